@@ -1,0 +1,97 @@
+# envparity: GNU Makefile.
+#
+#   make                 build build/envparity (and build/envparity-probe)
+#   make SAN=1           the same with ASan and UBSan, under build-san/
+#   make WERROR=1        warnings are errors (CI)
+#   make test            every test; ends with "N passed, N failed"
+#   make unit            build the cmocka unit tests
+#   make bench           envparity against the tools a user would use instead
+#   make install PREFIX=/usr/local DESTDIR=
+#
+# Dependencies come through pkg-config.  The NVIDIA libraries are never
+# linked: they are loaded at run time with dlopen.
+
+PKG_CONFIG ?= pkg-config
+PKGS       := libgit2 libcurl jansson libcrypto
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+MANDIR     ?= $(PREFIX)/share/man
+DATADIR    ?= $(PREFIX)/share/envparity
+
+ifeq ($(SAN),1)
+B          := build-san
+SANFLAGS   := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+OPT        ?= -O1 -g
+else
+B          := build
+SANFLAGS   :=
+OPT        ?= -O2 -g
+endif
+
+WARN := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
+	-Wstrict-prototypes -Wpointer-arith -Wvla -Wundef
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+
+# Evaluated when a rule runs, so `make help` works without the -dev packages.
+PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
+PKG_LIBS   = $(shell $(PKG_CONFIG) --libs $(PKGS))
+
+CFLAGS   ?=
+LDFLAGS  ?=
+ALL_CFLAGS  = -std=c17 $(OPT) $(WARN) $(SANFLAGS) -D_GNU_SOURCE \
+	-D_FILE_OFFSET_BITS=64 -Ichecker $(PKG_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS = $(SANFLAGS) -Wl,--as-needed $(LDFLAGS)
+LIBS        = $(PKG_LIBS) -lpthread -ldl
+
+SRCS     := $(sort $(wildcard checker/*.c))
+OBJS     := $(SRCS:checker/%.c=$(B)/obj/%.o)
+LIB_OBJS := $(filter-out $(B)/obj/main.o,$(OBJS))
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNITS    := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
+
+.PHONY: all unit test bench install uninstall clean help deps
+all: $(B)/envparity
+
+$(B)/envparity: $(OBJS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(OBJS) $(LIBS)
+
+$(B)/obj/%.o: checker/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+unit: $(UNITS)
+
+$(B)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(LIB_OBJS) $(ALL_LDFLAGS) \
+		$(LIBS) $$($(PKG_CONFIG) --libs cmocka)
+
+-include $(OBJS:.o=.d)
+
+# The whole suite: unit and CLI tests on the normal build, then again on
+# the sanitizer build; one closing line "N passed, N failed".
+test:
+	tests/run.sh
+
+bench: all
+	bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/schemas
+	install -m 0755 $(B)/envparity $(DESTDIR)$(BINDIR)/envparity
+	install -m 0644 manifests/*.schema.json $(DESTDIR)$(DATADIR)/schemas/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/envparity
+	rm -rf $(DESTDIR)$(DATADIR)
+
+deps:
+	tools/deps.sh build test
+
+clean:
+	rm -rf build build-san
+
+help:
+	@sed -n '2,12s/^# \{0,1\}//p' Makefile

@@ -1,0 +1,160 @@
+/*
+ * capture.c: run the collectors in order, hash the files they queued in
+ * one parallel pass through the cache, and fill in meta.
+ */
+#include "capture.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hash.h"
+#include "version.h"
+
+void
+ep_capture_opts_clear(struct ep_capture_opts *o)
+{
+	ep_strv_clear(&o->site_dirs);
+	ep_strv_clear(&o->lockfiles);
+	ep_strv_clear(&o->lib_paths);
+}
+
+int
+ep_capture_opt(struct ep_capture_opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case EP_OPT_PYTHON:
+		o->python = arg;
+		return 1;
+	case EP_OPT_SITE_PACKAGES:
+		ep_strv_push(&o->site_dirs, arg);
+		return 1;
+	case EP_OPT_CONDA_PREFIX:
+		o->conda_prefix = arg;
+		return 1;
+	case EP_OPT_LOCKFILE:
+		ep_strv_push(&o->lockfiles, arg);
+		return 1;
+	case EP_OPT_NO_DISCOVER:
+		o->no_discover = 1;
+		return 1;
+	case EP_OPT_LIB_PATH:
+		ep_strv_push(&o->lib_paths, arg);
+		return 1;
+	case EP_OPT_NO_CACHE:
+		o->no_cache = 1;
+		return 1;
+	}
+	return 0;
+}
+
+void
+ep_collect_hash_later(struct ep_collect *c, const char *key, const char *path)
+{
+	ep_strv_push(&c->hash_keys, key);
+	ep_strv_push(&c->hash_paths, path);
+}
+
+static int
+hash_queued(struct ep_collect *c, struct ep_err *err)
+{
+	size_t n = c->hash_paths.n;
+	struct ep_hash_job *jobs = xcalloc(n, sizeof *jobs);
+	struct ep_hash_stats st = { 0 };
+	json_t *h;
+	int rc;
+
+	for (size_t i = 0; i < n; i++)
+		jobs[i].path = c->hash_paths.v[i];
+	rc = ep_hash_files(jobs, n, c->cache, 0, &st, err);
+	if (rc == 0) {
+		for (size_t i = 0; i < n; i++) {
+			if (jobs[i].error != NULL)
+				ep_manifest_warn(c->m, "%s", jobs[i].error);
+			else
+				ep_manifest_set(c->m, c->hash_keys.v[i],
+				    jobs[i].hex);
+		}
+		h = json_object();
+		json_object_set_new(h, "files", json_integer((json_int_t)st.files));
+		json_object_set_new(h, "cached",
+		    json_integer((json_int_t)st.cached));
+		json_object_set_new(h, "bytes_hashed",
+		    json_integer((json_int_t)st.bytes));
+		json_object_set_new(c->m->meta, "hashing", h);
+	}
+	ep_hash_jobs_clear(jobs, n);
+	free(jobs);
+	return rc;
+}
+
+static void
+set_meta(struct ep_manifest *m)
+{
+	char host[256] = "", when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (gethostname(host, sizeof host - 1) < 0)
+		strcpy(host, "unknown");
+	ep_manifest_meta_set(m, "host", host);
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	ep_manifest_meta_set(m, "captured_at", when);
+	ep_manifest_meta_set(m, "tool", "envparity " EP_VERSION);
+}
+
+int
+ep_capture(struct ep_manifest **out, const struct ep_capture_opts *o,
+    struct ep_err *err)
+{
+	static int (*const collectors[])(struct ep_collect *,
+	    struct ep_err *) = {
+		ep_collect_os,
+		ep_collect_env,
+		ep_collect_python,	/* before cudastack: site dirs */
+		ep_collect_lockfiles,
+		ep_collect_cudastack,
+	};
+	struct ep_collect c = { 0 };
+	struct ep_err cerr = { 0 };
+	char *dir = NULL, *path = NULL;
+	uint64_t t0 = ep_now_ns();
+	int rc = -1;
+
+	*out = NULL;
+	c.opts = o;
+	c.m = ep_manifest_new();
+	set_meta(c.m);
+	if (!o->no_cache && (dir = ep_cache_dir()) != NULL) {
+		path = xasprintf("%s/cache-v1", dir);
+		c.cache = ep_cache_open(path);
+	}
+
+	for (size_t i = 0; i < sizeof collectors / sizeof collectors[0]; i++)
+		if (collectors[i](&c, err) < 0)
+			goto done;
+	if (hash_queued(&c, err) < 0)
+		goto done;
+
+	if (c.cache != NULL) {
+		if (ep_mkdirs(dir, &cerr) < 0 ||
+		    ep_cache_save(c.cache, &cerr) < 0)
+			ep_manifest_warn(c.m, "cache not saved: %s", cerr.msg);
+	}
+	json_object_set_new(c.m->meta, "duration_ms",
+	    json_integer((json_int_t)((ep_now_ns() - t0) / 1000000)));
+	*out = c.m;
+	c.m = NULL;
+	rc = 0;
+done:
+	ep_manifest_free(c.m);
+	ep_cache_free(c.cache);
+	ep_strv_clear(&c.site_dirs);
+	ep_strv_clear(&c.hash_keys);
+	ep_strv_clear(&c.hash_paths);
+	free(dir);
+	free(path);
+	return rc;
+}

@@ -1,0 +1,56 @@
+/*
+ * cmd.c: the subcommand table and the messages every subcommand shares.
+ */
+#include "cmd.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+const struct ep_cmd *const ep_cmd_table[] = {
+	&ep_cmd_capture,
+	&ep_cmd_version,
+	NULL,
+};
+
+const struct ep_cmd *
+ep_cmd_find(const char *name)
+{
+	for (size_t i = 0; ep_cmd_table[i] != NULL; i++)
+		if (strcmp(ep_cmd_table[i]->name, name) == 0)
+			return ep_cmd_table[i];
+	return NULL;
+}
+
+int
+ep_cmd_usage_error(const struct ep_cmd *self, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "envparity %s: ", self->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'envparity %s --help'.\n", self->name);
+	return EP_EXIT_USAGE;
+}
+
+int
+ep_cmd_fail(const struct ep_cmd *self, const struct ep_err *err)
+{
+	fprintf(stderr, "envparity %s: %s\n", self->name,
+	    err->msg[0] ? err->msg : "failed");
+	return err->kind ? err->kind : EP_EXIT_NORUN;
+}
+
+void
+ep_cmd_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "envparity: warning: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}

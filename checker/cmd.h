@@ -1,0 +1,39 @@
+/*
+ * cmd.h: the subcommand table (after tmux's cmd_table[]).  Each
+ * cmd_<verb>.c exports one struct ep_cmd; its exec parses the options
+ * after the verb, orchestrates the modules, prints, and returns the exit
+ * code (enum ep_exit).
+ */
+#ifndef EP_CMD_H
+#define EP_CMD_H
+
+#include "util.h"
+
+struct ep_cmd {
+	const char *name;
+	const char *summary;	/* one line, for `envparity --help` */
+	const char *usage;	/* the whole --help text */
+	int (*exec)(const struct ep_cmd *self, int argc, char **argv);
+};
+
+extern const struct ep_cmd ep_cmd_capture;
+extern const struct ep_cmd ep_cmd_version;
+
+/* NULL-terminated, in the order `envparity --help` lists them. */
+extern const struct ep_cmd *const ep_cmd_table[];
+
+const struct ep_cmd *ep_cmd_find(const char *name);
+
+/* Print "envparity VERB: message" and the --help hint to stderr; returns
+ * EP_EXIT_USAGE. */
+int ep_cmd_usage_error(const struct ep_cmd *self, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Print "envparity VERB: <err->msg>" to stderr; returns the exit code the
+ * error's kind maps to. */
+int ep_cmd_fail(const struct ep_cmd *self, const struct ep_err *err);
+
+/* Print "envparity: warning: ..." to stderr. */
+void ep_cmd_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

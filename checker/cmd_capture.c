@@ -1,0 +1,121 @@
+/*
+ * cmd_capture.c: `envparity capture [-o FILE] [collector options]`.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+#include "cmd.h"
+
+static int cmd_capture_exec(const struct ep_cmd *, int, char **);
+
+const struct ep_cmd ep_cmd_capture = {
+	.name = "capture",
+	.summary = "print or write a manifest of this machine's stack",
+	.usage =
+"usage: envparity capture [-o FILE] [-q] [collector options]\n"
+"\n"
+"Capture this machine as a manifest of facts: OS, kernel, glibc, CPU ISA,\n"
+"Python and conda packages, lockfile hashes and pins, the allowlisted\n"
+"environment variables, and the NVIDIA stack (driver, GPUs, and the CUDA\n"
+"libraries' versions, real paths and SHA-256).  What could not be looked\n"
+"at is listed under meta.unavailable.\n"
+"\n"
+"  -o, --output FILE    write the manifest to FILE (atomically) instead of\n"
+"                       standard output\n"
+"  -q, --quiet          do not repeat warnings on standard error\n"
+"  -h, --help           show this help\n"
+"\n"
+EP_CAPTURE_HELP
+"\n"
+"Exit codes: 0 captured, 2 a named input is missing or malformed,\n"
+"3 the output could not be written.\n",
+	.exec = cmd_capture_exec,
+};
+
+static void
+echo_meta(const struct ep_manifest *m)
+{
+	json_t *w = json_object_get(m->meta, "warnings");
+	json_t *u = json_object_get(m->meta, "unavailable");
+	const char *area;
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(w, i, v)
+		ep_cmd_warn("%s", json_string_value(v));
+	json_object_foreach(u, area, v)
+		ep_cmd_warn("%s not checked: %s", area, json_string_value(v));
+}
+
+static int
+cmd_capture_exec(const struct ep_cmd *self, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		EP_CAPTURE_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ep_capture_opts opts = { 0 };
+	struct ep_manifest *m = NULL;
+	struct ep_err err = { 0 };
+	const char *output = NULL;
+	char *text = NULL;
+	int c, quiet = 0, rc = EP_EXIT_OK;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
+		if (ep_capture_opt(&opts, c, optarg))
+			continue;
+		switch (c) {
+		case 'o':
+			output = optarg;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			fputs(self->usage, stdout);
+			goto done;
+		default:
+			rc = ep_cmd_usage_error(self, "unknown or incomplete "
+			    "option '%s'", argv[optind - 1]);
+			goto done;
+		}
+	}
+	if (optind < argc) {
+		rc = ep_cmd_usage_error(self, "unexpected argument '%s'",
+		    argv[optind]);
+		goto done;
+	}
+
+	if (ep_capture(&m, &opts, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	if (!quiet)
+		echo_meta(m);
+	if (output != NULL) {
+		if (ep_manifest_write(m, output, &err) < 0)
+			rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	if (ep_manifest_dump(&text, m, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	if (fputs(text, stdout) == EOF || fflush(stdout) == EOF) {
+		ep_err_set(&err, EP_E_IO, "standard output: write failed");
+		rc = ep_cmd_fail(self, &err);
+	}
+done:
+	free(text);
+	ep_manifest_free(m);
+	ep_capture_opts_clear(&opts);
+	return rc;
+}

@@ -1,0 +1,73 @@
+/*
+ * collect.h: the collectors.  Each one looks at one part of the machine and
+ * adds facts to the manifest (DESIGN.md: everything is a fact).
+ *
+ * A collector returns 0 when it did what it could: what it could not look
+ * at goes to meta.unavailable (ep_manifest_unavailable) and recoverable
+ * trouble to meta.warnings (ep_manifest_warn).  It returns -1 with err set
+ * (EP_E_INPUT) only when an input the user named explicitly is bad, which
+ * stops the capture with exit 2.
+ *
+ * Files to hash are not hashed by collectors: they are queued with
+ * ep_collect_hash_later() and hashed together, in parallel and through the
+ * cache, once every collector has run.
+ */
+#ifndef EP_COLLECT_H
+#define EP_COLLECT_H
+
+#include "cache.h"
+#include "manifest.h"
+#include "util.h"
+
+/* What the user asked for on the command line (capture and check). */
+struct ep_capture_opts {
+	const char *python;		/* --python EXE, or NULL */
+	struct ep_strv site_dirs;	/* --site-packages DIR (repeatable) */
+	const char *conda_prefix;	/* --conda-prefix DIR, or NULL */
+	struct ep_strv lockfiles;	/* --lockfile PATH (repeatable) */
+	int no_discover;		/* --no-discover: skip lockfiles in . */
+	struct ep_strv lib_paths;	/* --lib-path DIR (repeatable) */
+	int no_cache;			/* --no-cache */
+};
+
+void ep_capture_opts_clear(struct ep_capture_opts *o);
+
+struct ep_collect {
+	const struct ep_capture_opts *opts;
+	struct ep_manifest *m;
+	struct ep_cache *cache;		/* NULL with --no-cache */
+
+	/* Site-packages directories the python collector found, in search
+	 * order; the CUDA stack collector looks in their nvidia/<x>/lib. */
+	struct ep_strv site_dirs;
+
+	/* Queued by ep_collect_hash_later(): fact key and file path. */
+	struct ep_strv hash_keys;
+	struct ep_strv hash_paths;
+};
+
+/* Queue path to be hashed; its SHA-256 becomes the fact key (or, if the
+ * file cannot be read, a warning naming it). */
+void ep_collect_hash_later(struct ep_collect *c, const char *key,
+    const char *path);
+
+int ep_collect_os(struct ep_collect *c, struct ep_err *err);	/* os, libc, cpu */
+int ep_collect_env(struct ep_collect *c, struct ep_err *err);	/* env.<VAR> */
+int ep_collect_python(struct ep_collect *c, struct ep_err *err); /* python, conda */
+int ep_collect_lockfiles(struct ep_collect *c, struct ep_err *err); /* lockfile */
+int ep_collect_cudastack(struct ep_collect *c, struct ep_err *err); /* gpu, lib */
+
+/* The environment variables env.<VAR> may record (sorted, NULL-ended). */
+extern const char *const ep_env_allowlist[];
+
+/* Parsers exposed for the unit tests. */
+
+/* Value of key in os-release text (quotes and escapes removed), a new
+ * string, or NULL. */
+char *ep_os_release_value(const char *text, const char *key);
+
+/* The numerics-relevant flags among a /proc/cpuinfo "flags" (or
+ * "Features") value, sorted, space-separated; a new string. */
+char *ep_cpu_isa_filter(const char *flags);
+
+#endif

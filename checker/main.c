@@ -1,0 +1,60 @@
+/*
+ * main.c: find the subcommand and run it.  Global flags are --help and
+ * --version; everything else belongs to a subcommand.
+ */
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "version.h"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: envparity COMMAND [OPTIONS]\n\n"
+	    "Tell whether this machine's ML stack is the one you tested on.\n\n"
+	    "Commands:\n");
+	for (size_t i = 0; ep_cmd_table[i] != NULL; i++)
+		fprintf(f, "  %-10s %s\n", ep_cmd_table[i]->name,
+		    ep_cmd_table[i]->summary);
+	fprintf(f, "\nRun 'envparity COMMAND --help' for a command's options.\n"
+	    "Exit codes: 0 parity, 1 drift or a failed check, 2 usage or "
+	    "malformed input,\n3 could not run (store unreachable, I/O error).\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct ep_cmd *cmd;
+
+	/* Byte-stable output whatever the caller's locale. */
+	setlocale(LC_ALL, "C");
+	/* A closed pipe is an error to report, not a reason to die. */
+	signal(SIGPIPE, SIG_IGN);
+
+	if (argc < 2) {
+		usage(stderr);
+		return EP_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		if (argc > 2 && (cmd = ep_cmd_find(argv[2])) != NULL) {
+			fputs(cmd->usage, stdout);
+			return EP_EXIT_OK;
+		}
+		usage(stdout);
+		return EP_EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+		printf("envparity %s\n", EP_VERSION);
+		return EP_EXIT_OK;
+	}
+	if ((cmd = ep_cmd_find(argv[1])) == NULL) {
+		fprintf(stderr, "envparity: unknown command '%s'\n\n", argv[1]);
+		usage(stderr);
+		return EP_EXIT_USAGE;
+	}
+	return cmd->exec(cmd, argc - 1, argv + 1);
+}

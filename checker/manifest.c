@@ -1,0 +1,225 @@
+/*
+ * manifest.c: the fact map, its meta, and its byte-stable serialization.
+ */
+#include "manifest.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Manifests are small (thousands of facts); a golden one larger than this
+ * is garbage, not a manifest. */
+#define MANIFEST_MAX (64u * 1024 * 1024)
+
+static json_t *
+str_new(const char *s)
+{
+	char *clean = ep_utf8_sanitize(s, strlen(s));
+	json_t *j = json_string(clean);
+
+	free(clean);
+	return j;
+}
+
+struct ep_manifest *
+ep_manifest_new(void)
+{
+	struct ep_manifest *m = xcalloc(1, sizeof *m);
+
+	m->root = json_object();
+	m->facts = json_object();
+	m->meta = json_object();
+	json_object_set_new(m->root, "schema", json_string(EP_MANIFEST_SCHEMA));
+	json_object_set(m->root, "facts", m->facts);
+	json_object_set(m->root, "meta", m->meta);
+	json_decref(m->facts);
+	json_decref(m->meta);
+	return m;
+}
+
+void
+ep_manifest_free(struct ep_manifest *m)
+{
+	if (m == NULL)
+		return;
+	json_decref(m->root);
+	free(m);
+}
+
+void
+ep_manifest_set(struct ep_manifest *m, const char *key, const char *value)
+{
+	char *k = ep_utf8_sanitize(key, strlen(key));
+
+	json_object_set_new(m->facts, k, str_new(value));
+	free(k);
+}
+
+void
+ep_manifest_setf(struct ep_manifest *m, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	char *v;
+
+	va_start(ap, fmt);
+	v = xvasprintf(fmt, ap);
+	va_end(ap);
+	ep_manifest_set(m, key, v);
+	free(v);
+}
+
+const char *
+ep_manifest_get(const struct ep_manifest *m, const char *key)
+{
+	return json_string_value(json_object_get(m->facts, key));
+}
+
+void
+ep_manifest_warn(struct ep_manifest *m, const char *fmt, ...)
+{
+	json_t *w = json_object_get(m->meta, "warnings");
+	va_list ap;
+	char *msg;
+
+	if (w == NULL) {
+		w = json_array();
+		json_object_set_new(m->meta, "warnings", w);
+	}
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	json_array_append_new(w, str_new(msg));
+	free(msg);
+}
+
+void
+ep_manifest_unavailable(struct ep_manifest *m, const char *area,
+    const char *fmt, ...)
+{
+	json_t *u = json_object_get(m->meta, "unavailable");
+	va_list ap;
+	char *msg;
+
+	if (u == NULL) {
+		u = json_object();
+		json_object_set_new(m->meta, "unavailable", u);
+	}
+	if (json_object_get(u, area) != NULL)
+		return;
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	json_object_set_new(u, area, str_new(msg));
+	free(msg);
+}
+
+void
+ep_manifest_meta_set(struct ep_manifest *m, const char *key, const char *value)
+{
+	json_object_set_new(m->meta, key, str_new(value));
+}
+
+int
+ep_manifest_dump(char **out, const struct ep_manifest *m, struct ep_err *err)
+{
+	char *s = json_dumps(m->root, JSON_SORT_KEYS | JSON_INDENT(2));
+	size_t n;
+
+	*out = NULL;
+	if (s == NULL)
+		return ep_err_set(err, EP_E_IO, "cannot serialize manifest");
+	n = strlen(s);
+	*out = xmalloc(n + 2);
+	memcpy(*out, s, n);
+	(*out)[n] = '\n';
+	(*out)[n + 1] = '\0';
+	free(s);
+	return 0;
+}
+
+int
+ep_manifest_write(const struct ep_manifest *m, const char *path,
+    struct ep_err *err)
+{
+	char *s;
+	int rc;
+
+	if (ep_manifest_dump(&s, m, err) < 0)
+		return -1;
+	rc = ep_write_atomic(path, s, strlen(s), err);
+	free(s);
+	return rc;
+}
+
+int
+ep_manifest_parse(struct ep_manifest **out, const char *text, size_t len,
+    const char *name, struct ep_err *err)
+{
+	json_error_t je;
+	json_t *root, *facts, *meta, *v;
+	const char *schema, *key;
+	struct ep_manifest *m;
+
+	*out = NULL;
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	if (root == NULL)
+		return ep_err_set(err, EP_E_INPUT,
+		    "%s: not a manifest: line %d column %d: %s", name,
+		    je.line, je.column, je.text);
+	if (!json_is_object(root)) {
+		json_decref(root);
+		return ep_err_set(err, EP_E_INPUT,
+		    "%s: not a manifest: top level is not an object", name);
+	}
+	schema = json_string_value(json_object_get(root, "schema"));
+	if (schema == NULL || strcmp(schema, EP_MANIFEST_SCHEMA) != 0) {
+		ep_err_set(err, EP_E_INPUT,
+		    "%s: unsupported manifest schema \"%s\" (this envparity "
+		    "reads \"%s\")", name, schema ? schema : "(none)",
+		    EP_MANIFEST_SCHEMA);
+		json_decref(root);
+		return -1;
+	}
+	facts = json_object_get(root, "facts");
+	meta = json_object_get(root, "meta");
+	if (!json_is_object(facts) || (meta != NULL && !json_is_object(meta))) {
+		json_decref(root);
+		return ep_err_set(err, EP_E_INPUT,
+		    "%s: not a manifest: \"facts\" and \"meta\" must be "
+		    "objects", name);
+	}
+	json_object_foreach(facts, key, v) {
+		if (!json_is_string(v)) {
+			ep_err_set(err, EP_E_INPUT,
+			    "%s: fact \"%s\" is not a string", name, key);
+			json_decref(root);
+			return -1;
+		}
+	}
+	m = xcalloc(1, sizeof *m);
+	m->root = root;
+	m->facts = facts;
+	if (meta == NULL) {
+		meta = json_object();
+		json_object_set_new(root, "meta", meta);
+	}
+	m->meta = meta;
+	*out = m;
+	return 0;
+}
+
+int
+ep_manifest_load(struct ep_manifest **out, const char *path,
+    struct ep_err *err)
+{
+	char *text;
+	size_t len;
+	int rc;
+
+	*out = NULL;
+	if (ep_read_file(&text, &len, path, MANIFEST_MAX, err) < 0)
+		return -1;
+	rc = ep_manifest_parse(out, text, len, path, err);
+	free(text);
+	return rc;
+}

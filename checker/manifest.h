@@ -1,0 +1,71 @@
+/*
+ * manifest.h: a manifest is a sorted map of facts (dotted key -> string
+ * value) plus "meta" (who captured it, when, and what could not be looked
+ * at), serialized as {"schema": "envparity/manifest@1", "meta": {...},
+ * "facts": {...}} with sorted keys and a two-space indent, so that a
+ * blessed manifest diffs cleanly in git.
+ *
+ * jansson ownership, stated once for the project: json_object_set_new()
+ * and json_array_append_new() steal the reference they are given;
+ * json_object_get() and json_array_get() borrow.  A json_t returned by an
+ * ep_* function through an out-parameter belongs to the caller.
+ */
+#ifndef EP_MANIFEST_H
+#define EP_MANIFEST_H
+
+#include <jansson.h>
+
+#include "util.h"
+
+#define EP_MANIFEST_SCHEMA "envparity/manifest@1"
+
+struct ep_manifest {
+	json_t *root;		/* owns facts and meta */
+	json_t *facts;		/* borrowed from root */
+	json_t *meta;		/* borrowed from root */
+};
+
+struct ep_manifest *ep_manifest_new(void);
+void ep_manifest_free(struct ep_manifest *m);	/* accepts NULL */
+
+/* Set a fact.  Bytes that are not valid UTF-8 become U+FFFD; a later set
+ * of the same key replaces the value. */
+void ep_manifest_set(struct ep_manifest *m, const char *key,
+    const char *value);
+void ep_manifest_setf(struct ep_manifest *m, const char *key,
+    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The value of a fact, borrowed from m, or NULL. */
+const char *ep_manifest_get(const struct ep_manifest *m, const char *key);
+
+/* Append a warning to meta.warnings (capture went on). */
+void ep_manifest_warn(struct ep_manifest *m, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* meta.unavailable.<area> = reason: an area that could not be looked at.
+ * The first reason given for an area is kept. */
+void ep_manifest_unavailable(struct ep_manifest *m, const char *area,
+    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Set meta.<key> to a string. */
+void ep_manifest_meta_set(struct ep_manifest *m, const char *key,
+    const char *value);
+
+/* Serialize: sorted keys, two-space indent, trailing newline.  *out is a
+ * new string owned by the caller. */
+int ep_manifest_dump(char **out, const struct ep_manifest *m,
+    struct ep_err *err);
+
+/* Serialize and write atomically to path (EP_E_IO on failure). */
+int ep_manifest_write(const struct ep_manifest *m, const char *path,
+    struct ep_err *err);
+
+/* Parse a manifest from text (name says where it came from, for errors).
+ * Unknown schema versions, non-object facts and non-string fact values
+ * are EP_E_INPUT errors naming the input and the key. */
+int ep_manifest_parse(struct ep_manifest **out, const char *text, size_t len,
+    const char *name, struct ep_err *err);
+int ep_manifest_load(struct ep_manifest **out, const char *path,
+    struct ep_err *err);
+
+#endif

@@ -1,0 +1,434 @@
+/*
+ * util.c: allocation that aborts on out-of-memory (after tmux's xmalloc.c),
+ * errors, string vectors, and the file helpers every module shares.
+ */
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int
+ep_err_set(struct ep_err *err, int kind, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL)
+		return -1;
+	err->kind = kind;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static void
+oom(size_t n)
+{
+	fprintf(stderr, "envparity: out of memory allocating %zu bytes\n", n);
+	abort();
+}
+
+void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (p == NULL)
+		oom(n);
+	return p;
+}
+
+void *
+xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (p == NULL)
+		oom(n * size);
+	return p;
+}
+
+void *
+xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (q == NULL)
+		oom(n);
+	return q;
+}
+
+void *
+xreallocarray(void *p, size_t n, size_t size)
+{
+	if (size != 0 && n > SIZE_MAX / size)
+		oom(SIZE_MAX);
+	return xrealloc(p, n * size);
+}
+
+char *
+xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *
+xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *
+xvasprintf(const char *fmt, va_list ap)
+{
+	va_list ap2;
+	int n;
+	char *p;
+
+	va_copy(ap2, ap);
+	n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		oom(0);
+	p = xmalloc((size_t)n + 1);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	return p;
+}
+
+char *
+xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+
+	va_start(ap, fmt);
+	p = xvasprintf(fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+void
+ep_strv_push_owned(struct ep_strv *sv, char *s)
+{
+	if (sv->n + 2 > sv->cap) {
+		sv->cap = sv->cap ? sv->cap * 2 : 8;
+		sv->v = xreallocarray(sv->v, sv->cap, sizeof *sv->v);
+	}
+	sv->v[sv->n++] = s;
+	sv->v[sv->n] = NULL;
+}
+
+void
+ep_strv_push(struct ep_strv *sv, const char *s)
+{
+	ep_strv_push_owned(sv, xstrdup(s));
+}
+
+int
+ep_strv_contains(const struct ep_strv *sv, const char *s)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		if (strcmp(sv->v[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void
+ep_strv_sort(struct ep_strv *sv)
+{
+	if (sv->n > 1)
+		qsort(sv->v, sv->n, sizeof *sv->v, cmp_str);
+}
+
+void
+ep_strv_clear(struct ep_strv *sv)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		free(sv->v[i]);
+	free(sv->v);
+	sv->v = NULL;
+	sv->n = sv->cap = 0;
+}
+
+int
+ep_read_file(char **out, size_t *len, const char *path, size_t max,
+    struct ep_err *err)
+{
+	struct stat st;
+	char *buf = NULL;
+	size_t cap, n = 0;
+	ssize_t r;
+	int fd, rc = -1;
+
+	*out = NULL;
+	if (len != NULL)
+		*len = 0;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return ep_err_set(err, EP_E_INPUT, "%s: %s", path,
+		    strerror(errno));
+	if (fstat(fd, &st) < 0) {
+		ep_err_set(err, EP_E_INPUT, "%s: %s", path, strerror(errno));
+		goto done;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		ep_err_set(err, EP_E_INPUT, "%s: is a directory", path);
+		goto done;
+	}
+	if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max) {
+		ep_err_set(err, EP_E_INPUT,
+		    "%s: too large (%jd bytes, limit %zu)", path,
+		    (intmax_t)st.st_size, max);
+		goto done;
+	}
+	cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 4096;
+	buf = xmalloc(cap);
+	for (;;) {
+		if (n + 1 >= cap) {
+			if (cap > max) {
+				ep_err_set(err, EP_E_INPUT,
+				    "%s: too large (limit %zu bytes)", path,
+				    max);
+				goto done;
+			}
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			ep_err_set(err, EP_E_INPUT, "%s: %s", path,
+			    strerror(errno));
+			goto done;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	if (n > max) {
+		ep_err_set(err, EP_E_INPUT, "%s: too large (limit %zu bytes)",
+		    path, max);
+		goto done;
+	}
+	buf[n] = '\0';
+	*out = buf;
+	buf = NULL;
+	if (len != NULL)
+		*len = n;
+	rc = 0;
+done:
+	free(buf);
+	close(fd);
+	return rc;
+}
+
+int
+ep_write_atomic(const char *path, const void *data, size_t len,
+    struct ep_err *err)
+{
+	const char *slash = strrchr(path, '/');
+	char *tmp;
+	const char *p = data;
+	mode_t um;
+	int fd, rc = -1;
+
+	if (slash == NULL)
+		tmp = xasprintf(".%s.tmp.XXXXXX", path);
+	else
+		tmp = xasprintf("%.*s/.%s.tmp.XXXXXX", (int)(slash - path),
+		    path, slash + 1);
+	if ((fd = mkstemp(tmp)) < 0) {
+		ep_err_set(err, EP_E_IO, "%s: cannot write: %s", path,
+		    strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	um = umask(0);
+	umask(um);
+	(void)fchmod(fd, 0666 & ~um);
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			ep_err_set(err, EP_E_IO, "%s: cannot write: %s", path,
+			    strerror(errno));
+			goto done;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	if (fsync(fd) < 0) {
+		ep_err_set(err, EP_E_IO, "%s: cannot write: %s", path,
+		    strerror(errno));
+		goto done;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		ep_err_set(err, EP_E_IO, "%s: cannot write: %s", path,
+		    strerror(errno));
+		goto done;
+	}
+	fd = -1;
+	if (rename(tmp, path) < 0) {
+		ep_err_set(err, EP_E_IO, "%s: cannot write: %s", path,
+		    strerror(errno));
+		goto done;
+	}
+	rc = 0;
+done:
+	if (fd >= 0)
+		close(fd);
+	if (rc < 0)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+int
+ep_mkdirs(const char *path, struct ep_err *err)
+{
+	char *p = xstrdup(path);
+	int rc = 0;
+
+	for (char *s = p + 1; ; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+			rc = ep_err_set(err, EP_E_IO, "%s: cannot create: %s",
+			    p, strerror(errno));
+			break;
+		}
+		*s = c;
+		if (c == '\0')
+			break;
+	}
+	free(p);
+	return rc;
+}
+
+char *
+ep_cache_dir(void)
+{
+	const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+
+	if (x != NULL && x[0] == '/')
+		return xasprintf("%s/envparity", x);
+	if (h != NULL && h[0] == '/')
+		return xasprintf("%s/.cache/envparity", h);
+	return NULL;
+}
+
+/* Length of the valid UTF-8 sequence at s (of at most n bytes), 0 if none. */
+static size_t
+utf8_seq(const unsigned char *s, size_t n)
+{
+	size_t len;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		len = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		len = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4;
+		cp = s[0] & 0x07;
+	} else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+char *
+ep_utf8_sanitize(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	char *out = xmalloc(len * 3 + 1), *o = out;
+
+	for (size_t i = 0; i < len;) {
+		size_t k = u[i] == '\0' ? 0 : utf8_seq(u + i, len - i);
+
+		if (k == 0) {
+			memcpy(o, "\xef\xbf\xbd", 3);	/* U+FFFD */
+			o += 3;
+			i++;
+		} else {
+			memcpy(o, u + i, k);
+			o += k;
+			i += k;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+char *
+ep_trim(char *s)
+{
+	size_t n = strlen(s);
+	char *b = s;
+
+	while (n > 0 && strchr(" \t\r\n\f\v", s[n - 1]) != NULL)
+		s[--n] = '\0';
+	while (*b != '\0' && strchr(" \t\r\n\f\v", *b) != NULL)
+		b++;
+	if (b != s)
+		memmove(s, b, strlen(b) + 1);
+	return s;
+}
+
+int
+ep_startswith(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+int
+ep_endswith(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+uint64_t
+ep_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}

@@ -1,0 +1,96 @@
+/*
+ * util.h: allocation that aborts on out-of-memory, the error type every
+ * fallible function fills, string vectors, and small file helpers.
+ *
+ * Conventions: functions that can fail return int (0 ok, negative on
+ * failure) and fill a caller-supplied struct ep_err with one message that
+ * names the input and the problem.  Only main.c and the cmd_*.c exec
+ * functions print errors and choose exit codes.
+ */
+#ifndef EP_UTIL_H
+#define EP_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Exit codes: the command-line contract (DESIGN.md). */
+enum ep_exit {
+	EP_EXIT_OK = 0,		/* parity (waived findings included) */
+	EP_EXIT_DRIFT = 1,	/* drift or a failed check */
+	EP_EXIT_USAGE = 2,	/* usage or malformed input */
+	EP_EXIT_NORUN = 3,	/* could not run: I/O error, store unreachable */
+};
+
+/* What an error means for the caller; maps one to one onto exit codes. */
+enum ep_errkind {
+	EP_E_INPUT = EP_EXIT_USAGE,	/* bad input the user gave us */
+	EP_E_IO = EP_EXIT_NORUN,	/* the environment failed us */
+};
+
+struct ep_err {
+	int kind;		/* enum ep_errkind; 0 while unset */
+	char msg[1024];
+};
+
+/* Fill err (when err is not NULL) and return -1, so callers can write
+ * "return ep_err_set(err, EP_E_INPUT, "%s: ...", path);". */
+int ep_err_set(struct ep_err *err, int kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Abort with a message on out-of-memory; never return NULL. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+void *xreallocarray(void *p, size_t n, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
+/* A growable NULL-terminated vector of owned strings. */
+struct ep_strv {
+	char **v;		/* v[n] == NULL */
+	size_t n, cap;
+};
+void ep_strv_push(struct ep_strv *sv, const char *s);	/* copies s */
+void ep_strv_push_owned(struct ep_strv *sv, char *s);	/* takes s */
+int ep_strv_contains(const struct ep_strv *sv, const char *s);
+void ep_strv_sort(struct ep_strv *sv);
+void ep_strv_clear(struct ep_strv *sv);
+
+/* Read a whole regular file of at most max bytes into a NUL-terminated
+ * buffer (*out, *len) owned by the caller.  A larger file, a directory or
+ * an unreadable path is an EP_E_INPUT error naming the path. */
+int ep_read_file(char **out, size_t *len, const char *path, size_t max,
+    struct ep_err *err);
+
+/* Write data to path atomically: a temporary file in the same directory,
+ * fsync, then rename.  On any failure the temporary is removed, path is
+ * untouched, and err (EP_E_IO) names the path. */
+int ep_write_atomic(const char *path, const void *data, size_t len,
+    struct ep_err *err);
+
+/* mkdir -p with mode 0755; EP_E_IO on failure. */
+int ep_mkdirs(const char *path, struct ep_err *err);
+
+/* $XDG_CACHE_HOME/envparity or $HOME/.cache/envparity (not created).
+ * Returns a new string, or NULL when neither variable is usable. */
+char *ep_cache_dir(void);
+
+/* Copy of s with invalid UTF-8 replaced by U+FFFD, so that any byte
+ * string read from the machine can become a JSON string. */
+char *ep_utf8_sanitize(const char *s, size_t len);
+
+/* Trim ASCII white space at both ends, in place; returns s. */
+char *ep_trim(char *s);
+
+/* 1 if s starts with prefix / ends with suffix. */
+int ep_startswith(const char *s, const char *prefix);
+int ep_endswith(const char *s, const char *suffix);
+
+/* Monotonic clock in nanoseconds. */
+uint64_t ep_now_ns(void);
+
+#endif

@@ -1,0 +1,7 @@
+/* version.h: the envparity release. */
+#ifndef EP_VERSION_H
+#define EP_VERSION_H
+
+#define EP_VERSION "0.1.0"
+
+#endif

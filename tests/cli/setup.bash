@@ -1,0 +1,33 @@
+# Shared setup for the bats CLI tests (after jq's tests/setup): a fresh
+# temporary directory per test, removed afterwards, and the binary under
+# test in $EP (EP_BIN from tests/run.sh, else build/envparity).
+#
+# Use in a .bats file:   load setup
+
+EP=${EP_BIN:-$BATS_TEST_DIRNAME/../../build/envparity}
+FIXTURES=$BATS_TEST_DIRNAME/../fixtures
+REPO_ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+
+setup() {
+	T=$(mktemp -d "${BATS_TMPDIR:-/tmp}/envparity-cli.XXXXXX")
+	# A cache of our own, never the user's.
+	export XDG_CACHE_HOME=$T/cache
+	export HOME=$T/home
+	mkdir -p "$HOME"
+	cd "$T" || return 1
+}
+
+teardown() {
+	cd / && rm -rf "$T"
+}
+
+# Validate a JSON file against one of the schemas in manifests/ with a
+# real JSON Schema validator (ajv, installed by tools/deps.sh).
+validate_schema() { # schema-name file
+	"$REPO_ROOT/tools/validate-json" "$REPO_ROOT/manifests/$1.schema.json" "$2"
+}
+
+# Value of a fact in a manifest file (jq is a test dependency).
+fact() { # file key
+	jq -r --arg k "$2" '.facts[$k] // empty' "$1"
+}
