@@ -15,8 +15,8 @@
 const char *const ep_env_allowlist[] = {
 	"CUBLASLT_WORKSPACE_SIZE",	/* cuBLASLt algorithm choice */
 	"CUBLAS_WORKSPACE_CONFIG",	/* cuBLAS determinism (:4096:8, :16:8) */
-	"CUDA_DEVICE_ORDER",		/* which GPU index is which */
 	"CUDA_DEVICE_MAX_CONNECTIONS",	/* stream/queue mapping */
+	"CUDA_DEVICE_ORDER",		/* which GPU index is which */
 	"CUDA_LAUNCH_BLOCKING",
 	"CUDA_MODULE_LOADING",		/* lazy loading */
 	"CUDA_VISIBLE_DEVICES",

@@ -1,0 +1,107 @@
+/* test_os.c: os-release parsing, the CPU ISA filter, the env allowlist. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect.h"
+
+static void
+test_os_release(void **state)
+{
+	const char *text =
+	    "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\n"
+	    "NAME='Debian GNU/Linux'\n"
+	    "VERSION_ID=\"12\"\n"
+	    "ID=debian\n"
+	    "ID_LIKE=\"ubuntu debian\"\n"
+	    "QUOTED=\"a \\\"b\\\" c\"\n";
+	char *v;
+
+	(void)state;
+	v = ep_os_release_value(text, "ID");
+	assert_string_equal(v, "debian");	/* not ID_LIKE's value */
+	free(v);
+	v = ep_os_release_value(text, "VERSION_ID");
+	assert_string_equal(v, "12");
+	free(v);
+	v = ep_os_release_value(text, "NAME");
+	assert_string_equal(v, "Debian GNU/Linux");
+	free(v);
+	v = ep_os_release_value(text, "QUOTED");
+	assert_string_equal(v, "a \"b\" c");
+	free(v);
+	assert_null(ep_os_release_value(text, "VERSION_CODENAME"));
+	assert_null(ep_os_release_value("", "ID"));
+}
+
+static void
+test_isa_filter(void **state)
+{
+	char *s;
+
+	(void)state;
+	s = ep_cpu_isa_filter("fpu vme sse2 sse avx2 fma avx512f amx_tile "
+	    "aes pclmulqdq sse2 avx512_bf16 ht");
+	assert_string_equal(s, "amx_tile avx2 avx512_bf16 avx512f fma sse sse2");
+	free(s);
+	s = ep_cpu_isa_filter("fp asimd evtstrm aes sve bf16 i8mm");
+	assert_string_equal(s, "asimd bf16 i8mm sve");
+	free(s);
+	s = ep_cpu_isa_filter("");
+	assert_string_equal(s, "");
+	free(s);
+}
+
+static void
+test_env_allowlist(void **state)
+{
+	struct ep_manifest *m = ep_manifest_new();
+	struct ep_capture_opts o = { 0 };
+	struct ep_collect c = { .opts = &o, .m = m };
+	const char *key;
+	json_t *v;
+
+	(void)state;
+	/* Sorted and unique, so it reads as a list and a lookup could
+	 * bsearch it. */
+	for (size_t i = 1; ep_env_allowlist[i] != NULL; i++)
+		assert_true(strcmp(ep_env_allowlist[i - 1],
+		    ep_env_allowlist[i]) < 0);
+
+	setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8", 1);
+	setenv("AWS_SECRET_ACCESS_KEY", "hunter2", 1);
+	setenv("ENVPARITY_GIT_TOKEN", "ghp_secret", 1);
+	setenv("CUDA_VISIBLE_DEVICES_EXTRA", "x", 1);
+	assert_int_equal(ep_collect_env(&c, NULL), 0);
+	assert_string_equal(ep_manifest_get(m, "env.CUBLAS_WORKSPACE_CONFIG"),
+	    ":4096:8");
+	json_object_foreach(m->facts, key, v) {
+		const char *name = key + strlen("env.");
+		int listed = 0;
+
+		assert_true(strncmp(key, "env.", 4) == 0);
+		for (size_t i = 0; ep_env_allowlist[i] != NULL; i++)
+			listed |= strcmp(ep_env_allowlist[i], name) == 0;
+		assert_true(listed);
+		assert_null(strstr(json_string_value(v), "hunter2"));
+		assert_null(strstr(json_string_value(v), "ghp_secret"));
+	}
+	ep_manifest_free(m);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_os_release),
+		cmocka_unit_test(test_isa_filter),
+		cmocka_unit_test(test_env_allowlist),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# tools/deps.sh SET...: make sure what envparity needs is installed.
+#
+#   build   compiler, make, pkg-config and the -dev packages
+#   run     build + jq (the main job's summary)
+#   test    build + cmocka, bats, jq, git, xmllint, Node.js/npm (for the
+#           JSON Schema validator), python3 with venv
+#   bench   test + hyperfine, pip, openssl
+#
+# Missing Debian packages are installed when run as root; otherwise they are
+# named, with the command that installs them, and the script fails.  The npm
+# tools the tests use (tools/package.json) are installed under
+# tools/node_modules.
+set -eu
+cd "$(dirname "$0")/.."
+
+# Each need is "package:test": the Debian package, and a shell test that is
+# true when the need is met some other way (a tool on PATH installed from
+# elsewhere, say Node.js from its own installer).
+build_needs="gcc:'command -v cc' make:'command -v make' pkg-config:'command -v pkg-config'
+libgit2-dev:'pkg-config --exists libgit2' libcurl4-openssl-dev:'pkg-config --exists libcurl'
+libjansson-dev:'pkg-config --exists jansson' libssl-dev:'pkg-config --exists libcrypto'"
+test_needs="$build_needs libcmocka-dev:'pkg-config --exists cmocka' bats:'command -v bats'
+jq:'command -v jq' git:'command -v git' libxml2-utils:'command -v xmllint'
+nodejs:'command -v node' npm:'command -v npm' python3:'command -v python3'
+python3-venv:'python3 -c \"import ensurepip, venv\"'"
+bench_needs="$test_needs hyperfine:'command -v hyperfine'
+python3-pip:'python3 -m pip --version' openssl:'command -v openssl'"
+
+needs=
+npm_tools=0
+for set in "${@:-build}"; do
+	case $set in
+	build) needs="$needs $build_needs" ;;
+	run) needs="$needs $build_needs jq:'command -v jq'" ;;
+	test) needs="$needs $test_needs"; npm_tools=1 ;;
+	bench) needs="$needs $bench_needs"; npm_tools=1 ;;
+	*) echo "usage: tools/deps.sh build|run|test|bench..." >&2; exit 2 ;;
+	esac
+done
+
+missing=
+eval "set -- ${needs//$'\n'/ }"
+for need in "$@"; do
+	pkg=${need%%:*}
+	check=${need#*:}
+	case " $missing " in *" $pkg "*) continue ;; esac
+	if ! (eval "$check") >/dev/null 2>&1; then
+		missing="$missing $pkg"
+	fi
+done
+
+if [ -n "$missing" ]; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		echo "envparity: installing Debian packages:$missing" >&2
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq >&2
+		# shellcheck disable=SC2086
+		apt-get install -y -qq --no-install-recommends $missing >/dev/null
+	else
+		echo "envparity: missing Debian packages:$missing" >&2
+		echo "envparity: install them with: sudo apt-get install$missing" >&2
+		exit 1
+	fi
+fi
+
+if [ "$npm_tools" = 1 ] && [ ! -x tools/node_modules/.bin/ajv ]; then
+	echo "envparity: installing the test validators from the npm registry (tools/package.json)" >&2
+	(cd tools && npm install --no-audit --no-fund --loglevel=error >&2)
+fi
+exit 0
