@@ -1,0 +1,113 @@
+/*
+ * lockfile.h: the lockfile formats envparity reads pins from, as pure
+ * functions over a buffer: requirements*.txt (lockfile_req.c), poetry.lock
+ * and uv.lock (lockfile_toml.c), Pipfile.lock and conda explicit files,
+ * as conda-lock's "explicit" render and `conda list --explicit` write them
+ * (lockfile.c).  collect_lockfile.c decides which files to read and what a
+ * failure means; nothing here touches the file system.
+ *
+ * Errors are EP_E_INPUT with the message "NAME:LINE: problem", NAME being
+ * whatever the caller passed (the path as the user wrote it).  Messages
+ * quote at most an option's or a package's name, never a value: lockfiles
+ * carry index and channel URLs, and those can carry credentials.
+ */
+#ifndef EP_LOCKFILE_H
+#define EP_LOCKFILE_H
+
+#include <stddef.h>
+
+#include "util.h"
+
+/* Files larger than this are hashed but not parsed (the 2 GB file that
+ * happens to be called requirements.txt must not be read into memory). */
+#define EP_LOCK_PARSE_MAX	((size_t)64 << 20)
+
+enum ep_lock_format {
+	EP_LOCK_OTHER = 0,	/* not a format we read: hashed only */
+	EP_LOCK_REQUIREMENTS,	/* requirements*.txt */
+	EP_LOCK_POETRY,		/* poetry.lock */
+	EP_LOCK_UV,		/* uv.lock */
+	EP_LOCK_PIPFILE,	/* Pipfile.lock */
+	EP_LOCK_CONDA,		/* conda-*.lock, *.explicit.txt */
+};
+
+/* One pin: a package name (PEP 503 normalized for the Python formats, as
+ * written for conda) and its version.  The version is the exact version
+ * for "==V" and "===V" pins, "@ URL" (credentials, query and fragment
+ * removed) for direct references, the specifier text without blanks for
+ * anything looser (">=1.0,<2"), and "*" for a bare name. */
+struct ep_pin {
+	char *name;
+	char *version;
+};
+
+struct ep_pins {
+	struct ep_pin *v;
+	size_t n, cap;
+};
+
+/* Append a pin (both strings are copied). */
+void ep_pins_add(struct ep_pins *p, const char *name, const char *version);
+
+/* Free every pin and reset p to empty; p itself is not freed. */
+void ep_pins_clear(struct ep_pins *p);
+
+/* Sort by name and fold pins of the same name (a package pinned twice
+ * under different markers) into one whose version is the sorted,
+ * de-duplicated versions joined with ",". */
+void ep_pins_merge(struct ep_pins *p);
+
+/* The format a file is read as, from its base name alone. */
+enum ep_lock_format ep_lock_format_of(const char *path);
+
+/* "requirements", "poetry", ...; "other" for EP_LOCK_OTHER. */
+const char *ep_lock_format_name(enum ep_lock_format f);
+
+/* Parse buf (len bytes, need not be NUL-terminated; a UTF-8 byte order
+ * mark and CRLF line ends are accepted) as format f, appending its pins to
+ * *out.  On failure returns -1 with err set (EP_E_INPUT, "name:LINE: ...")
+ * and *out holds no pins from this call.  EP_LOCK_OTHER yields no pins. */
+int ep_lock_parse(struct ep_pins *out, enum ep_lock_format f,
+    const char *buf, size_t len, const char *name, struct ep_err *err);
+
+/* The individual parsers, same contract as ep_lock_parse(). */
+int ep_lock_parse_requirements(struct ep_pins *out, const char *buf,
+    size_t len, const char *name, struct ep_err *err);
+int ep_lock_parse_pipfile(struct ep_pins *out, const char *buf, size_t len,
+    const char *name, struct ep_err *err);
+int ep_lock_parse_conda(struct ep_pins *out, const char *buf, size_t len,
+    const char *name, struct ep_err *err);
+/* poetry.lock and uv.lock: the [[package]] tables' name and version.  With
+ * uv set, a package without a version whose source is editable, virtual,
+ * a directory or a path (a workspace member with a dynamic version) is
+ * skipped; otherwise a package without a version is an error. */
+int ep_lock_parse_toml(struct ep_pins *out, const char *buf, size_t len,
+    const char *name, int uv, struct ep_err *err);
+
+/* PEP 503 normalization of the n bytes at s: lowercase, each run of "-",
+ * "_" and "." becomes one "-".  A new string. */
+char *ep_lock_pep503(const char *s, size_t n);
+
+/* 1 if the n bytes at s are a valid PEP 508 distribution name. */
+int ep_lock_valid_name(const char *s, size_t n);
+
+/* The n bytes of url at s without what can hold a secret: user:password@,
+ * the query and the fragment, and an anaconda.org "/t/TOKEN" path segment.
+ * A new string. */
+char *ep_lock_url_scrub(const char *s, size_t n);
+
+/* buf without a leading UTF-8 byte order mark (len adjusted). */
+const char *ep_lock_skip_bom(const char *buf, size_t *len);
+
+/* The physical lines of a buffer (after any byte order mark), each
+ * without its "\n" or "\r\n", for the line-oriented formats. */
+struct ep_lock_lines {
+	const char *p, *end;
+	unsigned no;		/* number of the line last returned */
+};
+void ep_lock_lines_init(struct ep_lock_lines *l, const char *buf,
+    size_t len);
+/* The next line in *s, *n (not NUL-terminated); 0 at the end. */
+int ep_lock_next_line(struct ep_lock_lines *l, const char **s, size_t *n);
+
+#endif
