@@ -1,10 +1,602 @@
-/* collect_python.c: placeholder until the collector lands. */
+/*
+ * collect_python.c: python.version, python.pkg.<name> for every
+ * distribution in the interpreter's site-packages (or in the directories
+ * given with --site-packages), and conda.pkg.<name> / conda.build.<name>
+ * from a conda environment's conda-meta.
+ *
+ * Distributions are found as importlib.metadata finds them, without
+ * running pip: *.dist-info/METADATA and *.egg-info/PKG-INFO (or an
+ * egg-info file), the first of a name in search order winning.  Only the
+ * header block at the top of each file is read, with one bounded read, so
+ * a thousand distributions take milliseconds and a 2 GB METADATA costs no
+ * more than a small one.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
 #include "collect.h"
+#include "python.h"
+
+/* The header block is almost always within the first read. */
+#define HEAD_FIRST	(16 * 1024)
+
+/* Not-a-file outcomes of read_head(), besides errno values. */
+#define HEAD_NOTREG	(-1)
+#define HEAD_ISDIR	(-2)
+
+/* A conda-meta record lists every file of the package; a big one is a few
+ * MB.  Anything this large is not a record. */
+#define CONDA_META_MAX	(256u * 1024 * 1024)
+
+struct scan {
+	struct ep_collect *c;
+	json_t *seen;		/* normalized name -> index into where */
+	struct ep_strv where;	/* metadata path each name came from */
+	dev_t *dev;		/* directories scanned, by identity */
+	ino_t *ino;
+	size_t ndirs;
+	char *buf;		/* EP_PYMETA_MAX bytes */
+};
+
+char *
+ep_pep503_normalize(const char *name)
+{
+	char *out = xmalloc(strlen(name) + 1), *o = out;
+
+	for (const char *p = name; *p != '\0'; p++) {
+		if (*p == '-' || *p == '_' || *p == '.') {
+			if (o == out || o[-1] != '-')
+				*o++ = '-';
+		} else
+			*o++ = (char)tolower((unsigned char)*p);
+	}
+	*o = '\0';
+	return out;
+}
+
+int
+ep_pep508_name_valid(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || !isalnum((unsigned char)name[0]) ||
+	    !isalnum((unsigned char)name[n - 1]))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isascii((unsigned char)name[i]) ||
+		    (!isalnum((unsigned char)name[i]) &&
+		    strchr("-_.", name[i]) == NULL))
+			return 0;
+	return 1;
+}
+
+void
+ep_pymeta_clear(struct ep_pymeta *m)
+{
+	free(m->name);
+	free(m->version);
+	memset(m, 0, sizeof *m);
+}
+
+void
+ep_pymeta_parse(struct ep_pymeta *out, const char *buf, size_t len,
+    int complete)
+{
+	const char *p = buf, *end = buf + len;
+
+	memset(out, 0, sizeof *out);
+	if (len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
+		p += 3;		/* a BOM some editors add */
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl != NULL ? nl : end, *colon, *v;
+		char **slot = NULL;
+		size_t klen;
+
+		if (memchr(p, '\0', (size_t)(le - p)) != NULL) {
+			out->binary = 1;
+			break;
+		}
+		if (nl == NULL && !complete)
+			break;	/* cut off mid-line */
+		if (le > p && le[-1] == '\r')
+			le--;
+		if (le == p)
+			break;	/* the blank line that ends the headers */
+		/* Continuation lines (leading white space) belong to fields
+		 * we do not read. */
+		if (*p != ' ' && *p != '\t' &&
+		    (colon = memchr(p, ':', (size_t)(le - p))) != NULL) {
+			klen = (size_t)(colon - p);
+			if (klen == 4 && strncasecmp(p, "Name", 4) == 0)
+				slot = &out->name;
+			else if (klen == 7 && strncasecmp(p, "Version", 7) == 0)
+				slot = &out->version;
+			if (slot != NULL && *slot == NULL) {
+				v = colon + 1;
+				*slot = ep_trim(xstrndup(v, (size_t)(le - v)));
+				if (**slot == '\0') {
+					free(*slot);
+					*slot = NULL;
+				}
+			}
+		}
+		p = nl != NULL ? nl + 1 : end;
+	}
+}
+
+char *
+ep_pydist_entry_name(const char *entry)
+{
+	size_t n = strcspn(entry, "-");
+	const char *dot = strrchr(entry, '.');
+
+	/* "foo.dist-info" has no version part: stop at the suffix. */
+	if (dot != NULL && (size_t)(dot - entry) < n)
+		n = (size_t)(dot - entry);
+	return n == 0 ? NULL : xstrndup(entry, n);
+}
+
+/*
+ * Read the head of rel (relative to dfd) into buf: up to HEAD_FIRST
+ * bytes, and up to EP_PYMETA_MAX only when the header block has not ended
+ * by then.  Returns 0, an errno value, HEAD_NOTREG or HEAD_ISDIR.
+ * *complete is 0 when the header block was cut off.
+ *
+ * Three system calls for a normal file (openat, read, close): with a
+ * thousand distributions, each extra call is milliseconds.  So there is
+ * no fstat up front; O_NONBLOCK keeps a FIFO from hanging us, a directory
+ * fails the read with EISDIR, and only a read that finds nothing pays for
+ * an fstat to say what the thing is.
+ */
+static int
+read_head(int dfd, const char *rel, char *buf, size_t *len, int *complete)
+{
+	struct stat st;
+	size_t n = 0, want = HEAD_FIRST;
+	ssize_t r;
+	int fd, rc = 0;
+
+	*len = 0;
+	*complete = 1;
+	if ((fd = openat(dfd, rel, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
+	    O_NOCTTY)) < 0)
+		return errno;
+	for (;;) {
+		r = read(fd, buf + n, want - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			rc = errno == EISDIR ? HEAD_ISDIR : errno == EAGAIN ?
+			    HEAD_NOTREG : errno;
+			goto done;
+		}
+		n += (size_t)r;
+		if (r == 0 || n < want)
+			break;	/* end of file: a short read of a file */
+		if (memmem(buf, n, "\n\n", 2) != NULL ||
+		    memmem(buf, n, "\n\r\n", 3) != NULL)
+			break;
+		if (want == EP_PYMETA_MAX) {
+			*complete = 0;
+			break;
+		}
+		want = EP_PYMETA_MAX;
+	}
+	if (n == 0 && fstat(fd, &st) == 0 && !S_ISREG(st.st_mode))
+		rc = S_ISDIR(st.st_mode) ? HEAD_ISDIR : HEAD_NOTREG;
+	*len = n;
+done:
+	close(fd);
+	return rc;
+}
+
+static const char *
+head_error(int e)
+{
+	if (e == HEAD_ISDIR)
+		return "is a directory";
+	if (e == HEAD_NOTREG)
+		return "not a regular file";
+	return strerror(e);
+}
+
+/* One *.dist-info or *.egg-info entry of the directory at dfd. */
+static void
+scan_entry(struct scan *s, int dfd, const char *dir, const char *ent,
+    int egg, unsigned char dtype)
+{
+	struct ep_manifest *m = s->c->m;
+	struct ep_pymeta meta = { 0 };
+	char *rel, *path = NULL, *name = NULL, *norm = NULL, *key;
+	size_t len;
+	json_t *prev;
+	int e, complete;
+
+	/* distutils writes the egg-info as a plain file. */
+	if (egg && dtype == DT_REG)
+		rel = xstrdup(ent);
+	else
+		rel = xasprintf("%s/%s", ent, egg ? "PKG-INFO" : "METADATA");
+	e = read_head(dfd, rel, s->buf, &len, &complete);
+	if (e == ENOTDIR && egg) {
+		free(rel);
+		rel = xstrdup(ent);
+		e = read_head(dfd, rel, s->buf, &len, &complete);
+	}
+	path = xasprintf("%s/%s", dir, rel);
+	if (e != 0) {
+		ep_manifest_warn(m, "%s: %s (distribution skipped)", path,
+		    head_error(e));
+		goto done;
+	}
+	if (len == 0) {
+		ep_manifest_warn(m, "%s: empty (distribution skipped)", path);
+		goto done;
+	}
+	ep_pymeta_parse(&meta, s->buf, len, complete);
+	if (meta.binary) {
+		ep_manifest_warn(m, "%s: binary data, not package metadata "
+		    "(distribution skipped)", path);
+		goto done;
+	}
+	if (meta.version == NULL) {
+		ep_manifest_warn(m, "%s: no Version field (distribution "
+		    "skipped)", path);
+		goto done;
+	}
+	if (meta.name != NULL)
+		name = xstrdup(meta.name);
+	else if ((name = ep_pydist_entry_name(ent)) != NULL)
+		ep_manifest_warn(m, "%s: no Name field; using \"%s\" from the "
+		    "directory name", path, name);
+	else {
+		ep_manifest_warn(m, "%s: no Name field (distribution skipped)",
+		    path);
+		goto done;
+	}
+	if (!ep_pep508_name_valid(name)) {
+		ep_manifest_warn(m, "%s: invalid Name \"%.80s\" (distribution "
+		    "skipped)", path, name);
+		goto done;
+	}
+	norm = ep_pep503_normalize(name);
+	if ((prev = json_object_get(s->seen, norm)) != NULL) {
+		key = xasprintf("python.pkg.%s", norm);
+		ep_manifest_warn(m, "python package %s is installed twice: "
+		    "%s (%s) is used, %s (%s) is shadowed", norm,
+		    s->where.v[json_integer_value(prev)],
+		    ep_manifest_get(m, key), path, meta.version);
+		free(key);
+		goto done;
+	}
+	json_object_set_new(s->seen, norm,
+	    json_integer((json_int_t)s->where.n));
+	ep_strv_push(&s->where, path);
+	key = xasprintf("python.pkg.%s", norm);
+	ep_manifest_set(m, key, meta.version);
+	free(key);
+done:
+	ep_pymeta_clear(&meta);
+	free(rel);
+	free(path);
+	free(name);
+	free(norm);
+}
+
+struct entry {
+	char *name;
+	unsigned char type;	/* d_type: spares a stat per egg-info */
+};
+
+static int
+entry_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct entry *)a)->name,
+	    ((const struct entry *)b)->name);
+}
+
+/* Scan one site-packages directory, one level deep.  A directory the
+ * interpreter lists but that does not exist is normal (Debian lists
+ * several); explicit ones were checked by the caller. */
+static void
+scan_site(struct scan *s, const char *dir)
+{
+	struct entry *ents = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	if ((d = opendir(dir)) == NULL) {
+		if (errno != ENOENT)
+			ep_manifest_warn(s->c->m, "site-packages %s: %s", dir,
+			    strerror(errno));
+		return;
+	}
+	if (fstat(dirfd(d), &st) == 0) {
+		for (size_t i = 0; i < s->ndirs; i++) {
+			if (s->dev[i] == st.st_dev && s->ino[i] == st.st_ino) {
+				closedir(d);
+				return;	/* listed twice */
+			}
+		}
+		s->dev = xreallocarray(s->dev, s->ndirs + 1, sizeof *s->dev);
+		s->ino = xreallocarray(s->ino, s->ndirs + 1, sizeof *s->ino);
+		s->dev[s->ndirs] = st.st_dev;
+		s->ino[s->ndirs++] = st.st_ino;
+	}
+	ep_strv_push(&s->c->site_dirs, dir);
+	while ((de = readdir(d)) != NULL) {
+		if (!ep_endswith(de->d_name, ".dist-info") &&
+		    !ep_endswith(de->d_name, ".egg-info"))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			ents = xreallocarray(ents, cap, sizeof *ents);
+		}
+		ents[n].name = xstrdup(de->d_name);
+		ents[n++].type = de->d_type;
+	}
+	/* Directory order is arbitrary; the output must not be. */
+	if (n > 0)
+		qsort(ents, n, sizeof *ents, entry_cmp);
+	for (size_t i = 0; i < n; i++) {
+		scan_entry(s, dirfd(d), dir, ents[i].name,
+		    ep_endswith(ents[i].name, ".egg-info"), ents[i].type);
+		free(ents[i].name);
+	}
+	free(ents);
+	closedir(d);
+}
+
+static int
+conda_name_valid(const char *name)
+{
+	if (*name == '\0' || *name == '.')
+		return 0;
+	for (const char *p = name; *p != '\0'; p++)
+		if (!isascii((unsigned char)*p) || (!isalnum((unsigned char)*p)
+		    && strchr("-_.+", *p) == NULL))
+			return 0;
+	return 1;
+}
+
+/* One conda-meta/<name>-<version>-<build>.json.  Records list every file
+ * of their package and weigh megabytes, so the three fields we keep are
+ * cached under the record's identity. */
+static void
+conda_record(struct ep_collect *c, json_t *seen, int dfd, const char *mdir,
+    const char *ent)
+{
+	struct ep_err rerr = { 0 };
+	char *path = xasprintf("%s/%s", mdir, ent), *text = NULL, *key, *val;
+	const char *hit = NULL, *name, *version, *build;
+	json_t *rec = NULL, *j = NULL, *prev;
+	json_error_t jerr;
+	struct stat st;
+	size_t len = 0;
+
+	if (fstatat(dfd, ent, &st, 0) < 0) {
+		ep_manifest_warn(c->m, "%s: %s", path, strerror(errno));
+		goto done;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ep_manifest_warn(c->m, "%s: not a regular file", path);
+		goto done;
+	}
+	/* rec: [name, version, build], from the cache or the record. */
+	if (c->cache != NULL &&
+	    (hit = ep_cache_get(c->cache, "conda-meta-v1", &st)) != NULL &&
+	    ((rec = json_loads(hit, 0, NULL)) == NULL ||
+	    json_array_size(rec) != 3)) {
+		json_decref(rec);
+		rec = NULL;
+		hit = NULL;
+	}
+	if (rec == NULL) {
+		if (ep_read_file(&text, &len, path, CONDA_META_MAX,
+		    &rerr) < 0) {
+			ep_manifest_warn(c->m, "%s", rerr.msg);
+			goto done;
+		}
+		if ((j = json_loadb(text, len, 0, &jerr)) == NULL) {
+			ep_manifest_warn(c->m, "%s: malformed JSON at line "
+			    "%d: %s", path, jerr.line, jerr.text);
+			goto done;
+		}
+		rec = json_pack("[O?O?O?]", json_object_get(j, "name"),
+		    json_object_get(j, "version"), json_object_get(j, "build"));
+	}
+	name = json_string_value(json_array_get(rec, 0));
+	version = json_string_value(json_array_get(rec, 1));
+	build = json_string_value(json_array_get(rec, 2));
+	if (name == NULL || version == NULL || !conda_name_valid(name)) {
+		ep_manifest_warn(c->m, "%s: no valid \"name\" and \"version\" "
+		    "(package skipped)", path);
+		goto done;
+	}
+	if (hit == NULL && c->cache != NULL && (val = json_dumps(rec,
+	    JSON_COMPACT | JSON_ENSURE_ASCII | JSON_ENCODE_ANY)) != NULL) {
+		ep_cache_put(c->cache, "conda-meta-v1", &st, val);
+		free(val);
+	}
+	if ((prev = json_object_get(seen, name)) != NULL) {
+		ep_manifest_warn(c->m, "conda package %s is listed twice: %s "
+		    "is used, %s is ignored", name, json_string_value(prev),
+		    path);
+		goto done;
+	}
+	json_object_set_new(seen, name, json_string(path));
+	key = xasprintf("conda.pkg.%s", name);
+	ep_manifest_set(c->m, key, version);
+	free(key);
+	if (build != NULL) {
+		key = xasprintf("conda.build.%s", name);
+		ep_manifest_set(c->m, key, build);
+		free(key);
+	}
+done:
+	json_decref(rec);
+	json_decref(j);
+	free(text);
+	free(path);
+}
+
+static int
+collect_conda(struct ep_collect *c, struct ep_err *err)
+{
+	const char *prefix = c->opts->conda_prefix;
+	int named = prefix != NULL, rc = -1;
+	struct ep_strv ents = { 0 };
+	json_t *seen = json_object();
+	struct dirent *de;
+	char *mdir;
+	DIR *d;
+
+	if (!named && ((prefix = getenv("CONDA_PREFIX")) == NULL ||
+	    *prefix == '\0')) {
+		json_decref(seen);
+		return 0;
+	}
+	mdir = xasprintf("%s/conda-meta", prefix);
+	if ((d = opendir(mdir)) == NULL) {
+		int e = errno;
+		struct stat st;
+		const char *why = stat(prefix, &st) < 0 ? strerror(errno) :
+		    !S_ISDIR(st.st_mode) ? "not a directory" :
+		    e == ENOENT || e == ENOTDIR ?
+		    "not a conda environment (no conda-meta)" : strerror(e);
+
+		if (named) {
+			ep_err_set(err, EP_E_INPUT, "conda-prefix %s: %s",
+			    prefix, why);
+			goto done;
+		}
+		ep_manifest_unavailable(c->m, "conda", "CONDA_PREFIX=%s: %s",
+		    prefix, why);
+		rc = 0;
+		goto done;
+	}
+	while ((de = readdir(d)) != NULL)
+		if (ep_endswith(de->d_name, ".json") && de->d_name[0] != '.')
+			ep_strv_push(&ents, de->d_name);
+	ep_strv_sort(&ents);
+	for (size_t i = 0; i < ents.n; i++)
+		conda_record(c, seen, dirfd(d), mdir, ents.v[i]);
+	closedir(d);
+	rc = 0;
+done:
+	ep_strv_clear(&ents);
+	json_decref(seen);
+	free(mdir);
+	return rc;
+}
+
+/* The interpreter to ask when none was named: the active virtual
+ * environment, else python3 on PATH.  NULL when there is none. */
+static char *
+default_python(struct ep_collect *c)
+{
+	const char *venv = getenv("VIRTUAL_ENV");
+	char *cfg, *exe = NULL;
+	struct stat st;
+
+	if (venv != NULL && *venv != '\0') {
+		cfg = xasprintf("%s/pyvenv.cfg", venv);
+		if (stat(cfg, &st) == 0 && S_ISREG(st.st_mode))
+			exe = xasprintf("%s/bin/python", venv);
+		else
+			ep_manifest_warn(c->m, "VIRTUAL_ENV=%s has no "
+			    "pyvenv.cfg; using python3 on PATH", venv);
+		free(cfg);
+		if (exe != NULL)
+			return exe;
+	}
+	if (ep_pyinterp_which(&exe, "python3", NULL) < 0)
+		ep_manifest_unavailable(c->m, "python",
+		    "python3 not found on PATH");
+	return exe;
+}
 
 int
 ep_collect_python(struct ep_collect *c, struct ep_err *err)
 {
-	(void)err;
-	ep_manifest_unavailable(c->m, "python", "collector not built yet");
-	return 0;
+	const struct ep_capture_opts *o = c->opts;
+	const struct ep_strv *dirs = &o->site_dirs;
+	struct ep_pyenv env = { 0 };
+	struct ep_err perr = { 0 };
+	struct scan s = { 0 };
+	struct stat st;
+	char *exe = NULL;
+	int rc = -1;
+
+	/* Inputs the user named are checked before any work is done. */
+	for (size_t i = 0; i < o->site_dirs.n; i++) {
+		const char *dir = o->site_dirs.v[i];
+
+		if (stat(dir, &st) < 0) {
+			ep_err_set(err, EP_E_INPUT, "site-packages %s: %s", dir,
+			    strerror(errno));
+			goto done;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			ep_err_set(err, EP_E_INPUT, "site-packages %s: not a "
+			    "directory", dir);
+			goto done;
+		}
+		if (access(dir, R_OK | X_OK) < 0) {
+			ep_err_set(err, EP_E_INPUT, "site-packages %s: %s", dir,
+			    strerror(errno));
+			goto done;
+		}
+	}
+	if (o->python != NULL) {
+		if (ep_pyinterp_which(&exe, o->python, err) < 0)
+			goto done;
+	} else if (o->site_dirs.n == 0)
+		exe = default_python(c);
+	if (collect_conda(c, err) < 0)
+		goto done;
+
+	/* With --site-packages and no --python, python.version is not known
+	 * and is not guessed. */
+	if (exe != NULL) {
+		if (ep_pyinterp_resolve(&env, exe, c->cache,
+		    EP_PYTHON_TIMEOUT_MS, &perr) < 0)
+			ep_manifest_unavailable(c->m, "python", "%s", perr.msg);
+		else {
+			if (env.warning != NULL)
+				ep_manifest_warn(c->m, "%s", env.warning);
+			if (env.version != NULL)
+				ep_manifest_set(c->m, "python.version",
+				    env.version);
+		}
+	}
+	if (o->site_dirs.n == 0)
+		dirs = &env.sites;
+	s.c = c;
+	s.seen = json_object();
+	s.buf = xmalloc(EP_PYMETA_MAX);
+	for (size_t i = 0; i < dirs->n; i++)
+		scan_site(&s, dirs->v[i]);
+	rc = 0;
+done:
+	json_decref(s.seen);
+	ep_strv_clear(&s.where);
+	free(s.dev);
+	free(s.ino);
+	free(s.buf);
+	ep_pyenv_clear(&env);
+	free(exe);
+	return rc;
 }

@@ -1,0 +1,135 @@
+/*
+ * python.h: the Python collector's parts (collect_python.c, pyinterp.c):
+ * finding an interpreter and its site-packages directories, and reading
+ * the distributions installed there without running pip.
+ *
+ * The parsers are pure functions on buffers, exposed for the unit tests.
+ * Implemented in collect_python.c (distributions), pyinterp.c (virtual
+ * environments, choosing the interpreter) and pyprobe.c (running one).
+ */
+#ifndef EP_PYTHON_H
+#define EP_PYTHON_H
+
+#include <stddef.h>
+
+#include "cache.h"
+#include "util.h"
+
+/* How long an interpreter may take to answer before it is killed. */
+#define EP_PYTHON_TIMEOUT_MS	10000
+
+/* Bytes of a METADATA or PKG-INFO file read at most: the header block
+ * sits at the top, and the long description after it may be huge. */
+#define EP_PYMETA_MAX		(64 * 1024)
+
+/* --- distributions ------------------------------------------------- */
+
+/* The PEP 503 normal form of a distribution name: lowercase, each run of
+ * '-', '_' and '.' made one '-'.  Returns a new string. */
+char *ep_pep503_normalize(const char *name);
+
+/* 1 if name is a valid distribution name (PEP 508: ASCII letters and
+ * digits, with '-', '_', '.' inside), 0 if not. */
+int ep_pep508_name_valid(const char *name);
+
+struct ep_pymeta {
+	char *name;		/* "Name:" value, or NULL */
+	char *version;		/* "Version:" value, or NULL */
+	int binary;		/* a NUL byte in the header block */
+};
+
+/* Parse the header block of core metadata (METADATA, PKG-INFO): RFC 822
+ * style "Field: value" lines up to the first blank line, field names
+ * matched without regard to case.  buf need not be NUL-terminated.  When
+ * complete is 0 the buffer was cut off, so a last line without its
+ * newline is ignored.  Fills *out (strings owned by the caller, freed by
+ * ep_pymeta_clear); never fails. */
+void ep_pymeta_parse(struct ep_pymeta *out, const char *buf, size_t len,
+    int complete);
+void ep_pymeta_clear(struct ep_pymeta *m);
+
+/* The name part of a "NAME-VERSION.dist-info" or "NAME-VERSION-pyX.Y.egg-
+ * info" directory entry (everything before the first '-', or before the
+ * suffix), a new string, or NULL if it is empty. */
+char *ep_pydist_entry_name(const char *entry);
+
+/* --- virtual environments ------------------------------------------ */
+
+struct ep_pyvenv {
+	char *home;		/* "home": the base interpreter's directory */
+	char *version;		/* "X.Y.Z" (from version_info, else version) */
+	char *executable;	/* "executable" or "base-executable" */
+	int system_site;	/* include-system-site-packages = true */
+};
+
+/* Parse pyvenv.cfg text (keys matched without regard to case, as site.py
+ * does).  Missing keys stay NULL; never fails.  Free with
+ * ep_pyvenv_clear. */
+void ep_pyvenv_parse(struct ep_pyvenv *out, const char *text, size_t len);
+void ep_pyvenv_clear(struct ep_pyvenv *v);
+
+/* "3.11.7.final.0" -> "3.11.7", "3.13.0.candidate.1" -> "3.13.0rc1"
+ * (what platform.python_version() prints); a plain "3.11.7" is kept.  A
+ * new string, or NULL if s does not start with "DIGITS.DIGITS". */
+char *ep_python_version_norm(const char *s);
+
+/* The directory holding the pyvenv.cfg of the interpreter at exe (beside
+ * it or one level up, as CPython looks), a new string, or NULL when exe
+ * is not in a virtual environment. */
+char *ep_pyvenv_root(const char *exe);
+
+/* --- interpreters --------------------------------------------------- */
+
+/* What an interpreter reports: its version, its user site directory
+ * (NULL when user site-packages are off) and site.getsitepackages(). */
+struct ep_pyprobe {
+	char *version;
+	char *user_site;
+	struct ep_strv sites;
+};
+void ep_pyprobe_clear(struct ep_pyprobe *p);
+
+/* The script the interpreter runs, and a parser for what it prints (one
+ * marked JSON line among any other output).  *out is filled with strings
+ * the caller owns (ep_pyprobe_clear).  -1 when no valid answer is in
+ * text, with err (EP_E_IO, may be NULL) saying what was wrong. */
+extern const char ep_pyprobe_script[];
+int ep_pyprobe_parse(struct ep_pyprobe *out, const char *text, size_t len,
+    struct ep_err *err);
+
+/* Run exe with the probe script, killing it (and its process group)
+ * after timeout_ms.  -1 with err (EP_E_IO) naming exe when it cannot be
+ * started, crashes, exits non-zero, hangs or prints no answer. */
+int ep_pyprobe_run(struct ep_pyprobe *out, const char *exe, int timeout_ms,
+    struct ep_err *err);
+
+/* ep_pyprobe_run through cache (may be NULL), keyed on the stat of the
+ * real (symlink-resolved) executable under a kind that folds in the path
+ * run and the environment variables the answer depends on.  Scripts
+ * ("#!") are run every time.  Fails as ep_pyprobe_run does. */
+int ep_pyprobe_cached(struct ep_pyprobe *out, const char *exe,
+    struct ep_cache *cache, int timeout_ms, struct ep_err *err);
+
+/* Resolve a --python argument: a path (must exist and be an executable
+ * file) or a name looked up on PATH.  *out is a new string.  -1 with err
+ * (EP_E_INPUT) "python: EXE: not found" and the like. */
+int ep_pyinterp_which(char **out, const char *name, struct ep_err *err);
+
+/* A Python environment: what python.version and the package scan use. */
+struct ep_pyenv {
+	char *version;		/* NULL if unknown */
+	struct ep_strv sites;	/* search order; some may not exist */
+	char *warning;		/* trouble short of failure, or NULL */
+};
+void ep_pyenv_clear(struct ep_pyenv *e);
+
+/* Learn the version and site-packages directories of the interpreter at
+ * exe: from pyvenv.cfg for a virtual environment (nothing is run, unless
+ * it includes the system site-packages, which asks the base interpreter),
+ * else by running exe once, through cache (may be NULL).  -1 with err
+ * (EP_E_IO) when exe could not tell; the caller reports it as
+ * unavailable. */
+int ep_pyinterp_resolve(struct ep_pyenv *out, const char *exe,
+    struct ep_cache *cache, int timeout_ms, struct ep_err *err);
+
+#endif
