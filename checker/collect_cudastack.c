@@ -1,10 +1,602 @@
-/* collect_cudastack.c: placeholder until the collector lands. */
+/*
+ * collect_cudastack.c: the NVIDIA stack.  For each CUDA library, the real
+ * file a program would load (lib.<name>.path), its SHA-256, the version
+ * it reports and the cudart it was built for; for the driver and each
+ * GPU, what NVML says (gpu.*).  What could not be looked at goes to
+ * meta.unavailable.lib and meta.unavailable.gpu.
+ *
+ * Libraries are found on disk (libsearch.h) and asked for their versions
+ * by loading them in child processes (dynload.h), so that a library that
+ * crashes or hangs while loading costs a warning, not the capture.  Their
+ * answers are cached per file identity (kind "libinfo1:<name>"), so an
+ * unchanged stack is captured without a single fork; GPU facts are asked
+ * for every time, since a driver or GPU state can change under the same
+ * files.
+ *
+ * meta.cudastack counts the libraries found, the answers taken from the
+ * cache and the children started, with the time they took.
+ *
+ * Environment: ENVPARITY_LOAD_TIMEOUT_MS, the time in milliseconds a child
+ * may take to load a library or NVML before it is killed and the library
+ * reported as hanging (default 20000; the tests set it low).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "collect.h"
+#include "dynload.h"
+#include "libsearch.h"
+
+#define LOAD_TIMEOUT_MS	20000
+#define LDCACHE		"/etc/ld.so.cache"
+#define NVML_SONAME	"libnvidia-ml.so.1"
+/* Bump when what a cached entry means changes. */
+#define CACHE_KIND	"libinfo1:"
+
+#if defined(__x86_64__)
+#define MULTIARCH	"x86_64-linux-gnu"
+#elif defined(__aarch64__)
+#define MULTIARCH	"aarch64-linux-gnu"
+#elif defined(__powerpc64__)
+#define MULTIARCH	"powerpc64le-linux-gnu"
+#else
+#define MULTIARCH	"unknown-linux-gnu"
+#endif
+
+/* How a library's version is read from what its child reported. */
+enum vfmt {
+	V_CUDART,	/* runtime: cudaRuntimeGetVersion, 13000 */
+	V_PARTS,	/* major, minor[, patch]: cublasGetProperty,
+			   nvrtcVersion */
+	V_CODE,		/* code: 130100, 91900, 22809 */
+	V_CUDNN_SUB,	/* code, else packed, else the file name */
+};
+
+static const struct lib {
+	const char *name;	/* lib.<name>.* */
+	const char *stem;	/* lib<stem>.so.N */
+	int fmt;
+} libs[] = {
+	{ "cudart", "cudart", V_CUDART },
+	{ "cublas", "cublas", V_PARTS },
+	{ "cublaslt", "cublasLt", V_CODE },
+	/* cuDNN 9: libcudnn.so.9 is a small dispatcher that loads the
+	 * sub-libraries below; each is its own file and can differ. */
+	{ "cudnn", "cudnn", V_CODE },
+	{ "cudnn_graph", "cudnn_graph", V_CUDNN_SUB },
+	{ "cudnn_ops", "cudnn_ops", V_CUDNN_SUB },
+	{ "cudnn_cnn", "cudnn_cnn", V_CUDNN_SUB },
+	{ "cudnn_adv", "cudnn_adv", V_CUDNN_SUB },
+	{ "cudnn_engines_precompiled", "cudnn_engines_precompiled",
+	    V_CUDNN_SUB },
+	{ "cudnn_engines_runtime_compiled", "cudnn_engines_runtime_compiled",
+	    V_CUDNN_SUB },
+	{ "cudnn_heuristic", "cudnn_heuristic", V_CUDNN_SUB },
+	{ "nccl", "nccl", V_CODE },
+	{ "nvrtc", "nvrtc", V_PARTS },
+};
+#define NLIBS (sizeof libs / sizeof libs[0])
+
+struct libstate {
+	const struct lib *lib;
+	struct ep_libfound f;
+	struct stat st;
+	char kind[64];
+	int job;		/* its index in jobs, when it is loaded */
+};
+
+static const char *
+base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b != NULL ? b + 1 : path;
+}
+
+/* The identity the cache keys on, for a file a result depends on. */
+static char *
+identity(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return xstrdup("-");
+	return xasprintf("%ju:%ju:%jd:%jd.%09ld:%jd.%09ld",
+	    (uintmax_t)st.st_dev, (uintmax_t)st.st_ino, (intmax_t)st.st_size,
+	    (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+	    (intmax_t)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+}
+
+static int
+load_timeout_ms(struct ep_manifest *m)
+{
+	const char *v = getenv("ENVPARITY_LOAD_TIMEOUT_MS");
+	char *end;
+	long ms;
+
+	if (v == NULL || *v == '\0')
+		return LOAD_TIMEOUT_MS;
+	errno = 0;
+	ms = strtol(v, &end, 10);
+	if (errno != 0 || *end != '\0' || ms < 1 || ms > 3600000) {
+		ep_manifest_warn(m, "ENVPARITY_LOAD_TIMEOUT_MS=%s is not a "
+		    "number of milliseconds from 1 to 3600000; using %d", v,
+		    LOAD_TIMEOUT_MS);
+		return LOAD_TIMEOUT_MS;
+	}
+	return (int)ms;
+}
+
+/* Where NVIDIA's runfile and packages install a library, its real name
+ * carries the whole version (libcudart.so.13.0.96); the library itself
+ * says only 13.0.  Take the patch from the name when the two agree. */
+static void
+add_name_patch(char *ver, size_t size, const char *real, const char *stem)
+{
+	unsigned nums[3];
+	size_t n;
+	char mm[32];
+
+	if (!ep_libsearch_match(base_name(real), stem, nums, 3, &n) || n < 3)
+		return;
+	snprintf(mm, sizeof mm, "%u.%u", nums[0], nums[1]);
+	if (*ver == '\0' || strcmp(ver, mm) == 0)
+		snprintf(ver, size, "%u.%u.%u", nums[0], nums[1], nums[2]);
+}
+
+static const char *
+rec_get(const struct ep_dlrecs *r, const char *field)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(r->v[i].field, field) == 0)
+			return r->v[i].value;
+	return NULL;
+}
+
+static long
+rec_long(const struct ep_dlrecs *r, const char *field)
+{
+	const char *v = rec_get(r, field);
+
+	return v != NULL ? strtol(v, NULL, 10) : -1;
+}
+
+static void
+append(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+append(char **out, const char *fmt, ...)
+{
+	va_list ap;
+	char *more, *t;
+
+	va_start(ap, fmt);
+	more = xvasprintf(fmt, ap);
+	va_end(ap);
+	t = xasprintf("%s%s", *out != NULL ? *out : "", more);
+	free(*out);
+	free(more);
+	*out = t;
+}
+
+/* Turn a library child's records into "field\tvalue" lines for
+ * lib.<name>.<field>, plus "dep\tPATH\tIDENTITY" lines naming the other
+ * files the answer depends on (for the cache to check). */
+static char *
+lib_result(const struct libstate *ls, const struct ep_dlrecs *r)
+{
+	char ver[64] = "", cudart[32] = "", *out = xstrdup("");
+	const char *major = rec_get(r, "major"), *minor = rec_get(r, "minor"),
+	    *patch = rec_get(r, "patch"), *packed = rec_get(r, "packed");
+	long check = rec_long(r, "check");
+
+	switch (ls->lib->fmt) {
+	case V_CUDART:
+		ep_version_cuda(ver, sizeof ver, rec_long(r, "runtime"));
+		add_name_patch(ver, sizeof ver, ls->f.real, ls->lib->stem);
+		break;
+	case V_PARTS:
+		if (major != NULL && minor != NULL)
+			snprintf(ver, sizeof ver, "%s.%s%s%s", major, minor,
+			    patch != NULL ? "." : "", patch != NULL ? patch : "");
+		add_name_patch(ver, sizeof ver, ls->f.real, ls->lib->stem);
+		break;
+	case V_CODE:
+		ep_version_code(ver, sizeof ver, rec_long(r, "code"));
+		break;
+	case V_CUDNN_SUB:
+		/* What the library says of itself, else what its real file
+		 * name says (cuDNN's tarballs and packages name the files
+		 * libcudnn_cnn.so.9.19.0).  The wheels' libcudnn_cnn.so.9
+		 * and the engines and heuristic libraries then have no
+		 * version fact: they export nothing that tells one, and
+		 * their SHA-256 is what tells them apart.  libcudnn_cnn's
+		 * version_check still says whether it matches the rest. */
+		ep_version_code(ver, sizeof ver, rec_long(r, "code"));
+		if (*ver == '\0' && packed != NULL)
+			ep_version_packed(ver, sizeof ver,
+			    strtoul(packed, NULL, 10));
+		if (*ver == '\0')
+			add_name_patch(ver, sizeof ver, ls->f.real,
+			    ls->lib->stem);
+		break;
+	}
+	ep_version_cuda(cudart, sizeof cudart, rec_long(r, "cudart_code"));
+	if (*ver != '\0')
+		append(&out, "version\t%s\n", ver);
+	if (*cudart != '\0')
+		append(&out, "cudart\t%s\n", cudart);
+	/* cudnnStatus_t: 0 success, 1002 SUBLIBRARY_VERSION_MISMATCH. */
+	if (check == 0)
+		append(&out, "version_check\tok\n");
+	else if (check == 1002)
+		append(&out, "version_check\tmismatch\n");
+	else if (check > 0)
+		append(&out, "version_check\tstatus %ld\n", check);
+	for (size_t i = 0; i < r->n; i++) {
+		char *real, *id;
+
+		if (strcmp(r->v[i].field, "dep") != 0)
+			continue;
+		if ((real = realpath(r->v[i].value, NULL)) == NULL)
+			real = xstrdup(r->v[i].value);
+		id = identity(real);
+		append(&out, "dep\t%s\t%s\n", real, id);
+		free(id);
+		free(real);
+	}
+	return out;
+}
+
+/* Set lib.<name>.<field> for each line of a result.  With check set (a
+ * cached result), first make sure that every file it depends on is
+ * unchanged and that the loader's search path is the same; returns 0,
+ * setting nothing, if not. */
+static int
+apply_result(struct ep_manifest *m, const char *name, const char *result,
+    int check)
+{
+	const char *ld = getenv("LD_LIBRARY_PATH");
+	char *copy = xstrdup(result), *save = NULL, *id, *key;
+	int ok = 1;
+
+	for (int pass = check ? 0 : 1; pass < 2 && ok; pass++) {
+		strcpy(copy, result);
+		for (char *l = strtok_r(copy, "\n", &save); l != NULL && ok;
+		    l = strtok_r(NULL, "\n", &save)) {
+			char *v = strchr(l, '\t'), *v2;
+
+			if (v == NULL)
+				continue;
+			*v++ = '\0';
+			if (strcmp(l, "ldpath") == 0)
+				ok = pass == 1 || strcmp(v, ld ? ld : "") == 0;
+			else if (strcmp(l, "dep") == 0) {
+				if (pass == 1 || (v2 = strchr(v, '\t')) == NULL)
+					continue;
+				*v2++ = '\0';
+				id = identity(v);
+				ok = strcmp(id, v2) == 0;
+				free(id);
+			} else if (pass == 1) {
+				key = xasprintf("lib.%s.%s", name, l);
+				ep_manifest_set(m, key, v);
+				free(key);
+			}
+		}
+	}
+	free(copy);
+	return ok;
+}
+
+static void
+lib_finish(struct ep_collect *c, struct libstate *ls,
+    const struct ep_dynload_job *j)
+{
+	struct ep_dlrecs r = { 0 };
+	const char *ld = getenv("LD_LIBRARY_PATH");
+	int clean = j->status == EP_DL_OK && !j->overflow;
+	char why[128], *res;
+
+	ep_dynload_parse(&r, j->out, j->len);
+	for (size_t i = 0; i < r.n; i++) {
+		const struct ep_dlrec *rec = &r.v[i];
+
+		if (strcmp(rec->name, ls->lib->name) != 0)
+			r.bad++;
+		else if (strcmp(rec->field, "error") == 0 ||
+		    strcmp(rec->field, "warning") == 0) {
+			ep_manifest_warn(c->m, "lib.%s: %s: %s", ls->lib->name,
+			    ls->f.real, rec->value);
+			if (strcmp(rec->field, "error") == 0)
+				clean = 0;
+		}
+	}
+	if (j->status != EP_DL_OK) {
+		ep_dynload_describe(why, sizeof why, j);
+		ep_manifest_warn(c->m, "lib.%s: %s: loading it %s",
+		    ls->lib->name, ls->f.real, why);
+	}
+	if (r.bad > 0 || j->overflow) {
+		ep_manifest_warn(c->m, "lib.%s: %s: %zu garbled line%s from the "
+		    "child that loaded it%s", ls->lib->name, ls->f.real, r.bad,
+		    r.bad == 1 ? "" : "s", j->overflow ? " (output cut)" : "");
+		clean = 0;
+	}
+	res = lib_result(ls, &r);
+	apply_result(c->m, ls->lib->name, res, 0);
+	if (strstr(res, "dep\t") != NULL)
+		append(&res, "ldpath\t%s\n", ld ? ld : "");
+	/* Only a clean answer is kept: a failure may be the environment's
+	 * and gone next time. */
+	if (clean && c->cache != NULL)
+		ep_cache_put(c->cache, ls->kind, &ls->st, res);
+	free(res);
+	ep_dlrecs_clear(&r);
+}
+
+/* Field names a child may set as gpu.<field>: "count", "0.name", ... */
+static int
+gpu_field_ok(const char *f)
+{
+	return *f != '\0' && strspn(f, "abcdefghijklmnopqrstuvwxyz0123456789._")
+	    == strlen(f);
+}
+
+static void
+gpu_finish(struct ep_collect *c, const struct ep_dynload_job *j)
+{
+	struct ep_dlrecs r = { 0 };
+	const char *api = NULL, *nvml;
+	char why[128], *key;
+
+	ep_dynload_parse(&r, j->out, j->len);
+	for (size_t i = 0; i < r.n; i++) {
+		const struct ep_dlrec *rec = &r.v[i];
+
+		if (strcmp(rec->name, "gpu") != 0)
+			r.bad++;
+		else if (strcmp(rec->field, "unavailable") == 0)
+			ep_manifest_unavailable(c->m, "gpu", "%s", rec->value);
+		else if (strcmp(rec->field, "warning") == 0 ||
+		    strcmp(rec->field, "error") == 0)
+			ep_manifest_warn(c->m, "gpu: %s", rec->value);
+		else if (strcmp(rec->field, "cuda_driver_api") == 0)
+			api = rec->value;
+		else if (gpu_field_ok(rec->field)) {
+			key = xasprintf("gpu.%s", rec->field);
+			ep_manifest_set(c->m, key, rec->value);
+			free(key);
+		} else
+			r.bad++;
+	}
+	if (j->status != EP_DL_OK) {
+		ep_dynload_describe(why, sizeof why, j);
+		ep_manifest_warn(c->m, "gpu: NVML (%s) %s", j->path, why);
+		if (ep_manifest_get(c->m, "gpu.count") == NULL)
+			ep_manifest_unavailable(c->m, "gpu", "NVML (%s) %s",
+			    j->path, why);
+	}
+	if (r.bad > 0 || j->overflow)
+		ep_manifest_warn(c->m, "gpu: %zu garbled line%s from the child "
+		    "that loaded NVML (%s)", r.bad, r.bad == 1 ? "" : "s",
+		    j->path);
+	nvml = ep_manifest_get(c->m, "gpu.cuda_driver.version");
+	if (api != NULL && nvml != NULL && strcmp(api, nvml) != 0)
+		ep_manifest_warn(c->m, "gpu: libcuda (%s) reports CUDA %s, NVML "
+		    "%s", j->aux, api, nvml);
+	ep_dlrecs_clear(&r);
+}
+
+/* A stub driver library beside where we looked (CUDA's lib64/stubs):
+ * worth naming when the real one is missing, never worth loading. */
+static char *
+find_stub(const struct ep_libsearch *const *ss, size_t n)
+{
+	static const char *const names[] = { NVML_SONAME, "libnvidia-ml.so",
+	    "libcuda.so.1", "libcuda.so", NULL };
+	char *path;
+
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < ss[k]->n; i++) {
+			const char *dir = ss[k]->src[i].dir;
+
+			if (dir == NULL)
+				continue;
+			for (size_t m = 0; names[m] != NULL; m++) {
+				path = ep_libsearch_in_stubs(dir) ?
+				    xasprintf("%s/%s", dir, names[m]) :
+				    xasprintf("%s/stubs/%s", dir, names[m]);
+				if (access(path, F_OK) == 0)
+					return path;
+				free(path);
+			}
+		}
+	return NULL;
+}
+
+/* Queue the GPU job, or say why the GPU cannot be looked at. */
+static int
+gpu_start(struct ep_collect *c, const struct ep_libsearch *s,
+    struct ep_libsearch *drv, struct ep_libfound *nvml,
+    struct ep_libfound *cuda, struct ep_dynload_job *job)
+{
+	static const char *const std_dirs[] = {
+		"/usr/local/nvidia/lib64",	/* NVIDIA's container runtime */
+		"/usr/lib/" MULTIARCH, "/lib/" MULTIARCH, "/usr/lib64",
+		"/lib64", "/usr/lib", "/lib", NULL,
+	};
+	const struct ep_libsearch *both[] = { s, drv };
+	char *stub;
+
+	/* Where dlopen("libnvidia-ml.so.1") would look. */
+	ep_libsearch_add_pathlist(drv, getenv("LD_LIBRARY_PATH"),
+	    "LD_LIBRARY_PATH");
+	ep_libsearch_add_ldcache(drv, LDCACHE);
+	for (size_t i = 0; std_dirs[i] != NULL; i++)
+		ep_libsearch_add_dir(drv, std_dirs[i], "default");
+	if (!ep_libsearch_find_exact(nvml, drv, NVML_SONAME)) {
+		if ((stub = find_stub(both, 2)) != NULL)
+			ep_manifest_unavailable(c->m, "gpu", NVML_SONAME " not "
+			    "found; driver library found only as a stub (%s)",
+			    stub);
+		else
+			ep_manifest_unavailable(c->m, "gpu", NVML_SONAME
+			    " not found");
+		free(stub);
+		return 0;
+	}
+	memset(job, 0, sizeof *job);
+	job->name = "gpu";
+	job->path = nvml->real;
+	if (ep_libsearch_find_exact(cuda, drv, "libcuda.so.1"))
+		job->aux = cuda->real;
+	return 1;
+}
+
+static char *
+searched(const struct ep_libsearch *s)
+{
+	char *out = NULL;
+
+	for (size_t i = 0; i < s->n; i++)
+		append(&out, "%s%s", i > 0 ? ", " : "",
+		    s->src[i].dir != NULL ? s->src[i].dir : LDCACHE);
+	return out != NULL ? out : xstrdup("nowhere");
+}
+
+static int
+check_lib_paths(const struct ep_strv *dirs, struct ep_err *err)
+{
+	struct stat st;
+
+	for (size_t i = 0; i < dirs->n; i++) {
+		if (stat(dirs->v[i], &st) < 0)
+			return ep_err_set(err, EP_E_INPUT, "--lib-path %s: %s",
+			    dirs->v[i], strerror(errno));
+		if (!S_ISDIR(st.st_mode))
+			return ep_err_set(err, EP_E_INPUT, "--lib-path %s: not "
+			    "a directory", dirs->v[i]);
+	}
+	return 0;
+}
+
+static int
+by_size(const void *a, const void *b)
+{
+	const struct libstate *x = *(const struct libstate *const *)a;
+	const struct libstate *y = *(const struct libstate *const *)b;
+
+	return (x->st.st_size < y->st.st_size) - (x->st.st_size > y->st.st_size);
+}
 
 int
 ep_collect_cudastack(struct ep_collect *c, struct ep_err *err)
 {
-	(void)err;
-	ep_manifest_unavailable(c->m, "cudastack", "collector not built yet");
-	return 0;
+	struct ep_libsearch s = { 0 }, drv = { 0 };
+	struct ep_libfound nvml = { 0 }, cuda = { 0 };
+	struct libstate ls[NLIBS], *order[NLIBS];
+	struct ep_dynload_job jobs[NLIBS + 1];
+	struct ep_err lerr = { 0 };
+	size_t nfound = 0, ncached = 0, njobs = 0, norder = 0;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	const char *v;
+	uint64_t t0;
+	char *key, *list;
+	json_t *meta;
+	int gpu, rc = -1;
+
+	memset(ls, 0, sizeof ls);
+	if (check_lib_paths(&c->opts->lib_paths, err) < 0)
+		goto done;
+	for (size_t i = 0; i < c->opts->lib_paths.n; i++)
+		ep_libsearch_add_dir(&s, c->opts->lib_paths.v[i], "--lib-path");
+	ep_libsearch_add_pathlist(&s, getenv("LD_LIBRARY_PATH"),
+	    "LD_LIBRARY_PATH");
+	ep_libsearch_add_ldcache(&s, LDCACHE);
+	ep_libsearch_add_dir(&s, "/usr/local/cuda/lib64", "default");
+	for (size_t i = 0; i < c->site_dirs.n; i++)
+		ep_libsearch_add_site(&s, c->site_dirs.v[i]);
+
+	for (size_t i = 0; i < NLIBS; i++) {
+		struct libstate *l = &ls[i];
+
+		l->lib = &libs[i];
+		if (!ep_libsearch_find(&l->f, &s, l->lib->stem))
+			continue;
+		if (stat(l->f.real, &l->st) < 0) {
+			ep_libfound_clear(&l->f);
+			continue;
+		}
+		nfound++;
+		key = xasprintf("lib.%s.path", l->lib->name);
+		ep_manifest_set(c->m, key, l->f.real);
+		free(key);
+		key = xasprintf("lib.%s.sha256", l->lib->name);
+		ep_collect_hash_later(c, key, l->f.real);
+		free(key);
+		snprintf(l->kind, sizeof l->kind, CACHE_KIND "%s", l->lib->name);
+		if (c->cache != NULL &&
+		    (v = ep_cache_get(c->cache, l->kind, &l->st)) != NULL &&
+		    apply_result(c->m, l->lib->name, v, 1)) {
+			ncached++;
+			continue;
+		}
+		order[norder++] = l;
+	}
+	if (s.cache_state < 0 && access(LDCACHE, F_OK) == 0)
+		ep_manifest_warn(c->m, "loader cache skipped: %s", s.cache_error);
+	if (nfound == 0) {
+		list = searched(&s);
+		ep_manifest_unavailable(c->m, "lib", "no CUDA libraries found "
+		    "(searched: %s)", list);
+		free(list);
+	}
+
+	/* NVML first (always asked), then the largest libraries, which
+	 * take longest to load, so that the children finish together. */
+	gpu = gpu_start(c, &s, &drv, &nvml, &cuda, &jobs[0]);
+	njobs = (size_t)gpu;
+	if (norder > 1)
+		qsort(order, norder, sizeof *order, by_size);
+	for (size_t i = 0; i < norder; i++) {
+		order[i]->job = (int)njobs;
+		memset(&jobs[njobs], 0, sizeof jobs[njobs]);
+		jobs[njobs].name = order[i]->lib->name;
+		jobs[njobs++].path = order[i]->f.real;
+	}
+	t0 = ep_now_ns();
+	/* Should poll() itself fail, the jobs not run say so one by one. */
+	if (njobs > 0 && ep_dynload_run(jobs, njobs,
+	    (unsigned)(ncpu < 2 ? 2 : ncpu > 8 ? 8 : ncpu),
+	    load_timeout_ms(c->m), &lerr) < 0)
+		ep_manifest_warn(c->m, "loading CUDA libraries: %s", lerr.msg);
+	if (gpu)
+		gpu_finish(c, &jobs[0]);
+	for (size_t i = 0; i < norder; i++)
+		lib_finish(c, order[i], &jobs[order[i]->job]);
+
+	meta = json_object();
+	json_object_set_new(meta, "libraries", json_integer((json_int_t)nfound));
+	json_object_set_new(meta, "cached", json_integer((json_int_t)ncached));
+	json_object_set_new(meta, "children", json_integer((json_int_t)njobs));
+	json_object_set_new(meta, "children_ms",
+	    json_integer((json_int_t)((ep_now_ns() - t0) / 1000000)));
+	json_object_set_new(c->m->meta, "cudastack", meta);
+	rc = 0;
+done:
+	ep_dynload_jobs_clear(jobs, njobs);
+	for (size_t i = 0; i < NLIBS; i++)
+		ep_libfound_clear(&ls[i].f);
+	ep_libfound_clear(&nvml);
+	ep_libfound_clear(&cuda);
+	ep_libsearch_clear(&s);
+	ep_libsearch_clear(&drv);
+	return rc;
 }

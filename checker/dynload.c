@@ -1,0 +1,443 @@
+/*
+ * dynload.c: the child's side: load one CUDA library or NVML and write
+ * what it says about itself to a pipe (see dynload.h for the protocol;
+ * dynload_run.c is the parent's side).
+ *
+ * The model is libgit2's streams/openssl_dynamic.c: a list of names to
+ * resolve, a table of function pointers filled with dlsym, and a sticky
+ * error that keeps the first dlerror() text.  The prototypes are our own
+ * (no CUDA or NVML header is needed to build), checked against CUDA 13.0's
+ * headers and NVML's published nvml.h.
+ */
+#include "dynload.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static int out_fd = -1;
+static const char *job_name;
+static char sticky[512];	/* the first thing that failed */
+
+static void
+emit(const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+emit(const char *field, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	size_t off, len;
+	int n;
+
+	n = snprintf(line, sizeof line, "%s\t%s\t", job_name, field);
+	if (n < 0 || (size_t)n >= sizeof line)
+		return;
+	off = (size_t)n;
+	va_start(ap, fmt);
+	n = vsnprintf(line + off, sizeof line - off - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	len = off + strlen(line + off);
+	for (size_t i = off; i < len; i++)	/* keep it one line */
+		if (line[i] == '\t' || line[i] == '\n' || line[i] == '\r')
+			line[i] = ' ';
+	line[len++] = '\n';
+	/* One write per line, so a crash cuts between lines, not inside. */
+	for (off = 0; off < len; ) {
+		ssize_t w = write(out_fd, line + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		off += (size_t)w;
+	}
+}
+
+static void
+note_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void
+note_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (sticky[0] != '\0')
+		return;
+	va_start(ap, fmt);
+	vsnprintf(sticky, sizeof sticky, fmt, ap);
+	va_end(ap);
+}
+
+/* sym from h, but only if h itself defines it: dlsym also searches h's
+ * dependencies, and libcudnn_ops.so.9's cudnnGetVersion would otherwise be
+ * libcudnn_graph's answer wearing the wrong name. */
+static void *
+own_sym(void *h, const char *sym, int required)
+{
+	struct link_map *own = NULL, *lm = NULL;
+	Dl_info info;
+	const char *e;
+	void *p;
+
+	dlerror();
+	if ((p = dlsym(h, sym)) == NULL) {
+		if (required)
+			note_error("%s", (e = dlerror()) ? e : sym);
+		return NULL;
+	}
+	if (dlinfo(h, RTLD_DI_LINKMAP, &own) != 0 ||
+	    dladdr1(p, &info, (void **)&lm, RTLD_DL_LINKMAP) == 0 || lm != own) {
+		if (required)
+			note_error("%s: found only in %s", sym,
+			    lm != NULL && lm->l_name[0] ? lm->l_name : "another "
+			    "library");
+		return NULL;
+	}
+	return p;
+}
+
+typedef size_t (*size_fn)(void);
+typedef int (*intp_fn)(int *);
+
+/* Call a "size_t f(void)" if h defines it. */
+static void
+emit_size(void *h, const char *sym, const char *field, int required)
+{
+	void *p = own_sym(h, sym, required);
+	size_fn f;
+
+	if (p == NULL)
+		return;
+	memcpy(&f, &p, sizeof f);
+	emit(field, "%zu", f());
+}
+
+/* Call an "int f(int *)" (a status and a version) if h defines it. */
+static void
+emit_intp(void *h, const char *sym, const char *field)
+{
+	void *p = own_sym(h, sym, 1);
+	intp_fn f;
+	int v = 0, rc;
+
+	if (p == NULL)
+		return;
+	memcpy(&f, &p, sizeof f);
+	if ((rc = f(&v)) != 0)
+		note_error("%s returned %d", sym, rc);
+	else
+		emit(field, "%d", v);
+}
+
+static void
+probe_cublas(void *h)
+{
+	static const char *const fields[] = { "major", "minor", "patch" };
+	void *p = own_sym(h, "cublasGetProperty", 1);
+	int (*prop)(int, int *);
+	int v, rc;
+
+	if (p != NULL) {
+		memcpy(&prop, &p, sizeof prop);
+		/* libraryPropertyType: MAJOR_VERSION 0, MINOR 1, PATCH 2. */
+		for (int i = 0; i < 3; i++) {
+			if ((rc = prop(i, &v)) != 0) {
+				note_error("cublasGetProperty(%d) returned %d",
+				    i, rc);
+				break;
+			}
+			emit(fields[i], "%d", v);
+		}
+	}
+	emit_size(h, "cublasGetCudartVersion", "cudart_code", 1);
+}
+
+static void
+probe_nvrtc(void *h)
+{
+	void *p = own_sym(h, "nvrtcVersion", 1);
+	int (*ver)(int *, int *);
+	int major = 0, minor = 0, rc;
+
+	if (p == NULL)
+		return;
+	memcpy(&ver, &p, sizeof ver);
+	if ((rc = ver(&major, &minor)) != 0)
+		note_error("nvrtcVersion returned %d", rc);
+	else {
+		emit("major", "%d", major);
+		emit("minor", "%d", minor);
+	}
+}
+
+/* Name every other cuDNN library loaded along with this one: a
+ * VersionCheck answer is about them too. */
+static int
+emit_deps(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	const char *self = arg, *b = strrchr(info->dlpi_name, '/');
+
+	(void)size;
+	b = b != NULL ? b + 1 : info->dlpi_name;
+	if (strncmp(b, "libcudnn", 8) == 0 && strcmp(info->dlpi_name, self) != 0)
+		emit("dep", "%s", info->dlpi_name);
+	return 0;
+}
+
+/* A cuDNN 9 sub-library.  Only libcudnn_graph exports cudnnGetVersion;
+ * libcudnn_ops and libcudnn_adv (and graph) carry their version as a
+ * 4-byte data symbol, 0x091300 for 9.19.0; libcudnn_cnn has only its
+ * VersionCheck ("checks whether its own version matches that of its
+ * dependencies", cudnn_graph.h), so its answer is about the cuDNN
+ * libraries the loader gave it, which we name as deps; the engines and
+ * heuristic libraries export nothing that says a version.  Symbols that
+ * a release lacks are simply not reported. */
+static void
+probe_cudnn_sub(void *h, const char *sub, const char *self)
+{
+	char sym[96], cap[32];
+	void *p;
+	int (*check)(void);
+	unsigned packed;
+
+	emit_size(h, "cudnnGetVersion", "code", 0);
+	emit_size(h, "cudnnGetCudartVersion", "cudart_code", 0);
+	snprintf(sym, sizeof sym, "cudnn_%s_infer_version", sub);
+	if ((p = own_sym(h, sym, 0)) == NULL) {
+		snprintf(sym, sizeof sym, "cudnn_%s_version", sub);
+		p = own_sym(h, sym, 0);
+	}
+	if (p != NULL) {
+		memcpy(&packed, p, sizeof packed);
+		emit("packed", "%u", packed);
+	}
+	snprintf(cap, sizeof cap, "%s", sub);
+	cap[0] = (char)(cap[0] >= 'a' && cap[0] <= 'z' ? cap[0] - 32 : cap[0]);
+	snprintf(sym, sizeof sym, "cudnn%sVersionCheck", cap);
+	if (strchr(sub, '_') == NULL && (p = own_sym(h, sym, 0)) != NULL) {
+		memcpy(&check, &p, sizeof check);
+		emit("check", "%d", check());
+		dl_iterate_phdr(emit_deps, (void *)self);
+	}
+}
+
+/* NVML, with our own prototypes (the versioned names are the ones the
+ * header's #defines select). */
+typedef void *nvml_dev;
+struct nvml_mem { unsigned long long total, free, used; };
+
+struct nvml {
+	int (*init)(void);
+	int (*shutdown)(void);
+	const char *(*error_string)(int);
+	int (*driver_version)(char *, unsigned);
+	int (*cuda_version)(int *);
+	int (*count)(unsigned *);
+	int (*handle)(unsigned, nvml_dev *);
+	int (*name)(nvml_dev, char *, unsigned);
+	int (*cc)(nvml_dev, int *, int *);
+	int (*vbios)(nvml_dev, char *, unsigned);
+	int (*ecc)(nvml_dev, int *, int *);
+	int (*persistence)(nvml_dev, int *);
+	int (*mig)(nvml_dev, unsigned *, unsigned *);
+	int (*memory)(nvml_dev, struct nvml_mem *);
+	int (*remapped)(nvml_dev, unsigned *, unsigned *, unsigned *,
+	    unsigned *);
+};
+
+static const struct {
+	const char *sym;
+	size_t off;
+	int required;
+} nvml_syms[] = {
+	{ "nvmlInit_v2", offsetof(struct nvml, init), 1 },
+	{ "nvmlShutdown", offsetof(struct nvml, shutdown), 1 },
+	{ "nvmlErrorString", offsetof(struct nvml, error_string), 1 },
+	{ "nvmlSystemGetDriverVersion", offsetof(struct nvml, driver_version), 1 },
+	{ "nvmlSystemGetCudaDriverVersion_v2", offsetof(struct nvml, cuda_version), 0 },
+	{ "nvmlDeviceGetCount_v2", offsetof(struct nvml, count), 1 },
+	{ "nvmlDeviceGetHandleByIndex_v2", offsetof(struct nvml, handle), 1 },
+	{ "nvmlDeviceGetName", offsetof(struct nvml, name), 0 },
+	{ "nvmlDeviceGetCudaComputeCapability", offsetof(struct nvml, cc), 0 },
+	{ "nvmlDeviceGetVbiosVersion", offsetof(struct nvml, vbios), 0 },
+	{ "nvmlDeviceGetEccMode", offsetof(struct nvml, ecc), 0 },
+	{ "nvmlDeviceGetPersistenceMode", offsetof(struct nvml, persistence), 0 },
+	{ "nvmlDeviceGetMigMode", offsetof(struct nvml, mig), 0 },
+	{ "nvmlDeviceGetMemoryInfo", offsetof(struct nvml, memory), 0 },
+	{ "nvmlDeviceGetRemappedRows", offsetof(struct nvml, remapped), 0 },
+};
+
+#define NVML_SUCCESS		0
+#define NVML_NOT_SUPPORTED	3
+
+/* "enabled", "disabled" or "unsupported" from a call's status and state;
+ * NULL (and a warning) for any other failure. */
+static const char *
+nvml_state(const struct nvml *t, int rc, int on, const char *what,
+    unsigned i)
+{
+	if (rc == NVML_SUCCESS)
+		return on ? "enabled" : "disabled";
+	if (rc == NVML_NOT_SUPPORTED)
+		return "unsupported";
+	emit("warning", "GPU %u: %s: %s (%d)", i, what, t->error_string(rc), rc);
+	return NULL;
+}
+
+static void
+nvml_device(const struct nvml *t, unsigned i)
+{
+	char buf[128], key[48];
+	struct nvml_mem mem;
+	unsigned cur = 0, pend = 0, corr, unc, fail;
+	int major, minor, on = 0, pending, rc;
+	const char *s;
+	nvml_dev d;
+
+	if ((rc = t->handle(i, &d)) != NVML_SUCCESS) {
+		emit("warning", "GPU %u: nvmlDeviceGetHandleByIndex_v2: %s (%d)",
+		    i, t->error_string(rc), rc);
+		return;
+	}
+#define KEY(f) (snprintf(key, sizeof key, "%u.%s", i, f), key)
+	if (t->name != NULL && t->name(d, buf, sizeof buf) == NVML_SUCCESS)
+		emit(KEY("name"), "%s", buf);
+	if (t->cc != NULL && t->cc(d, &major, &minor) == NVML_SUCCESS)
+		emit(KEY("cc"), "%d.%d", major, minor);
+	if (t->vbios != NULL && t->vbios(d, buf, sizeof buf) == NVML_SUCCESS)
+		emit(KEY("vbios"), "%s", buf);
+	rc = t->ecc != NULL ? t->ecc(d, &on, &pending) : NVML_NOT_SUPPORTED;
+	if ((s = nvml_state(t, rc, on, "ECC mode", i)) != NULL)
+		emit(KEY("ecc"), "%s", s);
+	rc = t->persistence != NULL ? t->persistence(d, &on) :
+	    NVML_NOT_SUPPORTED;
+	if ((s = nvml_state(t, rc, on, "persistence mode", i)) != NULL)
+		emit(KEY("persistence"), "%s", s);
+	rc = t->mig != NULL ? t->mig(d, &cur, &pend) : NVML_NOT_SUPPORTED;
+	if ((s = nvml_state(t, rc, rc == 0 && cur == 1, "MIG mode", i)) != NULL)
+		emit(KEY("mig"), "%s", s);
+	if (t->memory != NULL && t->memory(d, &mem) == NVML_SUCCESS)
+		emit(KEY("memory_total"), "%llu", mem.total);
+	rc = t->remapped != NULL ? t->remapped(d, &corr, &unc, &pend, &fail) :
+	    NVML_NOT_SUPPORTED;
+	if ((s = nvml_state(t, rc, rc == 0 && pend != 0, "remapped rows",
+	    i)) != NULL)
+		emit(KEY("remapped_rows_pending"), "%s",
+		    strcmp(s, "enabled") == 0 ? "yes" :
+		    strcmp(s, "disabled") == 0 ? "no" : s);
+#undef KEY
+}
+
+static void
+probe_nvml(void *h)
+{
+	struct nvml t;
+	char buf[96];
+	unsigned n = 0;
+	int v, rc;
+
+	memset(&t, 0, sizeof t);
+	for (size_t i = 0; i < sizeof nvml_syms / sizeof nvml_syms[0]; i++) {
+		void *p = own_sym(h, nvml_syms[i].sym, nvml_syms[i].required);
+
+		memcpy((char *)&t + nvml_syms[i].off, &p, sizeof p);
+	}
+	if (sticky[0] != '\0') {
+		emit("unavailable", "not a usable NVML: %s", sticky);
+		sticky[0] = '\0';
+		return;
+	}
+	if ((rc = t.init()) != NVML_SUCCESS) {
+		emit("unavailable", "nvmlInit_v2: %s (%d)", t.error_string(rc),
+		    rc);
+		return;
+	}
+	if ((rc = t.driver_version(buf, sizeof buf)) == NVML_SUCCESS)
+		emit("driver.version", "%s", buf);
+	if (t.cuda_version != NULL && t.cuda_version(&v) == NVML_SUCCESS)
+		emit("cuda_driver.version", "%d.%d", v / 1000, v % 1000 / 10);
+	if ((rc = t.count(&n)) != NVML_SUCCESS)
+		emit("warning", "nvmlDeviceGetCount_v2: %s (%d)",
+		    t.error_string(rc), rc);
+	else {
+		emit("count", "%u", n);
+		for (unsigned i = 0; i < n; i++)
+			nvml_device(&t, i);
+	}
+	t.shutdown();
+}
+
+/* libcuda's own answer, to check NVML's against.  Never a stub: the
+ * caller does not pass one, and a stub says so with 34. */
+static void
+probe_libcuda(const char *path)
+{
+	void *h, *p;
+	intp_fn f;
+	int v = 0, rc;
+
+	if ((h = dlopen(path, RTLD_NOW | RTLD_LOCAL)) == NULL) {
+		emit("warning", "%s: %s", path, dlerror());
+		return;
+	}
+	if ((p = own_sym(h, "cuDriverGetVersion", 0)) == NULL)
+		return;
+	memcpy(&f, &p, sizeof f);
+	if ((rc = f(&v)) == 34)
+		emit("warning", "%s is a stub driver library "
+		    "(CUDA_ERROR_STUB_LIBRARY)", path);
+	else if (rc != 0)
+		emit("warning", "%s: cuDriverGetVersion returned %d", path, rc);
+	else
+		emit("cuda_driver_api", "%d.%d", v / 1000, v % 1000 / 10);
+}
+
+void
+ep_dynload_probe(const struct ep_dynload_job *j, int fd)
+{
+	void *h;
+
+	out_fd = fd;
+	job_name = j->name;
+	if ((h = dlopen(j->path, RTLD_NOW | RTLD_LOCAL)) == NULL) {
+		const char *e = dlerror();
+
+		emit(strcmp(j->name, "gpu") == 0 ? "unavailable" : "error",
+		    "dlopen: %s", e != NULL ? e : j->path);
+		return;
+	}
+	if (strcmp(j->name, "gpu") == 0) {
+		probe_nvml(h);
+		if (j->aux != NULL)
+			probe_libcuda(j->aux);
+	} else if (strcmp(j->name, "cudart") == 0)
+		emit_intp(h, "cudaRuntimeGetVersion", "runtime");
+	else if (strcmp(j->name, "cublas") == 0)
+		probe_cublas(h);
+	else if (strcmp(j->name, "cublaslt") == 0) {
+		emit_size(h, "cublasLtGetVersion", "code", 1);
+		emit_size(h, "cublasLtGetCudartVersion", "cudart_code", 1);
+	} else if (strcmp(j->name, "cudnn") == 0) {
+		emit_size(h, "cudnnGetVersion", "code", 1);
+		emit_size(h, "cudnnGetCudartVersion", "cudart_code", 1);
+	} else if (strncmp(j->name, "cudnn_", 6) == 0)
+		probe_cudnn_sub(h, j->name + 6, j->path);
+	else if (strcmp(j->name, "nccl") == 0)
+		emit_intp(h, "ncclGetVersion", "code");
+	else if (strcmp(j->name, "nvrtc") == 0)
+		probe_nvrtc(h);
+	if (sticky[0] != '\0')
+		emit("error", "%s", sticky);
+	/* No dlclose: the process ends here, and some libraries' destructors
+	 * are less tested than their constructors. */
+}
+

@@ -1,0 +1,121 @@
+/*
+ * dynload.h: ask CUDA libraries and the NVIDIA driver (NVML) what they
+ * are, by loading them with dlopen in child processes.
+ *
+ * Loading a library runs its constructors, and a broken or mismatched
+ * library can crash or hang there; so every library is loaded in a child
+ * of its own (forked, never exec'd), which writes what it learned to a
+ * pipe as lines "name\tfield\tvalue\n" and exits.  The parent reads with
+ * poll() and a deadline, kills a child that does not answer, and keeps
+ * whatever lines arrived before a crash.  One child per library also
+ * keeps libraries from resolving their dependencies against each other.
+ *
+ * dynload.c (the child's side) is the only file that includes
+ * <dlfcn.h>; dynload_run.c is the parent's side.
+ *
+ * What a child reports, by job name (raw numbers; collect_cudastack.c
+ * turns them into facts):
+ *   cudart       runtime (cudaRuntimeGetVersion)
+ *   cublas       major minor patch (cublasGetProperty), cudart_code
+ *   cublaslt     code (cublasLtGetVersion), cudart_code
+ *   cudnn        code (cudnnGetVersion), cudart_code
+ *   cudnn_<sub>  code, cudart_code (where the sub-library defines them),
+ *                packed (a cudnn_<sub>[_infer]_version data symbol,
+ *                0xMMmmpp), check (cudnn<Sub>VersionCheck's status),
+ *                dep (the libcudnn_graph the loader gave it)
+ *   nccl         code (ncclGetVersion)
+ *   nvrtc        major minor (nvrtcVersion)
+ *   gpu          final gpu.* fact names (driver.version, count, 0.name,
+ *                ...), cuda_driver_api (libcuda's own answer, to check
+ *                NVML against), unavailable (why NVML cannot be used)
+ * and for any job: error (what failed: a dlopen or dlsym error text, or
+ * a call's status), warning (worth saying, facts still good).
+ */
+#ifndef EP_DYNLOAD_H
+#define EP_DYNLOAD_H
+
+#include <stddef.h>
+
+#include "util.h"
+
+enum ep_dl_status {
+	EP_DL_OK,		/* the child exited with status 0 */
+	EP_DL_EXIT,		/* it exited with another status (code) */
+	EP_DL_SIGNAL,		/* it was killed by signal code: a crash */
+	EP_DL_TIMEOUT,		/* it did not finish in time and was killed */
+	EP_DL_NOSTART,		/* no pipe or no fork (code is the errno) */
+};
+
+struct ep_dynload_job {
+	const char *name;	/* in: "cudnn_ops", "gpu"; picks the probe */
+	const char *path;	/* in: the file to dlopen */
+	const char *aux;	/* in: gpu only: a libcuda.so.1 to ask for
+				   its driver version too, or NULL */
+	char *out;		/* out: the child's output, NUL-terminated,
+				   owned (freed by ep_dynload_jobs_clear) */
+	size_t len;
+	int status;		/* out: enum ep_dl_status */
+	int code;		/* out: exit status, signal, or errno */
+	int overflow;		/* out: output beyond the limit was dropped */
+	unsigned ms;		/* out: how long the child ran */
+	int limit_ms;		/* out: the time it was given */
+};
+
+/* Run jobs[0..n) with at most parallel children at a time (0 means 2),
+ * each given timeout_ms from its start.  A child that crashes or times
+ * out only marks its own job; the call fails (EP_E_IO) only if poll()
+ * itself fails, and then every child is killed and reaped first and the
+ * jobs not run are EP_DL_NOSTART.  Every job's out is set either way.
+ * Call it while the process has one thread: the children are forked
+ * without exec, and a lock held by another thread at fork time would
+ * stay held in them. */
+int ep_dynload_run(struct ep_dynload_job *jobs, size_t n, unsigned parallel,
+    int timeout_ms, struct ep_err *err);
+
+void ep_dynload_jobs_clear(struct ep_dynload_job *jobs, size_t n);
+
+/* The child's work, in the forked child only: load j->path and write the
+ * job's lines to fd.  Returns so that the caller can _exit(). */
+void ep_dynload_probe(const struct ep_dynload_job *j, int fd);
+
+/* Why a job did not end well, as a phrase for a warning: "crashed
+ * (signal 11, Segmentation fault)", "did not finish within 500 ms", ...
+ * Empty for EP_DL_OK. */
+void ep_dynload_describe(char *buf, size_t size,
+    const struct ep_dynload_job *j);
+
+/* One parsed line. */
+struct ep_dlrec {
+	char *name, *field, *value;
+};
+
+struct ep_dlrecs {
+	struct ep_dlrec *v;
+	size_t n, cap;
+	size_t bad;		/* lines that were not name\tfield\tvalue */
+};
+
+/* Parse a child's output.  A line without two tabs, with an empty name or
+ * field, with a NUL byte, or the last line without its newline (a child
+ * cut off mid-write) counts in bad and is dropped. */
+void ep_dynload_parse(struct ep_dlrecs *out, const char *buf, size_t len);
+void ep_dlrecs_clear(struct ep_dlrecs *r);
+
+/* Version numbers as the libraries encode them, written out; buf gets ""
+ * for a code that cannot be one. */
+
+/* 1000 * major + 10 * minor (CUDART_VERSION, cudaRuntimeGetVersion,
+ * cudnnGetCudartVersion, ...): 13010 -> "13.1". */
+void ep_version_cuda(char *buf, size_t size, long code);
+
+/* major * 10000 + minor * 100 + patch, or major * 1000 + minor * 100 +
+ * patch below 10000 (cuDNN 8, NCCL up to 2.8): cublasLtGetVersion 130100
+ * -> "13.1.0", cudnnGetVersion 91900 -> "9.19.0", 8902 -> "8.9.2",
+ * ncclGetVersion 22809 -> "2.28.9", 2708 -> "2.7.8". */
+void ep_version_code(char *buf, size_t size, long code);
+
+/* major << 16 | minor << 8 | patch (cuDNN 9's cudnn_*_version data
+ * symbols): 0x091300 -> "9.19.0". */
+void ep_version_packed(char *buf, size_t size, unsigned long packed);
+
+#endif
