@@ -519,10 +519,17 @@ ep_collect_cudastack(struct ep_collect *c, struct ep_err *err)
 		ep_libsearch_add_dir(&s, c->opts->lib_paths.v[i], "--lib-path");
 	ep_libsearch_add_pathlist(&s, getenv("LD_LIBRARY_PATH"),
 	    "LD_LIBRARY_PATH");
-	ep_libsearch_add_ldcache(&s, LDCACHE);
-	ep_libsearch_add_dir(&s, "/usr/local/cuda/lib64", "default");
+	/*
+	 * The wheels' nvidia/<x>/lib come before the loader's cache: that is
+	 * where PyTorch and JAX load cuDNN and cuBLAS from (their RUNPATH
+	 * points there, and the loader reads RUNPATH after LD_LIBRARY_PATH
+	 * but before its cache).  Seen on an H100 host: the cache held a
+	 * system cuDNN 9.14 while PyTorch loaded its wheel's 9.19.
+	 */
 	for (size_t i = 0; i < c->site_dirs.n; i++)
 		ep_libsearch_add_site(&s, c->site_dirs.v[i]);
+	ep_libsearch_add_ldcache(&s, LDCACHE);
+	ep_libsearch_add_dir(&s, "/usr/local/cuda/lib64", "default");
 
 	for (size_t i = 0; i < NLIBS; i++) {
 		struct libstate *l = &ls[i];
