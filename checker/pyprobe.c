@@ -388,10 +388,24 @@ ep_pyprobe_cached(struct ep_pyprobe *out, const char *exe,
 	/*
 	 * A script in front of the interpreter (a pyenv shim, say) picks
 	 * the real one at run time from the current directory's
-	 * .python-version and PYENV_VERSION, which no key of ours can see:
-	 * its answer is never cached.
+	 * .python-version and PYENV_VERSION, which no key of ours can see.
+	 * A pyenv shim whose choice can be read off those (pyshim.c) is
+	 * replaced by the interpreter it would run; any other script is run
+	 * every time and its answer never cached.
 	 */
-	if (cache != NULL && !is_script(real)) {
+	if (is_script(real)) {
+		const char *dir = getenv("PYENV_DIR");
+		char *cwd = dir == NULL ? getcwd(NULL, 0) : NULL;
+		char *target = ep_pyshim_resolve(real, dir ? dir : cwd);
+
+		free(cwd);
+		if (target != NULL) {
+			rc = ep_pyprobe_cached(out, target, cache, timeout_ms,
+			    err);
+			free(target);
+			goto done;
+		}
+	} else if (cache != NULL) {
 		kind = probe_kind(exe);
 		hit = ep_cache_get(cache, kind, &st);
 		if (hit != NULL && ep_pyprobe_parse(out, hit, strlen(hit),

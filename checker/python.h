@@ -110,6 +110,16 @@ int ep_pyprobe_run(struct ep_pyprobe *out, const char *exe, int timeout_ms,
 int ep_pyprobe_cached(struct ep_pyprobe *out, const char *exe,
     struct ep_cache *cache, int timeout_ms, struct ep_err *err);
 
+/* When exe is a pyenv shim, the interpreter it would run, found by pyenv's
+ * documented rules without running anything: the first version named by
+ * PYENV_VERSION, else by the nearest .python-version from dir (the current
+ * directory) upwards, else by $PYENV_ROOT/version, whose
+ * versions/<v>/bin/<program> exists.  A new string, or NULL when exe is
+ * not a shim or the choice is not plain (no version named, "system", a
+ * version not installed): then the shim itself must be run.  Implemented
+ * in pyshim.c. */
+char *ep_pyshim_resolve(const char *exe, const char *dir);
+
 /* Resolve a --python argument: a path (must exist and be an executable
  * file) or a name looked up on PATH.  *out is a new string.  -1 with err
  * (EP_E_INPUT) "python: EXE: not found" and the like. */
