@@ -139,8 +139,7 @@ ep_capture(struct ep_manifest **out, const struct ep_capture_opts *o,
 		goto done;
 
 	if (c.cache != NULL) {
-		if (ep_mkdirs(dir, &cerr) < 0 ||
-		    ep_cache_save(c.cache, &cerr) < 0)
+		if (ep_cache_save(c.cache, &cerr) < 0)
 			ep_manifest_warn(c.m, "cache not saved: %s", cerr.msg);
 	}
 	json_object_set_new(c.m->meta, "duration_ms",

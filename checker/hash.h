@@ -32,7 +32,15 @@ struct ep_hash_stats {
  * that the workers finish together.  A job that fails (unreadable, not a
  * regular file) gets an error and the others go on; the call itself only
  * fails if it cannot start.  The job's error is freed by
- * ep_hash_jobs_clear(). */
+ * ep_hash_jobs_clear().
+ *
+ * Paths are followed (stat, then open): callers name and resolve them.
+ * Jobs that reach one file (same device and inode) read it once;
+ * stats->bytes counts the bytes actually read.  A hash is stored in the
+ * cache (kind "sha256") only if the file looked the same before and after
+ * it was read.  A job's error reads "PATH: reason" ("PATH: not a regular
+ * file" for a directory, fifo or device, which are never opened for
+ * reading). */
 int ep_hash_files(struct ep_hash_job *jobs, size_t n, struct ep_cache *cache,
     unsigned nthreads, struct ep_hash_stats *stats, struct ep_err *err);
 void ep_hash_jobs_clear(struct ep_hash_job *jobs, size_t n);
