@@ -32,6 +32,7 @@
 #include "collect.h"
 #include "dynload.h"
 #include "libsearch.h"
+#include "libwheel.h"
 
 #define LOAD_TIMEOUT_MS	20000
 #define LDCACHE		"/etc/ld.so.cache"
@@ -588,6 +589,13 @@ ep_collect_cudastack(struct ep_collect *c, struct ep_err *err)
 		gpu_finish(c, &jobs[0]);
 	for (size_t i = 0; i < norder; i++)
 		lib_finish(c, order[i], &jobs[order[i]->job]);
+	/* libwheel.h: the wheel that installed each library
+	 * (lib.<name>.wheel, .record_sha256), whose version completes an
+	 * "X.Y" one; after the versions above are set. */
+	for (size_t i = 0; i < NLIBS; i++)
+		if (ls[i].f.real != NULL)
+			ep_libwheel_collect(c->m, c->cache, ls[i].lib->name,
+			    ls[i].f.real);
 
 	meta = json_object();
 	json_object_set_new(meta, "libraries", json_integer((json_int_t)nfound));

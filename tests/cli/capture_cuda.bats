@@ -249,3 +249,97 @@ meta() { # file jq-path
 		-o "$T/nocache.json"
 	[ "$(meta nocache.json .meta.cudastack.children)" -ge 13 ]
 }
+
+# --- which wheel installed each library (libwheel.c) ---------------------
+
+# The build machines' /usr/local/cuda was made from NVIDIA's wheels, their
+# dist-infos kept in $CUDA/dist-info.
+need_cuda_wheels() {
+	need_cuda
+	compgen -G "$CUDA/dist-info/nvidia_cuda_runtime-*.dist-info" >/dev/null ||
+		skip "no NVIDIA wheel dist-infos in $CUDA/dist-info"
+}
+
+wheel_version() { # dist-info-prefix
+	sed -n 's/^Version: *//p' "$CUDA"/dist-info/"$1"-*.dist-info/METADATA |
+		head -1 | tr -d '\r'
+}
+
+@test "wheels: cudart and nvrtc get the wheel's full release, each library its wheel" {
+	need_cuda_wheels
+	capture m.json
+	local rt nvrtc cudnn
+	rt=$(wheel_version nvidia_cuda_runtime)
+	nvrtc=$(wheel_version nvidia_cuda_nvrtc)
+	cudnn=$(wheel_version nvidia_cudnn_cu13)
+	[ -n "$rt" ] && [ -n "$cudnn" ]
+	[ "$(fact m.json lib.cudart.wheel)" = "nvidia-cuda-runtime==$rt" ]
+	[ "$(fact m.json lib.cudart.version)" = "$(echo "$rt" | cut -d. -f1-3)" ]
+	[ "$(fact m.json lib.cudnn.wheel)" = "nvidia-cudnn-cu13==$cudnn" ]
+	# cuDNN says 9.19.0 itself: the wheel's 9.19.0.56 does not replace it.
+	[ "$(fact m.json lib.cudnn.version)" = "$(echo "$cudnn" | cut -d. -f1-3)" ]
+	[ "$(fact m.json lib.cudnn_ops.wheel)" = "nvidia-cudnn-cu13==$cudnn" ]
+	if [ -n "$nvrtc" ]; then
+		[ "$(fact m.json lib.nvrtc.wheel)" = "nvidia-cuda-nvrtc==$nvrtc" ]
+		[ "$(fact m.json lib.nvrtc.version)" = \
+			"$(echo "$nvrtc" | cut -d. -f1-3)" ]
+	fi
+	if [ "$rt" = 13.0.96 ]; then
+		[ "$(fact m.json lib.cudart.version)" = 13.0.96 ]
+		[ "$(fact m.json lib.cudnn.wheel)" = nvidia-cudnn-cu13==9.19.0.56 ]
+	fi
+	# What pip recorded is what is on disk.
+	local real
+	real=$(realpath "$CUDA/lib64/libcudart.so.13")
+	[ "$(fact m.json lib.cudart.record_sha256)" = "$(sha "$real")" ]
+	[ "$(fact m.json lib.cudart.record_sha256)" = \
+		"$(fact m.json lib.cudart.sha256)" ]
+	validate_schema manifest m.json
+}
+
+@test "wheels: a site-packages wheel install is found; a RECORD that disagrees shows" {
+	need_cuda
+	local site=$T/site lib=$T/site/nvidia/cu13/lib di
+	di=$site/nvidia_cuda_runtime-13.0.99.dist-info
+	mkdir -p "$lib" "$di"
+	cp "$CUDA/lib64/libcudart.so.13" "$lib/"
+	# pip's RECORD: urlsafe base64 of the digest, no padding.
+	local b64
+	b64=$(openssl dgst -sha256 -binary "$lib/libcudart.so.13" | base64 -w0 |
+		tr '+/' '-_' | tr -d =)
+	printf 'Metadata-Version: 2.1\nName: nvidia-cuda-runtime\nVersion: 13.0.99\n\n' \
+		>"$di/METADATA"
+	printf 'nvidia/cu13/lib/libcudart.so.13,sha256=%s,%s\n%s\n' "$b64" \
+		"$(stat -c %s "$lib/libcudart.so.13")" \
+		nvidia_cuda_runtime-13.0.99.dist-info/RECORD,, >"$di/RECORD"
+
+	capture m.json --lib-path "$lib"
+	[ "$(fact m.json lib.cudart.path)" = "$lib/libcudart.so.13" ]
+	[ "$(fact m.json lib.cudart.wheel)" = nvidia-cuda-runtime==13.0.99 ]
+	[ "$(fact m.json lib.cudart.version)" = 13.0.99 ]
+	[ "$(fact m.json lib.cudart.record_sha256)" = "$(sha "$lib/libcudart.so.13")" ]
+	validate_schema manifest m.json
+
+	# Overwritten after install: both digests are facts, and differ.
+	printf 'x' >>"$lib/libcudart.so.13"
+	capture t.json --lib-path "$lib"
+	[ "$(fact t.json lib.cudart.wheel)" = nvidia-cuda-runtime==13.0.99 ]
+	[ "$(fact t.json lib.cudart.record_sha256)" = \
+		"$(fact m.json lib.cudart.record_sha256)" ]
+	[ "$(fact t.json lib.cudart.sha256)" = "$(sha "$lib/libcudart.so.13")" ]
+	[ "$(fact t.json lib.cudart.sha256)" != \
+		"$(fact t.json lib.cudart.record_sha256)" ]
+}
+
+@test "wheels: a library no wheel lists has no wheel facts and keeps its own version" {
+	need_cuda
+	mkdir -p copy/lib nvidia_other-1.0.dist-info
+	cp "$CUDA/lib64/libcudart.so.13" copy/lib/
+	printf 'Name: nvidia-other\nVersion: 1.0\n' >nvidia_other-1.0.dist-info/METADATA
+	printf 'nvidia/other/lib/libother.so.1,,1\n' >nvidia_other-1.0.dist-info/RECORD
+	capture m.json --lib-path "$T/copy/lib"
+	[ "$(fact m.json lib.cudart.path)" = "$T/copy/lib/libcudart.so.13" ]
+	[ -z "$(fact m.json lib.cudart.wheel)" ]
+	[ -z "$(fact m.json lib.cudart.record_sha256)" ]
+	[[ "$(fact m.json lib.cudart.version)" =~ ^[0-9]+\.[0-9]+$ ]]
+}
