@@ -100,20 +100,6 @@ base_name(const char *path)
 	return b != NULL ? b + 1 : path;
 }
 
-/* The identity the cache keys on, for a file a result depends on. */
-static char *
-identity(const char *path)
-{
-	struct stat st;
-
-	if (stat(path, &st) < 0)
-		return xstrdup("-");
-	return xasprintf("%ju:%ju:%jd:%jd.%09ld:%jd.%09ld",
-	    (uintmax_t)st.st_dev, (uintmax_t)st.st_ino, (intmax_t)st.st_size,
-	    (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
-	    (intmax_t)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
-}
-
 static int
 load_timeout_ms(struct ep_manifest *m)
 {
@@ -247,7 +233,7 @@ lib_result(const struct libstate *ls, const struct ep_dlrecs *r)
 			continue;
 		if ((real = realpath(r->v[i].value, NULL)) == NULL)
 			real = xstrdup(r->v[i].value);
-		id = identity(real);
+		id = ep_file_identity(real);
 		append(&out, "dep\t%s\t%s\n", real, id);
 		free(id);
 		free(real);
@@ -282,7 +268,7 @@ apply_result(struct ep_manifest *m, const char *name, const char *result,
 				if (pass == 1 || (v2 = strchr(v, '\t')) == NULL)
 					continue;
 				*v2++ = '\0';
-				id = identity(v);
+				id = ep_file_identity(v);
 				ok = strcmp(id, v2) == 0;
 				free(id);
 			} else if (pass == 1) {

@@ -121,24 +121,10 @@ ep_libwheel_refine(char *out, size_t size, const char *api,
 	return 1;
 }
 
-/* What the cache compares: see collect_cudastack.c. */
-static char *
-identity(const char *path)
-{
-	struct stat st;
-
-	if (stat(path, &st) < 0)
-		return xstrdup("-");
-	return xasprintf("%ju:%ju:%jd:%jd.%09ld:%jd.%09ld",
-	    (uintmax_t)st.st_dev, (uintmax_t)st.st_ino, (intmax_t)st.st_size,
-	    (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
-	    (intmax_t)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
-}
-
 static void
 add_dep(struct walk *w, const char *path)
 {
-	char *id = identity(path);
+	char *id = ep_file_identity(path);
 
 	ep_strv_push_owned(&w->deps, xasprintf("%s\t%s", path, id));
 	free(id);
@@ -424,7 +410,7 @@ from_cache(struct ep_libwheel *out, const char *value)
 		    != NULL; n++)
 			*f[n + 1]++ = '\0';
 		if (strcmp(f[0], "dep") == 0 && n == 2) {
-			id = identity(f[1]);
+			id = ep_file_identity(f[1]);
 			if (strcmp(id, f[2]) != 0)
 				rc = -1;
 			free(id);

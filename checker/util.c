@@ -303,6 +303,19 @@ done:
 	return rc;
 }
 
+char *
+ep_file_identity(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return xstrdup("-");
+	return xasprintf("%ju:%ju:%jd:%jd.%09ld:%jd.%09ld",
+	    (uintmax_t)st.st_dev, (uintmax_t)st.st_ino, (intmax_t)st.st_size,
+	    (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+	    (intmax_t)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+}
+
 int
 ep_mkdirs(const char *path, struct ep_err *err)
 {
