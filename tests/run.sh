@@ -21,17 +21,20 @@ while [ $# -gt 0 ]; do
 done
 
 jobs=$(nproc 2>/dev/null || echo 2)
-passed=0 failed=0
+passed=0 failed=0 skipped=0
 log=$(mktemp -d "${TMPDIR:-/tmp}/envparity-tests.XXXXXX")
 trap 'rm -rf "$log"' EXIT
 
-# Count TAP lines of one suite's output, echo failures in full.
+# Count TAP lines of one suite's output, echo failures in full.  A
+# "# SKIP" directive is a skip whatever precedes it (cmocka writes
+# "not ok N # SKIP" for a skipped test).
 tally() { # name file
-	local p f
-	p=$(grep -cE '^ok ' "$2")
-	f=$(grep -cE '^not ok ' "$2")
-	passed=$((passed + p)) failed=$((failed + f))
-	printf '%-44s %4d passed, %d failed\n' "$1" "$p" "$f"
+	local p f s
+	s=$(grep -cE '^(not )?ok .*# (SKIP|skip)' "$2")
+	p=$(grep -E '^ok ' "$2" | grep -cvE '# (SKIP|skip)')
+	f=$(grep -E '^not ok ' "$2" | grep -cvE '# (SKIP|skip)')
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	printf '%-44s %4d passed, %d failed, %d skipped\n' "$1" "$p" "$f" "$s"
 	if [ "$f" -gt 0 ] || ! grep -qE '^(not )?ok ' "$2"; then
 		sed 's/^/    /' "$2"
 		[ "$f" -gt 0 ] || { failed=$((failed + 1)); echo "    (no test ran: counted as a failure)"; }
@@ -77,5 +80,5 @@ if [ "$san" = 1 ] && build SAN=1 WERROR="${WERROR:-1}"; then
 	pass build-san san
 fi
 
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -8,7 +8,7 @@ load setup
 # A pyenv layout whose shim records each run and then runs the real
 # interpreter, as `pyenv exec` would.
 make_pyenv() {
-	real=$(python3 -c 'import sys; print(sys.executable)')
+	real=$(python3 -c 'import sys; print(getattr(sys, "_base_executable", None) or sys.executable)')
 	mkdir -p "$T/pyenv/shims" "$T/pyenv/versions/7.7.7/bin" "$T/pyenv/libexec"
 	ln -s "$real" "$T/pyenv/versions/7.7.7/bin/python3"
 	echo 7.7.7 > "$T/pyenv/version"

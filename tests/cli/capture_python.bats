@@ -40,7 +40,7 @@ EOF
 }
 
 real_python() {
-	python3 -c 'import sys; print(sys.executable)'
+	python3 -c 'import sys; print(getattr(sys, "_base_executable", None) or sys.executable)'
 }
 
 @test "--site-packages: every generated distribution, PEP 503 names, no python.version" {
