@@ -36,9 +36,11 @@ H100=$FIXTURES/gpu/h100
 
 @test "on the H100, the default capture names the cuDNN PyTorch loads" {
 	m=$H100/capture.json
-	# PyTorch reported cudnn 91900 there (host.txt); the loader cache had
-	# no CUDA, so the venv's wheels were found through site-packages.
+	# PyTorch reported cudnn 91900 there (host.txt), and the loader cache
+	# also listed a system cuDNN under /lib/x86_64-linux-gnu: the wheels'
+	# folders, searched before the cache, must win.
 	grep -q 'cudnn 91900' "$H100/host.txt"
+	grep -q 'libcudnn.so.9 (libc6,x86-64) => /lib/x86_64-linux-gnu/' "$H100/host.txt"
 	[ "$(fact "$m" lib.cudnn.version)" = 9.19.0 ]
 	[[ "$(fact "$m" lib.cudnn.path)" == */site-packages/nvidia/cudnn/lib/libcudnn.so.9 ]]
 	[ "$(fact "$m" lib.cudnn.cudart)" = 13.1 ]
