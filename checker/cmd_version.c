@@ -5,9 +5,9 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "capture.h"
 #include "cmd.h"
 #include "hash.h"
+#include "manifest.h"
 #include "version.h"
 
 static int cmd_version_exec(const struct ep_cmd *, int, char **);
@@ -47,7 +47,7 @@ cmd_version_exec(const struct ep_cmd *self, int argc, char **argv)
 		    argv[optind]);
 	printf("envparity %s\n", EP_VERSION);
 	printf("manifest schema %s\n", EP_MANIFEST_SCHEMA);
-	printf("jansson %s\n", JANSSON_VERSION);
+	printf("%s\n", ep_manifest_library_version());
 	printf("%s\n", ep_hash_library_version());
 	return EP_EXIT_OK;
 }

@@ -223,3 +223,9 @@ ep_manifest_load(struct ep_manifest **out, const char *path,
 	free(text);
 	return rc;
 }
+
+const char *
+ep_manifest_library_version(void)
+{
+	return "jansson " JANSSON_VERSION;
+}

@@ -68,4 +68,7 @@ int ep_manifest_parse(struct ep_manifest **out, const char *text, size_t len,
 int ep_manifest_load(struct ep_manifest **out, const char *path,
     struct ep_err *err);
 
+/* "jansson 2.14", for `envparity version`. */
+const char *ep_manifest_library_version(void);
+
 #endif

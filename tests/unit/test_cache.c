@@ -13,6 +13,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,19 +30,14 @@ static int
 setup(void **state)
 {
 	(void)state;
-	strcpy(tmpdir, "/tmp/ep-cache.XXXXXX");
-	return mkdtemp(tmpdir) == NULL ? -1 : 0;
+	return tu_scratch_make(tmpdir, sizeof tmpdir, "cache");
 }
 
 static int
 teardown(void **state)
 {
-	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
-	int rc = system(cmd);
-
 	(void)state;
-	free(cmd);
-	return rc == 0 ? 0 : -1;
+	return tu_scratch_remove(tmpdir);
 }
 
 /* A stat of a file last changed in 2020. */

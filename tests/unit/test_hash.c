@@ -9,6 +9,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,19 +46,14 @@ static int
 setup(void **state)
 {
 	(void)state;
-	strcpy(tmpdir, "/tmp/ep-hash.XXXXXX");
-	return mkdtemp(tmpdir) == NULL ? -1 : 0;
+	return tu_scratch_make(tmpdir, sizeof tmpdir, "hash");
 }
 
 static int
 teardown(void **state)
 {
-	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
-	int rc = system(cmd);
-
 	(void)state;
-	free(cmd);
-	return rc == 0 ? 0 : -1;
+	return tu_scratch_remove(tmpdir);
 }
 
 /* A byte pattern that does not repeat on any power-of-two period. */

@@ -13,6 +13,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,24 +33,16 @@ static char tmpdir[PATH_MAX];
 static int
 setup(void **state)
 {
-	char tmpl[] = "/tmp/ep-libwheel.XXXXXX";
-
 	(void)state;
 	/* Real paths, as the collector passes them. */
-	if (mkdtemp(tmpl) == NULL || realpath(tmpl, tmpdir) == NULL)
-		return -1;
-	return 0;
+	return tu_scratch_make(tmpdir, sizeof tmpdir, "libwheel");
 }
 
 static int
 teardown(void **state)
 {
-	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
-	int rc = system(cmd);
-
 	(void)state;
-	free(cmd);
-	return rc == 0 ? 0 : -1;
+	return tu_scratch_remove(tmpdir);
 }
 
 static char *

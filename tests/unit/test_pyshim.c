@@ -6,6 +6,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,8 +49,7 @@ setup(void **state)
 	char *shim;
 
 	(void)state;
-	strcpy(root, "/tmp/ep-pyshim.XXXXXX");
-	if (mkdtemp(root) == NULL)
+	if (tu_scratch_make(root, sizeof root, "pyshim") < 0)
 		return -1;
 	/* The shim exactly as `pyenv rehash` writes it. */
 	shim = xasprintf("#!/usr/bin/env bash\nset -e\n"
@@ -71,12 +72,8 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	char *cmd = xasprintf("rm -rf '%s'", root);
-	int rc = system(cmd);
-
 	(void)state;
-	free(cmd);
-	return rc == 0 ? 0 : -1;
+	return tu_scratch_remove(root);
 }
 
 static void

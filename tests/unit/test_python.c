@@ -10,6 +10,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,19 +30,14 @@ static int
 setup_tmp(void **state)
 {
 	(void)state;
-	strcpy(tmp, "/tmp/ep-test-python.XXXXXX");
-	return mkdtemp(tmp) == NULL ? -1 : 0;
+	return tu_scratch_make(tmp, sizeof tmp, "python");
 }
 
 static int
 teardown_tmp(void **state)
 {
-	char *cmd = xasprintf("rm -rf '%s'", tmp);
-	int rc = system(cmd);
-
 	(void)state;
-	free(cmd);
-	return rc == 0 ? 0 : -1;
+	return tu_scratch_remove(tmp);
 }
 
 static void
