@@ -2,8 +2,8 @@
  * collect_cudastack.c: the NVIDIA stack.  For each CUDA library, the real
  * file a program would load (lib.<name>.path), its SHA-256, the version
  * it reports and the cudart it was built for; for the driver and each
- * GPU, what NVML says (gpu.*).  What could not be looked at goes to
- * meta.unavailable.lib and meta.unavailable.gpu.
+ * GPU, what NVML says (gpu.*, gpudrv.c).  What could not be looked at
+ * goes to meta.unavailable.lib and meta.unavailable.gpu.
  *
  * Libraries are found on disk (libsearch.h) and asked for their versions
  * by loading them in child processes (dynload.h), so that a library that
@@ -31,24 +31,14 @@
 
 #include "collect.h"
 #include "dynload.h"
+#include "gpudrv.h"
 #include "libsearch.h"
 #include "libwheel.h"
 
 #define LOAD_TIMEOUT_MS	20000
-#define LDCACHE		"/etc/ld.so.cache"
-#define NVML_SONAME	"libnvidia-ml.so.1"
 /* Bump when what a cached entry means changes. */
 #define CACHE_KIND	"libinfo1:"
 
-#if defined(__x86_64__)
-#define MULTIARCH	"x86_64-linux-gnu"
-#elif defined(__aarch64__)
-#define MULTIARCH	"aarch64-linux-gnu"
-#elif defined(__powerpc64__)
-#define MULTIARCH	"powerpc64le-linux-gnu"
-#else
-#define MULTIARCH	"unknown-linux-gnu"
-#endif
 
 /* How a library's version is read from what its child reported. */
 enum vfmt {
@@ -328,125 +318,6 @@ lib_finish(struct ep_collect *c, struct libstate *ls,
 	ep_dlrecs_clear(&r);
 }
 
-/* Field names a child may set as gpu.<field>: "count", "0.name", ... */
-static int
-gpu_field_ok(const char *f)
-{
-	return *f != '\0' && strspn(f, "abcdefghijklmnopqrstuvwxyz0123456789._")
-	    == strlen(f);
-}
-
-static void
-gpu_finish(struct ep_collect *c, const struct ep_dynload_job *j)
-{
-	struct ep_dlrecs r = { 0 };
-	const char *api = NULL, *nvml;
-	char why[128], *key;
-
-	ep_dynload_parse(&r, j->out, j->len);
-	for (size_t i = 0; i < r.n; i++) {
-		const struct ep_dlrec *rec = &r.v[i];
-
-		if (strcmp(rec->name, "gpu") != 0)
-			r.bad++;
-		else if (strcmp(rec->field, "unavailable") == 0)
-			ep_manifest_unavailable(c->m, "gpu", "%s", rec->value);
-		else if (strcmp(rec->field, "warning") == 0 ||
-		    strcmp(rec->field, "error") == 0)
-			ep_manifest_warn(c->m, "gpu: %s", rec->value);
-		else if (strcmp(rec->field, "cuda_driver_api") == 0)
-			api = rec->value;
-		else if (gpu_field_ok(rec->field)) {
-			key = xasprintf("gpu.%s", rec->field);
-			ep_manifest_set(c->m, key, rec->value);
-			free(key);
-		} else
-			r.bad++;
-	}
-	if (j->status != EP_DL_OK) {
-		ep_dynload_describe(why, sizeof why, j);
-		ep_manifest_warn(c->m, "gpu: NVML (%s) %s", j->path, why);
-		if (ep_manifest_get(c->m, "gpu.count") == NULL)
-			ep_manifest_unavailable(c->m, "gpu", "NVML (%s) %s",
-			    j->path, why);
-	}
-	if (r.bad > 0 || j->overflow)
-		ep_manifest_warn(c->m, "gpu: %zu garbled line%s from the child "
-		    "that loaded NVML (%s)", r.bad, r.bad == 1 ? "" : "s",
-		    j->path);
-	nvml = ep_manifest_get(c->m, "gpu.cuda_driver.version");
-	if (api != NULL && nvml != NULL && strcmp(api, nvml) != 0)
-		ep_manifest_warn(c->m, "gpu: libcuda (%s) reports CUDA %s, NVML "
-		    "%s", j->aux, api, nvml);
-	ep_dlrecs_clear(&r);
-}
-
-/* A stub driver library beside where we looked (CUDA's lib64/stubs):
- * worth naming when the real one is missing, never worth loading. */
-static char *
-find_stub(const struct ep_libsearch *const *ss, size_t n)
-{
-	static const char *const names[] = { NVML_SONAME, "libnvidia-ml.so",
-	    "libcuda.so.1", "libcuda.so", NULL };
-	char *path;
-
-	for (size_t k = 0; k < n; k++)
-		for (size_t i = 0; i < ss[k]->n; i++) {
-			const char *dir = ss[k]->src[i].dir;
-
-			if (dir == NULL)
-				continue;
-			for (size_t m = 0; names[m] != NULL; m++) {
-				path = ep_libsearch_in_stubs(dir) ?
-				    xasprintf("%s/%s", dir, names[m]) :
-				    xasprintf("%s/stubs/%s", dir, names[m]);
-				if (access(path, F_OK) == 0)
-					return path;
-				free(path);
-			}
-		}
-	return NULL;
-}
-
-/* Queue the GPU job, or say why the GPU cannot be looked at. */
-static int
-gpu_start(struct ep_collect *c, const struct ep_libsearch *s,
-    struct ep_libsearch *drv, struct ep_libfound *nvml,
-    struct ep_libfound *cuda, struct ep_dynload_job *job)
-{
-	static const char *const std_dirs[] = {
-		"/usr/local/nvidia/lib64",	/* NVIDIA's container runtime */
-		"/usr/lib/" MULTIARCH, "/lib/" MULTIARCH, "/usr/lib64",
-		"/lib64", "/usr/lib", "/lib", NULL,
-	};
-	const struct ep_libsearch *both[] = { s, drv };
-	char *stub;
-
-	/* Where dlopen("libnvidia-ml.so.1") would look. */
-	ep_libsearch_add_pathlist(drv, getenv("LD_LIBRARY_PATH"),
-	    "LD_LIBRARY_PATH");
-	ep_libsearch_add_ldcache(drv, LDCACHE);
-	for (size_t i = 0; std_dirs[i] != NULL; i++)
-		ep_libsearch_add_dir(drv, std_dirs[i], "default");
-	if (!ep_libsearch_find_exact(nvml, drv, NVML_SONAME)) {
-		if ((stub = find_stub(both, 2)) != NULL)
-			ep_manifest_unavailable(c->m, "gpu", NVML_SONAME " not "
-			    "found; driver library found only as a stub (%s)",
-			    stub);
-		else
-			ep_manifest_unavailable(c->m, "gpu", NVML_SONAME
-			    " not found");
-		free(stub);
-		return 0;
-	}
-	memset(job, 0, sizeof *job);
-	job->name = "gpu";
-	job->path = nvml->real;
-	if (ep_libsearch_find_exact(cuda, drv, "libcuda.so.1"))
-		job->aux = cuda->real;
-	return 1;
-}
-
 static char *
 searched(const struct ep_libsearch *s)
 {
@@ -454,7 +325,7 @@ searched(const struct ep_libsearch *s)
 
 	for (size_t i = 0; i < s->n; i++)
 		append(&out, "%s%s", i > 0 ? ", " : "",
-		    s->src[i].dir != NULL ? s->src[i].dir : LDCACHE);
+		    s->src[i].dir != NULL ? s->src[i].dir : EP_LDCACHE_PATH);
 	return out != NULL ? out : xstrdup("nowhere");
 }
 
@@ -515,7 +386,7 @@ ep_collect_cudastack(struct ep_collect *c, struct ep_err *err)
 	 */
 	for (size_t i = 0; i < c->site_dirs.n; i++)
 		ep_libsearch_add_site(&s, c->site_dirs.v[i]);
-	ep_libsearch_add_ldcache(&s, LDCACHE);
+	ep_libsearch_add_ldcache(&s, EP_LDCACHE_PATH);
 	ep_libsearch_add_dir(&s, "/usr/local/cuda/lib64", "default");
 
 	for (size_t i = 0; i < NLIBS; i++) {
@@ -544,7 +415,7 @@ ep_collect_cudastack(struct ep_collect *c, struct ep_err *err)
 		}
 		order[norder++] = l;
 	}
-	if (s.cache_state < 0 && access(LDCACHE, F_OK) == 0)
+	if (s.cache_state < 0 && access(EP_LDCACHE_PATH, F_OK) == 0)
 		ep_manifest_warn(c->m, "loader cache skipped: %s", s.cache_error);
 	if (nfound == 0) {
 		list = searched(&s);
@@ -555,7 +426,7 @@ ep_collect_cudastack(struct ep_collect *c, struct ep_err *err)
 
 	/* NVML first (always asked), then the largest libraries, which
 	 * take longest to load, so that the children finish together. */
-	gpu = gpu_start(c, &s, &drv, &nvml, &cuda, &jobs[0]);
+	gpu = ep_gpu_start(c, &s, &drv, &nvml, &cuda, &jobs[0]);
 	njobs = (size_t)gpu;
 	if (norder > 1)
 		qsort(order, norder, sizeof *order, by_size);
@@ -572,7 +443,7 @@ ep_collect_cudastack(struct ep_collect *c, struct ep_err *err)
 	    load_timeout_ms(c->m), &lerr) < 0)
 		ep_manifest_warn(c->m, "loading CUDA libraries: %s", lerr.msg);
 	if (gpu)
-		gpu_finish(c, &jobs[0]);
+		ep_gpu_finish(c, &jobs[0]);
 	for (size_t i = 0; i < norder; i++)
 		lib_finish(c, order[i], &jobs[order[i]->job]);
 	/* libwheel.h: the wheel that installed each library

@@ -15,6 +15,9 @@
 
 #include "util.h"
 
+/* Where glibc's loader keeps its cache. */
+#define EP_LDCACHE_PATH	"/etc/ld.so.cache"
+
 /* One entry of the loader's cache: a soname and the file it maps to. */
 struct ep_ldcache_entry {
 	const char *key;	/* "libcudnn.so.9", borrowed from the cache */
