@@ -53,7 +53,8 @@ void ep_collect_hash_later(struct ep_collect *c, const char *key,
 
 int ep_collect_os(struct ep_collect *c, struct ep_err *err);	/* os, libc, cpu */
 int ep_collect_env(struct ep_collect *c, struct ep_err *err);	/* env.<VAR> */
-int ep_collect_python(struct ep_collect *c, struct ep_err *err); /* python, conda */
+int ep_collect_conda(struct ep_collect *c, struct ep_err *err);	/* conda */
+int ep_collect_python(struct ep_collect *c, struct ep_err *err); /* python */
 int ep_collect_lockfiles(struct ep_collect *c, struct ep_err *err); /* lockfile */
 int ep_collect_cudastack(struct ep_collect *c, struct ep_err *err); /* gpu, lib */
 

@@ -708,7 +708,7 @@ test_collect_bad_input(void **state)
 
 	fx_init(&f);
 	f.o.conda_prefix = tmp;		/* a directory, but no conda-meta */
-	assert_int_equal(ep_collect_python(&f.c, &f.err), -1);
+	assert_int_equal(ep_collect_conda(&f.c, &f.err), -1);
 	assert_int_equal(f.err.kind, EP_E_INPUT);
 	assert_non_null(strstr(f.err.msg, "no conda-meta"));
 	assert_non_null(strstr(f.err.msg, tmp));
@@ -817,7 +817,7 @@ test_collect_conda(void **state)
 	fx_init(&f);
 	f.o.conda_prefix = env;
 	ep_strv_push(&f.o.site_dirs, tmp);
-	assert_int_equal(ep_collect_python(&f.c, &f.err), 0);
+	assert_int_equal(ep_collect_conda(&f.c, &f.err), 0);
 	assert_string_equal(ep_manifest_get(f.c.m, "conda.pkg.numpy"),
 	    "1.26.4");
 	assert_string_equal(ep_manifest_get(f.c.m, "conda.build.numpy"),
@@ -836,14 +836,14 @@ test_collect_conda(void **state)
 	setenv("CONDA_PREFIX", env, 1);
 	fx_init(&f);
 	ep_strv_push(&f.o.site_dirs, tmp);
-	assert_int_equal(ep_collect_python(&f.c, &f.err), 0);
+	assert_int_equal(ep_collect_conda(&f.c, &f.err), 0);
 	assert_string_equal(ep_manifest_get(f.c.m, "conda.pkg.pytorch"),
 	    "2.1.2");
 	fx_clear(&f);
 	setenv("CONDA_PREFIX", "/no/such/env", 1);
 	fx_init(&f);
 	ep_strv_push(&f.o.site_dirs, tmp);
-	assert_int_equal(ep_collect_python(&f.c, &f.err), 0);
+	assert_int_equal(ep_collect_conda(&f.c, &f.err), 0);
 	assert_non_null(p = unavailable(f.c.m, "conda"));
 	assert_non_null(strstr(p, "/no/such/env"));
 	fx_clear(&f);
