@@ -1,0 +1,85 @@
+/*
+ * store.h: the golden store, a git repository (the only module that
+ * includes <git2.h>).  A profile's golden manifest is
+ * <profile>/manifest.json and its policy <profile>/policy.json.
+ *
+ * A store is a local path (bare, or with a work tree) or a remote URL
+ * (file://, git://, https://, ssh://, scp-like user@host:path).  A remote
+ * is fetched into a cache clone under $XDG_CACHE_HOME/envparity/stores/;
+ * an up-to-date cache costs one negotiation.  With no store named, the
+ * store is .envparity/store, created on first use.
+ */
+#ifndef EP_STORE_H
+#define EP_STORE_H
+
+#include <stddef.h>
+#include <time.h>
+
+#include "util.h"
+
+struct ep_store;
+
+struct ep_store_opts {
+	const char *spec;	/* --store, else $ENVPARITY_STORE, else NULL
+				   for the local default */
+	const char *ref;	/* --ref branch, or NULL: the remote's HEAD
+				   branch (or the local HEAD's) */
+	int create;		/* create the default store if missing */
+};
+
+/* Open (and for a remote, fetch) a store.  Unreachable or unreadable:
+ * EP_E_IO naming the store with credentials removed; a malformed spec:
+ * EP_E_INPUT. */
+int ep_store_open(struct ep_store **out, const struct ep_store_opts *o,
+    struct ep_err *err);
+void ep_store_free(struct ep_store *s);	/* accepts NULL */
+
+/* Where the golden came from, for reports: the store as the user named
+ * it with any credentials removed, the branch, and the commit read. */
+struct ep_store_info {
+	char *store;
+	char *ref;
+	char commit[41];
+};
+void ep_store_info_clear(struct ep_store_info *i);
+
+/* Read <profile>/manifest.json and <profile>/policy.json at the ref's
+ * head.  *manifest is NULL when the profile has none (not an error: the
+ * caller says how to bless one); *policy NULL when there is no policy.
+ * Both are NUL-terminated and owned by the caller. */
+int ep_store_read(char **manifest, char **policy, struct ep_store_info *info,
+    struct ep_store *s, const char *profile, struct ep_err *err);
+
+struct ep_author {
+	const char *name;
+	const char *email;
+};
+
+/* Commit manifest (text) as <profile>/manifest.json on the ref, moving the
+ * ref by compare-and-swap; for a remote store, push.  A race with a bless
+ * of another profile is retried on top; with the same profile it fails
+ * (EP_E_IO) saying so.  commit_out gets the new commit's id. */
+int ep_store_bless(char commit_out[41], struct ep_store *s,
+    const char *profile, const char *manifest, const char *message,
+    const struct ep_author *author, struct ep_err *err);
+
+/* One commit that changed <profile>/manifest.json, newest first; the
+ * manifest text at that commit (NULL when the commit removed it) and at
+ * its parent (NULL when it added it), for counting changed facts. */
+struct ep_store_commit {
+	char id[41];
+	time_t when;
+	char *author;		/* "Name <email>" */
+	char *message;		/* first line */
+	char *manifest;
+	char *parent_manifest;
+};
+
+int ep_store_log(struct ep_store_commit **out, size_t *n, struct ep_store *s,
+    const char *profile, size_t max, struct ep_err *err);
+void ep_store_log_free(struct ep_store_commit *v, size_t n);
+
+/* "libgit2 1.5.1", for `envparity version`. */
+const char *ep_store_library_version(void);
+
+#endif
