@@ -51,8 +51,12 @@ LIB_OBJS := $(filter-out $(B)/obj/main.o,$(OBJS))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNITS    := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 
+# envparity-probe, the reference workload (gpu_probes/): its rules, and
+# PROBE_ALL / PROBE_UNITS / PROBE_INSTALL for the targets below.
+include gpu_probes/probe.mk
+
 .PHONY: all unit test bench install uninstall clean help deps
-all: $(B)/envparity
+all: $(B)/envparity $(PROBE_ALL)
 
 $(B)/envparity: $(OBJS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(OBJS) $(LIBS)
@@ -61,7 +65,7 @@ $(B)/obj/%.o: checker/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-unit: $(UNITS)
+unit: $(UNITS) $(PROBE_UNITS)
 
 $(B)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS)
 	@mkdir -p $(@D)
