@@ -59,6 +59,17 @@ void ep_results_count(const struct ep_results *rs, size_t counts[EP_NSTATUS]);
  * included), else EP_EXIT_DRIFT. */
 int ep_results_exit(const struct ep_results *rs);
 
+/* Apply policy's waivers to rs->v[from] onwards, at time now (today's
+ * date in UTC): an EP_FAIL whose key matches a live waiver becomes
+ * EP_WAIVED, its message ending "; waived by OWNER until DATE: REASON";
+ * one whose only matching waiver has expired stays EP_FAIL, its message
+ * ending "; waiver by OWNER expired on DATE: REASON".  Either way the
+ * waiver_* fields are filled.  Other statuses are left alone: an error
+ * (the check could not run) is not waivable.  ep_compare and
+ * ep_checks_run call it; other producers of results (the probe) may. */
+void ep_results_waive(struct ep_results *rs, size_t from,
+    const struct ep_policy *policy, time_t now);
+
 /* "pass", "fail", "skip", "waived", "error". */
 const char *ep_status_name(int status);
 

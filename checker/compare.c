@@ -1,0 +1,364 @@
+/*
+ * compare.c: results and the comparison of golden facts with current
+ * facts under a policy (compare.h).
+ *
+ * Every key on either side, in byte order, is decided by the first rule
+ * whose glob matches it:
+ *   ignore   no result at all: an ignored key would only flood reports.
+ *   exact    both sides: pass if equal, else fail "KEY: expected G, got C".
+ *   version  the current value must lie in the range, whatever the golden
+ *            says (the golden value is shown as expected): "KEY: C not in
+ *            RANGE"; a value that is no version fails and says so.  A key
+ *            new here is judged by the range too.
+ *   present  pass when the key exists here, fail when it does not; it
+ *            overrides the skip below, so "this runner must have a GPU"
+ *            is one rule.
+ *   absent   fail when the key exists here, pass otherwise.
+ * A key only one side has, under exact (or version, when missing here):
+ *   - missing here, and this capture says it could not look at the key's
+ *     area (meta.unavailable.<area>, e.g. gpu on a runner without one):
+ *     skip, "KEY: not checked here: REASON".  A platform engineer sees
+ *     "not checked", neither a silent pass nor a false removal;
+ *   - new here, and the golden could not look at that area: skip, "KEY:
+ *     not in the golden manifest, which did not check AREA: REASON";
+ *   - otherwise the rule's "missing": fail (the default: "expected G,
+ *     missing here" or "new here (C), not in the golden manifest"), skip
+ *     (the same words, not fatal), or ignore (no result).
+ * A user rule's reason is appended to its non-passing messages; waivers
+ * are applied last (ep_results_waive).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "vercmp.h"
+
+static char *
+dup_or_null(const char *s)
+{
+	return s != NULL ? xstrdup(s) : NULL;
+}
+
+static char *
+area_of(const char *key)
+{
+	const char *dot = strchr(key, '.');
+
+	return dot != NULL ? xstrndup(key, (size_t)(dot - key)) :
+	    xstrdup(key);
+}
+
+void
+ep_results_add(struct ep_results *rs, const struct ep_result *r)
+{
+	struct ep_result *d;
+
+	if (rs->n == rs->cap) {
+		rs->cap = rs->cap ? rs->cap * 2 : 64;
+		rs->v = xreallocarray(rs->v, rs->cap, sizeof *rs->v);
+	}
+	d = &rs->v[rs->n++];
+	d->key = xstrdup(r->key != NULL ? r->key : "");
+	d->area = r->area != NULL ? xstrdup(r->area) : area_of(d->key);
+	d->status = r->status;
+	d->expected = dup_or_null(r->expected);
+	d->actual = dup_or_null(r->actual);
+	d->rule = dup_or_null(r->rule);
+	d->message = dup_or_null(r->message);
+	d->waiver_reason = dup_or_null(r->waiver_reason);
+	d->waiver_owner = dup_or_null(r->waiver_owner);
+	d->waiver_expires = dup_or_null(r->waiver_expires);
+}
+
+static void
+result_free(struct ep_result *r)
+{
+	free(r->key);
+	free(r->area);
+	free(r->expected);
+	free(r->actual);
+	free(r->rule);
+	free(r->message);
+	free(r->waiver_reason);
+	free(r->waiver_owner);
+	free(r->waiver_expires);
+}
+
+void
+ep_results_clear(struct ep_results *rs)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		result_free(&rs->v[i]);
+	free(rs->v);
+	memset(rs, 0, sizeof *rs);
+}
+
+static int
+strcmp_null(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		return (a != NULL) - (b != NULL);
+	return strcmp(a, b);
+}
+
+static int
+result_order(const void *va, const void *vb)
+{
+	const struct ep_result *a = va, *b = vb;
+	int c;
+
+	if ((c = strcmp(a->area, b->area)) != 0 ||
+	    (c = strcmp(a->key, b->key)) != 0)
+		return c;
+	if (a->status != b->status)
+		return a->status < b->status ? -1 : 1;
+	return strcmp_null(a->message, b->message);
+}
+
+void
+ep_results_sort(struct ep_results *rs)
+{
+	if (rs->n > 1)
+		qsort(rs->v, rs->n, sizeof *rs->v, result_order);
+}
+
+void
+ep_results_count(const struct ep_results *rs, size_t counts[EP_NSTATUS])
+{
+	memset(counts, 0, EP_NSTATUS * sizeof counts[0]);
+	for (size_t i = 0; i < rs->n; i++)
+		if (rs->v[i].status >= 0 && rs->v[i].status < EP_NSTATUS)
+			counts[rs->v[i].status]++;
+}
+
+int
+ep_results_exit(const struct ep_results *rs)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (rs->v[i].status == EP_FAIL || rs->v[i].status == EP_ERROR)
+			return EP_EXIT_DRIFT;
+	return EP_EXIT_OK;
+}
+
+const char *
+ep_status_name(int status)
+{
+	static const char *const names[] = { "pass", "fail", "skip", "waived",
+	    "error" };
+
+	if (status < 0 || status >= EP_NSTATUS)
+		return "unknown";
+	return names[status];
+}
+
+static void
+set_owned(char **field, char *value)
+{
+	free(*field);
+	*field = value;
+}
+
+void
+ep_results_waive(struct ep_results *rs, size_t from,
+    const struct ep_policy *policy, time_t now)
+{
+	for (size_t i = from; i < rs->n; i++) {
+		struct ep_result *r = &rs->v[i];
+		const struct ep_waiver *w;
+		char *msg;
+		int expired;
+
+		if (r->status != EP_FAIL ||
+		    (w = ep_policy_waiver(policy, r->key, now, &expired)) ==
+		    NULL)
+			continue;
+		set_owned(&r->waiver_reason, xstrdup(w->reason));
+		set_owned(&r->waiver_owner, xstrdup(w->owner));
+		set_owned(&r->waiver_expires, xstrdup(w->expires));
+		msg = r->message != NULL ? r->message : r->key;
+		if (expired)
+			msg = xasprintf("%s; waiver by %s expired on %s: %s",
+			    msg, w->owner, w->expires, w->reason);
+		else {
+			r->status = EP_WAIVED;
+			msg = xasprintf("%s; waived by %s until %s: %s", msg,
+			    w->owner, w->expires, w->reason);
+		}
+		set_owned(&r->message, msg);
+	}
+}
+
+/* meta.unavailable.<area> of m: why m could not look at area, or NULL. */
+static const char *
+unavailable(const struct ep_manifest *m, const char *area)
+{
+	json_t *u;
+
+	if (m == NULL || m->meta == NULL ||
+	    (u = json_object_get(m->meta, "unavailable")) == NULL)
+		return NULL;
+	return json_string_value(json_object_get(u, area));
+}
+
+static const char *
+fact(const struct ep_manifest *m, const char *key)
+{
+	return m != NULL ? ep_manifest_get(m, key) : NULL;
+}
+
+/* The verdict of a version rule on the current value c. */
+static char *
+version_verdict(int *status, const struct ep_rule *rule, const char *key,
+    const char *c)
+{
+	const char *range = ep_verrange_text(rule->range);
+
+	switch (ep_verrange_match(rule->range, c)) {
+	case 1:
+		*status = EP_PASS;
+		return xasprintf("%s: %s in %s", key, c, range);
+	case 0:
+		*status = EP_FAIL;
+		return xasprintf("%s: %s not in %s", key, c, range);
+	default:
+		*status = EP_FAIL;
+		return xasprintf("%s: \"%s\" is not a version (range %s)", key,
+		    c, range);
+	}
+}
+
+/* Decide one key; 0 when the rule says to report nothing. */
+static int
+decide(struct ep_result *r, char **msg, const struct ep_rule *rule,
+    const char *key, const char *area, const char *g, const char *c,
+    const struct ep_manifest *golden, const struct ep_manifest *current)
+{
+	const char *why;
+
+	switch (rule->kind) {
+	case EP_RULE_IGNORE:
+		return 0;
+	case EP_RULE_PRESENT:
+		if (c != NULL) {
+			r->status = EP_PASS;
+			*msg = xasprintf("%s: present here", key);
+		} else if ((why = unavailable(current, area)) != NULL) {
+			r->status = EP_FAIL;
+			*msg = xasprintf("%s: required, missing here (%s not "
+			    "checked here: %s)", key, area, why);
+		} else {
+			r->status = EP_FAIL;
+			*msg = xasprintf("%s: required, missing here", key);
+		}
+		return 1;
+	case EP_RULE_ABSENT:
+		r->status = c == NULL ? EP_PASS : EP_FAIL;
+		*msg = c == NULL ? xasprintf("%s: absent here", key) :
+		    xasprintf("%s: must be absent, found %s", key, c);
+		return 1;
+	}
+
+	/* exact or version */
+	if (c != NULL && (g != NULL || rule->kind == EP_RULE_VERSION)) {
+		if (rule->kind == EP_RULE_VERSION)
+			*msg = version_verdict(&r->status, rule, key, c);
+		else if (strcmp(g, c) == 0) {
+			r->status = EP_PASS;
+			*msg = xasprintf("%s: %s", key, c);
+		} else {
+			r->status = EP_FAIL;
+			*msg = xasprintf("%s: expected %s, got %s", key, g, c);
+		}
+		return 1;
+	}
+	if (c == NULL && (why = unavailable(current, area)) != NULL) {
+		r->status = EP_SKIP;
+		*msg = xasprintf("%s: not checked here: %s", key, why);
+		return 1;
+	}
+	if (g == NULL && (why = unavailable(golden, area)) != NULL) {
+		r->status = EP_SKIP;
+		*msg = xasprintf("%s: not in the golden manifest, which did "
+		    "not check %s: %s", key, area, why);
+		return 1;
+	}
+	if (rule->missing == EP_MISSING_IGNORE)
+		return 0;
+	r->status = rule->missing == EP_MISSING_SKIP ? EP_SKIP : EP_FAIL;
+	if (c == NULL)
+		*msg = xasprintf("%s: expected %s, missing here%s", key, g,
+		    r->status == EP_SKIP ? " (not compared)" : "");
+	else
+		*msg = xasprintf("%s: new here (%s), not in the golden "
+		    "manifest%s", key, c,
+		    r->status == EP_SKIP ? " (not compared)" : "");
+	return 1;
+}
+
+static void
+keys_of(struct ep_strv *sv, const struct ep_manifest *m)
+{
+	const char *k;
+	json_t *v;
+
+	if (m == NULL || m->facts == NULL)
+		return;
+	json_object_foreach(m->facts, k, v)
+		ep_strv_push(sv, k);
+	ep_strv_sort(sv);
+}
+
+int
+ep_compare(struct ep_results *out, const struct ep_manifest *golden,
+    const struct ep_manifest *current, const struct ep_policy *policy,
+    time_t now, struct ep_err *err)
+{
+	struct ep_strv gk = { 0 }, ck = { 0 };
+	size_t i = 0, j = 0, from = out->n;
+
+	(void)err;	/* drift is results; nothing here can fail */
+	keys_of(&gk, golden);
+	keys_of(&ck, current);
+	while (i < gk.n || j < ck.n) {
+		const char *key;
+		const struct ep_rule *rule;
+		struct ep_result r = { 0 };
+		char *area, *msg = NULL;
+		int c;
+
+		if (i == gk.n)
+			c = 1;
+		else if (j == ck.n)
+			c = -1;
+		else
+			c = strcmp(gk.v[i], ck.v[j]);
+		key = c <= 0 ? gk.v[i] : ck.v[j];
+		i += c <= 0;
+		j += c >= 0;
+
+		rule = ep_policy_match(policy, key);
+		area = area_of(key);
+		/* ep_results_add copies; nothing is written through the
+		 * casts. */
+		r.key = (char *)key;
+		r.area = area;
+		r.expected = (char *)fact(golden, key);
+		r.actual = (char *)fact(current, key);
+		r.rule = (char *)rule->text;
+		if (decide(&r, &msg, rule, key, area, r.expected, r.actual,
+		    golden, current)) {
+			if (r.status != EP_PASS && !rule->builtin &&
+			    rule->reason != NULL)
+				set_owned(&msg, xasprintf("%s (policy: %s)",
+				    msg, rule->reason));
+			r.message = msg;
+			ep_results_add(out, &r);
+		}
+		free(msg);
+		free(area);
+	}
+	ep_strv_clear(&gk);
+	ep_strv_clear(&ck);
+	ep_results_waive(out, from, policy, now);
+	return 0;
+}

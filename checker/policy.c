@@ -1,0 +1,559 @@
+/*
+ * policy.c: parse and query a policy (policy.h): rules matched by glob,
+ * first match wins, then waivers.  The defaults are themselves a policy
+ * text, parsed by the same code and appended after the user's rules, so
+ * they are stated in one place and a user's rule always comes first.
+ *
+ * The defaults, and why (manifests/policy.schema.json says the same):
+ *   meta.*        ignore  who captured a manifest, where and when, is not
+ *                         the environment (and meta is not among the
+ *                         facts anyway: belt and braces).
+ *   os.kernel     ignore  host identity: in a container the kernel is the
+ *                         node's, not the image's, and hosts take kernel
+ *                         updates on their own schedule.  What the kernel
+ *                         means for CUDA is the driver, checked below.
+ *   env.*         exact, missing fail: the allowlisted variables change
+ *                         numerics or device selection, so one set, unset
+ *                         or changed is drift.
+ *   python.pkg.*, conda.*, lockfile.*: exact, missing fail: a new,
+ *                         removed or changed package or pin is drift.
+ *   lib.*         exact, missing fail: versions, SHA-256 of the files,
+ *                         and the path the loader resolves (a library
+ *                         loaded from elsewhere is the failure that
+ *                         pytorch#78489 describes; a fleet whose venvs
+ *                         live in different places says so with
+ *                         {"key": "lib.*.path", "rule": "ignore"}).
+ *   gpu.driver.version  exact: a driver change changes kernels and
+ *                         numerics; a version range is a policy choice.
+ *   *             exact, missing fail: anything else (os, libc, cpu,
+ *                         python, gpu, probe) must stay as blessed.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "policy.h"
+#include "vercmp.h"
+
+#define POLICY_MAX	(16 << 20)
+
+static const char default_policy[] =
+"{\"schema\": \"" EP_POLICY_SCHEMA "\", \"rules\": ["
+"{\"key\": \"meta.*\", \"rule\": \"ignore\", \"reason\": "
+    "\"who captured a manifest and when is not the environment\"},"
+"{\"key\": \"os.kernel\", \"rule\": \"ignore\", \"reason\": "
+    "\"host identity: a container runs on its node's kernel\"},"
+"{\"key\": \"env.*\", \"rule\": \"exact\", \"missing\": \"fail\", "
+    "\"reason\": \"allowlisted variables change numerics\"},"
+"{\"key\": \"python.pkg.*\", \"rule\": \"exact\", \"missing\": \"fail\", "
+    "\"reason\": \"a new, removed or changed package is drift\"},"
+"{\"key\": \"conda.*\", \"rule\": \"exact\", \"missing\": \"fail\", "
+    "\"reason\": \"a new, removed or changed package is drift\"},"
+"{\"key\": \"lockfile.*\", \"rule\": \"exact\", \"missing\": \"fail\", "
+    "\"reason\": \"a changed lockfile or pin is drift\"},"
+"{\"key\": \"lib.*\", \"rule\": \"exact\", \"missing\": \"fail\", "
+    "\"reason\": \"a changed library version, file or hash is drift\"},"
+"{\"key\": \"gpu.driver.version\", \"rule\": \"exact\", "
+    "\"reason\": \"a driver change is drift\"},"
+"{\"key\": \"*\", \"rule\": \"exact\", \"missing\": \"fail\"}"
+"]}";
+
+struct ep_policy {
+	struct ep_rule *rules;
+	size_t nrules;
+	struct ep_waiver *waivers;
+	size_t nwaivers;
+	struct ep_strv strings;	/* owns what rules and waivers name */
+	struct ep_verrange **ranges;	/* owned */
+	size_t nranges;
+};
+
+static const char *const kind_names[] = { "exact", "ignore", "version",
+    "present", "absent", NULL };
+static const char *const missing_names[] = { "fail", "skip", "ignore",
+    NULL };
+
+static const char *
+own(struct ep_policy *p, const char *s)
+{
+	ep_strv_push(&p->strings, s);
+	return p->strings.v[p->strings.n - 1];
+}
+
+static const char *
+own_owned(struct ep_policy *p, char *s)
+{
+	ep_strv_push_owned(&p->strings, s);
+	return p->strings.v[p->strings.n - 1];
+}
+
+static int
+lookup(const char *const *names, const char *s)
+{
+	for (int i = 0; names[i] != NULL; i++)
+		if (strcmp(names[i], s) == 0)
+			return i;
+	return -1;
+}
+
+/* One class after '[' at *pp against c: 1 or 0, *pp moved past ']'; -1
+ * when the class is not closed. */
+static int
+class_match(const char **pp, unsigned char c)
+{
+	const unsigned char *p = (const unsigned char *)*pp;
+	int neg = 0, hit = 0;
+
+	if (*p == '!' || *p == '^') {
+		neg = 1;
+		p++;
+	}
+	if (*p == ']') {		/* first: a literal ']' */
+		hit |= c == ']';
+		p++;
+	}
+	while (*p != ']') {
+		unsigned char lo, hi;
+
+		if (*p == '\0')
+			return -1;
+		if (*p == '\\' && p[1] != '\0')
+			p++;
+		lo = *p++;
+		if (p[0] == '-' && p[1] != ']' && p[1] != '\0') {
+			p++;
+			if (*p == '\\' && p[1] != '\0')
+				p++;
+			hi = *p++;
+			hit |= lo <= c && c <= hi;
+		} else
+			hit |= c == lo;
+	}
+	*pp = (const char *)p + 1;
+	return hit != neg;
+}
+
+int
+ep_glob_match(const char *pattern, const char *key)
+{
+	const char *p = pattern, *k = key, *star_p = NULL, *star_k = NULL;
+
+	while (*k != '\0') {
+		if (*p == '*') {
+			while (*p == '*')
+				p++;
+			star_p = p;
+			star_k = k;
+			continue;
+		}
+		if (*p == '?') {
+			p++;
+			k++;
+			continue;
+		}
+		if (*p == '[') {
+			const char *q = p + 1;
+			int m = class_match(&q, (unsigned char)*k);
+
+			if (m < 0)
+				return 0;
+			if (m) {
+				p = q;
+				k++;
+				continue;
+			}
+		} else if (*p == '\\' && p[1] != '\0') {
+			if (p[1] == *k) {
+				p += 2;
+				k++;
+				continue;
+			}
+		} else if (*p != '\0' && *p == *k) {
+			p++;
+			k++;
+			continue;
+		}
+		/* Mismatch: let the last '*' take one more byte. */
+		if (star_p == NULL)
+			return 0;
+		p = star_p;
+		k = ++star_k;
+	}
+	while (*p == '*')
+		p++;
+	return *p == '\0';
+}
+
+/* NULL if pattern is a usable glob, else what is wrong with it. */
+static const char *
+glob_problem(const char *pattern)
+{
+	if (*pattern == '\0')
+		return "is empty";
+	for (const char *p = pattern; *p != '\0'; p++) {
+		if (*p == '\\') {
+			if (p[1] == '\0')
+				return "ends in a lone '\\'";
+			p++;
+		} else if (*p == '[') {
+			const char *q = p + 1;
+
+			if (class_match(&q, 0) < 0)
+				return "has a '[' class that is not closed";
+			p = q - 1;
+		}
+	}
+	return NULL;
+}
+
+/* 1 if s is a real calendar date written YYYY-MM-DD. */
+static int
+valid_date(const char *s)
+{
+	static const int mdays[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31,
+	    30, 31 };
+	int y, m, d, leap, max;
+
+	if (strlen(s) != 10 || s[4] != '-' || s[7] != '-')
+		return 0;
+	for (int i = 0; i < 10; i++)
+		if (i != 4 && i != 7 && !isdigit((unsigned char)s[i]))
+			return 0;
+	y = atoi(s);
+	m = atoi(s + 5);
+	d = atoi(s + 8);
+	if (y < 1 || m < 1 || m > 12 || d < 1)
+		return 0;
+	leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+	max = mdays[m - 1] + (m == 2 && leap);
+	return d <= max;
+}
+
+/* Every member of o must be one of names; where names where it is. */
+static int
+check_fields(json_t *o, const char *const *names, const char *name,
+    const char *where, struct ep_err *err)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(o, k, v) {
+		if (lookup(names, k) < 0)
+			return ep_err_set(err, EP_E_INPUT, "%s: %s%sunknown "
+			    "field \"%s\"", name, where, *where ? ": " : "",
+			    k);
+	}
+	return 0;
+}
+
+/* A member that must be a non-empty string if present (or always, when
+ * required); *out NULL when absent. */
+static int
+get_string(const char **out, json_t *o, const char *field, int required,
+    const char *name, const char *where, struct ep_err *err)
+{
+	json_t *v = json_object_get(o, field);
+
+	*out = NULL;
+	if (v == NULL) {
+		if (required)
+			return ep_err_set(err, EP_E_INPUT, "%s: %s: no \"%s\"",
+			    name, where, field);
+		return 0;
+	}
+	if (!json_is_string(v))
+		return ep_err_set(err, EP_E_INPUT, "%s: %s: \"%s\" is not a "
+		    "string", name, where, field);
+	if (json_string_value(v)[0] == '\0')
+		return ep_err_set(err, EP_E_INPUT, "%s: %s: \"%s\" is empty",
+		    name, where, field);
+	*out = json_string_value(v);
+	return 0;
+}
+
+static int
+parse_rule(struct ep_policy *p, json_t *o, size_t i, const char *name,
+    int builtin, struct ep_err *err)
+{
+	static const char *const fields[] = { "key", "rule", "range",
+	    "missing", "reason", NULL };
+	struct ep_rule *r;
+	struct ep_verrange *vr = NULL;
+	struct ep_err rerr = { 0 };
+	const char *key, *kind, *range, *missing, *reason, *why;
+	char where[32];
+	int k, m = EP_MISSING_FAIL;
+
+	snprintf(where, sizeof where, "rules[%zu]", i);
+	if (!json_is_object(o))
+		return ep_err_set(err, EP_E_INPUT, "%s: %s: not an object",
+		    name, where);
+	if (check_fields(o, fields, name, where, err) < 0 ||
+	    get_string(&key, o, "key", 1, name, where, err) < 0 ||
+	    get_string(&kind, o, "rule", 1, name, where, err) < 0 ||
+	    get_string(&range, o, "range", 0, name, where, err) < 0 ||
+	    get_string(&missing, o, "missing", 0, name, where, err) < 0 ||
+	    get_string(&reason, o, "reason", 0, name, where, err) < 0)
+		return -1;
+	if ((why = glob_problem(key)) != NULL)
+		return ep_err_set(err, EP_E_INPUT, "%s: %s: key \"%s\" %s",
+		    name, where, key, why);
+	if ((k = lookup(kind_names, kind)) < 0)
+		return ep_err_set(err, EP_E_INPUT, "%s: %s: unknown rule "
+		    "\"%s\" (one of exact, ignore, version, present, absent)",
+		    name, where, kind);
+	if (k == EP_RULE_VERSION && range == NULL)
+		return ep_err_set(err, EP_E_INPUT, "%s: %s: rule \"version\" "
+		    "needs a \"range\" (such as \">=580.65,<590\")", name,
+		    where);
+	if (k != EP_RULE_VERSION && range != NULL)
+		return ep_err_set(err, EP_E_INPUT, "%s: %s: \"range\" goes "
+		    "only with rule \"version\"", name, where);
+	if (missing != NULL) {
+		if (k != EP_RULE_EXACT && k != EP_RULE_VERSION)
+			return ep_err_set(err, EP_E_INPUT, "%s: %s: "
+			    "\"missing\" does not apply to rule \"%s\"", name,
+			    where, kind);
+		if ((m = lookup(missing_names, missing)) < 0)
+			return ep_err_set(err, EP_E_INPUT, "%s: %s: unknown "
+			    "missing \"%s\" (one of fail, skip, ignore)", name,
+			    where, missing);
+	}
+	if (range != NULL && ep_verrange_parse(&vr, range, &rerr) < 0)
+		return ep_err_set(err, EP_E_INPUT, "%s: %s: %s", name, where,
+		    rerr.msg);
+
+	p->rules = xreallocarray(p->rules, p->nrules + 1, sizeof *p->rules);
+	r = &p->rules[p->nrules++];
+	memset(r, 0, sizeof *r);
+	r->key = own(p, key);
+	r->kind = k;
+	r->missing = m;
+	r->reason = reason ? own(p, reason) : NULL;
+	r->builtin = builtin;
+	if (vr != NULL) {
+		p->ranges = xreallocarray(p->ranges, p->nranges + 1,
+		    sizeof *p->ranges);
+		p->ranges[p->nranges++] = vr;
+		r->range = vr;
+		r->text = own_owned(p, xasprintf("version %s",
+		    ep_verrange_text(vr)));
+	} else
+		r->text = kind_names[k];
+	return 0;
+}
+
+static int
+parse_waiver(struct ep_policy *p, json_t *o, size_t i, const char *name,
+    struct ep_err *err)
+{
+	static const char *const fields[] = { "key", "reason", "owner",
+	    "expires", NULL };
+	struct ep_waiver *w;
+	const char *key, *reason, *owner, *expires, *why;
+	char where[32];
+
+	snprintf(where, sizeof where, "waivers[%zu]", i);
+	if (!json_is_object(o))
+		return ep_err_set(err, EP_E_INPUT, "%s: %s: not an object",
+		    name, where);
+	if (check_fields(o, fields, name, where, err) < 0 ||
+	    get_string(&key, o, "key", 1, name, where, err) < 0 ||
+	    get_string(&reason, o, "reason", 1, name, where, err) < 0 ||
+	    get_string(&owner, o, "owner", 1, name, where, err) < 0 ||
+	    get_string(&expires, o, "expires", 1, name, where, err) < 0)
+		return -1;
+	if ((why = glob_problem(key)) != NULL)
+		return ep_err_set(err, EP_E_INPUT, "%s: %s: key \"%s\" %s",
+		    name, where, key, why);
+	if (!valid_date(expires))
+		return ep_err_set(err, EP_E_INPUT, "%s: %s: expires \"%s\" "
+		    "is not a date (YYYY-MM-DD)", name, where, expires);
+	p->waivers = xreallocarray(p->waivers, p->nwaivers + 1,
+	    sizeof *p->waivers);
+	w = &p->waivers[p->nwaivers++];
+	w->key = own(p, key);
+	w->reason = own(p, reason);
+	w->owner = own(p, owner);
+	w->expires = own(p, expires);
+	return 0;
+}
+
+/* Parse one policy text and append its rules and waivers to p. */
+static int
+parse_into(struct ep_policy *p, const char *text, size_t len,
+    const char *name, int builtin, struct ep_err *err)
+{
+	static const char *const fields[] = { "schema", "description",
+	    "rules", "waivers", NULL };
+	json_error_t jerr;
+	json_t *root, *v, *rules, *waivers;
+	int rc = -1;
+
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (root == NULL)
+		return ep_err_set(err, EP_E_INPUT, "%s: line %d column %d: %s",
+		    name, jerr.line, jerr.column, jerr.text);
+	if (!json_is_object(root)) {
+		ep_err_set(err, EP_E_INPUT, "%s: not a JSON object", name);
+		goto done;
+	}
+	if (check_fields(root, fields, name, "", err) < 0)
+		goto done;
+	v = json_object_get(root, "schema");
+	if (!json_is_string(v)) {
+		ep_err_set(err, EP_E_INPUT, "%s: no \"schema\" string "
+		    "(expected \"%s\")", name, EP_POLICY_SCHEMA);
+		goto done;
+	}
+	if (strcmp(json_string_value(v), EP_POLICY_SCHEMA) != 0) {
+		ep_err_set(err, EP_E_INPUT, "%s: schema \"%s\" is not %s",
+		    name, json_string_value(v), EP_POLICY_SCHEMA);
+		goto done;
+	}
+	v = json_object_get(root, "description");
+	if (v != NULL && !json_is_string(v)) {
+		ep_err_set(err, EP_E_INPUT, "%s: \"description\" is not a "
+		    "string", name);
+		goto done;
+	}
+	rules = json_object_get(root, "rules");
+	waivers = json_object_get(root, "waivers");
+	if ((rules != NULL && !json_is_array(rules)) ||
+	    (waivers != NULL && !json_is_array(waivers))) {
+		ep_err_set(err, EP_E_INPUT, "%s: \"%s\" is not an array", name,
+		    rules != NULL && !json_is_array(rules) ? "rules" :
+		    "waivers");
+		goto done;
+	}
+	for (size_t i = 0; i < json_array_size(rules); i++)
+		if (parse_rule(p, json_array_get(rules, i), i, name, builtin,
+		    err) < 0)
+			goto done;
+	for (size_t i = 0; i < json_array_size(waivers); i++)
+		if (parse_waiver(p, json_array_get(waivers, i), i, name,
+		    err) < 0)
+			goto done;
+	rc = 0;
+done:
+	json_decref(root);
+	return rc;
+}
+
+static void
+append_defaults(struct ep_policy *p)
+{
+	struct ep_err err = { 0 };
+
+	if (parse_into(p, default_policy, sizeof default_policy - 1,
+	    "built-in default policy", 1, &err) < 0)
+		abort();	/* a bug in default_policy: unit-tested */
+}
+
+int
+ep_policy_parse(struct ep_policy **out, const char *text, size_t len,
+    const char *name, struct ep_err *err)
+{
+	struct ep_policy *p = xcalloc(1, sizeof *p);
+
+	*out = NULL;
+	if (parse_into(p, text, len, name != NULL ? name : "policy", 0,
+	    err) < 0) {
+		ep_policy_free(p);
+		return -1;
+	}
+	append_defaults(p);
+	*out = p;
+	return 0;
+}
+
+int
+ep_policy_load(struct ep_policy **out, const char *path, struct ep_err *err)
+{
+	char *text = NULL;
+	size_t len;
+	int rc;
+
+	*out = NULL;
+	if (ep_read_file(&text, &len, path, POLICY_MAX, err) < 0)
+		return -1;
+	rc = ep_policy_parse(out, text, len, path, err);
+	free(text);
+	return rc;
+}
+
+struct ep_policy *
+ep_policy_default(void)
+{
+	struct ep_policy *p = xcalloc(1, sizeof *p);
+
+	append_defaults(p);
+	return p;
+}
+
+void
+ep_policy_free(struct ep_policy *p)
+{
+	if (p == NULL)
+		return;
+	for (size_t i = 0; i < p->nranges; i++)
+		ep_verrange_free(p->ranges[i]);
+	free(p->ranges);
+	free(p->rules);
+	free(p->waivers);
+	ep_strv_clear(&p->strings);
+	free(p);
+}
+
+const struct ep_rule *
+ep_policy_match(const struct ep_policy *p, const char *key)
+{
+	for (size_t i = 0; i < p->nrules; i++)
+		if (ep_glob_match(p->rules[i].key, key))
+			return &p->rules[i];
+	return &p->rules[p->nrules - 1];	/* the catch-all */
+}
+
+const struct ep_rule *
+ep_policy_rules(const struct ep_policy *p, size_t *n)
+{
+	*n = p->nrules;
+	return p->rules;
+}
+
+const struct ep_waiver *
+ep_policy_waiver(const struct ep_policy *p, const char *key, time_t now,
+    int *expired)
+{
+	const struct ep_waiver *old = NULL;
+	char today[16];
+	struct tm tm;
+
+	*expired = 0;
+	if (gmtime_r(&now, &tm) == NULL ||
+	    strftime(today, sizeof today, "%Y-%m-%d", &tm) != 10)
+		return NULL;
+	for (size_t i = 0; i < p->nwaivers; i++) {
+		const struct ep_waiver *w = &p->waivers[i];
+
+		if (!ep_glob_match(w->key, key))
+			continue;
+		/* YYYY-MM-DD strings order as the dates do. */
+		if (strcmp(w->expires, today) >= 0)
+			return w;
+		if (old == NULL)
+			old = w;
+	}
+	*expired = old != NULL;
+	return old;
+}
+
+const struct ep_waiver *
+ep_policy_waivers(const struct ep_policy *p, size_t *n)
+{
+	*n = p->nwaivers;
+	return p->waivers;
+}

@@ -1,0 +1,438 @@
+/*
+ * test_policy.c: globs, first match wins, the appended defaults, waivers
+ * at a fixed date, every malformed policy named with its index and
+ * problem, and the schema (tools/validate-json, ajv) agreeing with the
+ * parser on the example profile and on malformed policies.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "policy.h"
+#include "testutil.h"
+
+#define SCHEMA		"manifests/policy.schema.json"
+#define EXAMPLE		"manifests/examples/default/policy.json"
+#define VALIDATE	"tools/validate-json"
+#define AJV		"tools/node_modules/.bin/ajv"
+
+/* 2026-11-22T12:00:00Z */
+#define NOV22	((time_t)1795348800)
+#define DAY	((time_t)86400)
+
+static struct ep_policy *
+parse_ok(const char *text)
+{
+	struct ep_policy *p = NULL;
+	struct ep_err err = { 0 };
+
+	if (ep_policy_parse(&p, text, strlen(text), "policy.json", &err) < 0)
+		fail_msg("%s", err.msg);
+	return p;
+}
+
+static void
+test_glob(void **state)
+{
+	static const struct {
+		const char *pat, *key;
+		int match;
+	} t[] = {
+		{ "*", "", 1 },
+		{ "*", "lib.cudnn.version", 1 },
+		{ "lib.*.sha256", "lib.cudnn_ops.sha256", 1 },
+		{ "lib.*.sha256", "lib.a.b.sha256", 1 },	/* dots */
+		{ "lib.*.sha256", "lib.sha256", 0 },
+		{ "lib.*.sha256", "lib.cudnn.sha256x", 0 },
+		{ "python.pkg.*", "python.pkg.numpy", 1 },
+		{ "python.pkg.*", "python.pkgs.numpy", 0 },
+		{ "python.pkg.*", "python.pkg.", 1 },
+		{ "gpu.?.name", "gpu.0.name", 1 },
+		{ "gpu.?.name", "gpu.10.name", 0 },
+		{ "gpu.[0-3].name", "gpu.2.name", 1 },
+		{ "gpu.[0-3].name", "gpu.4.name", 0 },
+		{ "gpu.[!0].cc", "gpu.0.cc", 0 },
+		{ "gpu.[^0].cc", "gpu.1.cc", 1 },
+		{ "a[]]b", "a]b", 1 },
+		{ "a[]]b", "axb", 0 },
+		{ "a\\*b", "a*b", 1 },
+		{ "a\\*b", "axb", 0 },
+		{ "*a*b", "xaxxb", 1 },
+		{ "*a*b", "xaxxbx", 0 },
+		{ "**.version", "lib.cudnn.version", 1 },
+		{ "*.*.*", "a.b", 0 },
+		{ "*.*.*", "a.b.c", 1 },
+		{ "env.CUDA_*", "env.cuda_visible_devices", 0 }, /* case */
+		{ "exact", "exact", 1 },
+		{ "exact", "exactly", 0 },
+		{ "", "", 1 },
+		{ "", "a", 0 },
+		{ "lib.[abc", "lib.a", 0 },	/* malformed: nothing */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+		if (ep_glob_match(t[i].pat, t[i].key) != t[i].match)
+			fail_msg("glob '%s' on '%s': want %d", t[i].pat,
+			    t[i].key, t[i].match);
+}
+
+static void
+test_first_match_wins(void **state)
+{
+	struct ep_policy *p = parse_ok("{\"schema\": \"envparity/policy@1\","
+	    "\"rules\": ["
+	    "{\"key\": \"python.pkg.numpy\", \"rule\": \"ignore\"},"
+	    "{\"key\": \"python.pkg.*\", \"rule\": \"version\", "
+	    "\"range\": \">=1\", \"missing\": \"skip\", \"reason\": \"r\"},"
+	    "{\"key\": \"python.pkg.torch\", \"rule\": \"absent\"},"
+	    "{\"key\": \"os.kernel\", \"rule\": \"exact\"}]}");
+	const struct ep_rule *r;
+
+	(void)state;
+	r = ep_policy_match(p, "python.pkg.numpy");
+	assert_int_equal(r->kind, EP_RULE_IGNORE);
+	assert_string_equal(r->text, "ignore");
+	/* The broader rule came first: torch never reaches "absent". */
+	r = ep_policy_match(p, "python.pkg.torch");
+	assert_int_equal(r->kind, EP_RULE_VERSION);
+	assert_string_equal(r->text, "version >=1");
+	assert_int_equal(r->missing, EP_MISSING_SKIP);
+	assert_string_equal(r->reason, "r");
+	assert_false(r->builtin);
+	/* The user's rule comes before the default that ignores it. */
+	r = ep_policy_match(p, "os.kernel");
+	assert_int_equal(r->kind, EP_RULE_EXACT);
+	assert_false(r->builtin);
+	/* Keys no user rule names fall to the defaults. */
+	r = ep_policy_match(p, "meta.host");
+	assert_int_equal(r->kind, EP_RULE_IGNORE);
+	assert_true(r->builtin);
+	r = ep_policy_match(p, "lib.cudnn.sha256");
+	assert_int_equal(r->kind, EP_RULE_EXACT);
+	assert_int_equal(r->missing, EP_MISSING_FAIL);
+	assert_string_equal(r->key, "lib.*");
+	ep_policy_free(p);
+}
+
+static void
+test_defaults(void **state)
+{
+	struct ep_policy *p = ep_policy_default();
+	const struct ep_rule *r;
+	size_t n;
+
+	(void)state;
+	r = ep_policy_rules(p, &n);
+	assert_int_equal(n, 9);
+	assert_string_equal(r[n - 1].key, "*");
+	for (size_t i = 0; i < n; i++)
+		assert_true(r[i].builtin);
+	assert_int_equal(ep_policy_match(p, "meta.captured_at")->kind,
+	    EP_RULE_IGNORE);
+	assert_int_equal(ep_policy_match(p, "os.kernel")->kind,
+	    EP_RULE_IGNORE);
+	assert_int_equal(ep_policy_match(p, "os.id")->kind, EP_RULE_EXACT);
+	assert_int_equal(ep_policy_match(p, "cpu.count")->kind,
+	    EP_RULE_EXACT);
+	assert_string_equal(ep_policy_match(p, "env.OMP_NUM_THREADS")->key,
+	    "env.*");
+	assert_int_equal(ep_policy_match(p, "env.OMP_NUM_THREADS")->missing,
+	    EP_MISSING_FAIL);
+	assert_string_equal(ep_policy_match(p, "python.pkg.numpy")->key,
+	    "python.pkg.*");
+	assert_string_equal(ep_policy_match(p, "gpu.driver.version")->key,
+	    "gpu.driver.version");
+	assert_string_equal(ep_policy_match(p, "lib.cudnn.path")->text,
+	    "exact");
+	assert_string_equal(ep_policy_match(p, "probe.cpu.gemm.sha256")->key,
+	    "*");
+	ep_policy_waivers(p, &n);
+	assert_int_equal(n, 0);
+	ep_policy_free(p);
+	ep_policy_free(NULL);
+}
+
+static void
+test_waivers_by_date(void **state)
+{
+	struct ep_policy *p = parse_ok("{\"schema\": \"envparity/policy@1\","
+	    "\"waivers\": ["
+	    "{\"key\": \"lib.cudnn.*\", \"reason\": \"old\", \"owner\": \"a\","
+	    " \"expires\": \"2026-11-21\"},"
+	    "{\"key\": \"lib.*\", \"reason\": \"live\", \"owner\": \"b\","
+	    " \"expires\": \"2026-11-22\"},"
+	    "{\"key\": \"python.*\", \"reason\": \"gone\", \"owner\": \"c\","
+	    " \"expires\": \"2024-02-29\"}]}");
+	const struct ep_waiver *w;
+	int expired = -1;
+
+	(void)state;
+	/* A live waiver wins over an earlier expired one. */
+	w = ep_policy_waiver(p, "lib.cudnn.version", NOV22, &expired);
+	assert_non_null(w);
+	assert_string_equal(w->reason, "live");
+	assert_int_equal(expired, 0);
+	/* The expiry day itself, to its last second (UTC), is live. */
+	w = ep_policy_waiver(p, "lib.cublas.version",
+	    NOV22 + 12 * 3600 - 1, &expired);
+	assert_string_equal(w->owner, "b");
+	assert_int_equal(expired, 0);
+	/* The next day both have expired: the first is reported. */
+	w = ep_policy_waiver(p, "lib.cudnn.version", NOV22 + 12 * 3600,
+	    &expired);
+	assert_string_equal(w->owner, "a");
+	assert_int_equal(expired, 1);
+	w = ep_policy_waiver(p, "python.pkg.numpy", NOV22, &expired);
+	assert_string_equal(w->expires, "2024-02-29");
+	assert_int_equal(expired, 1);
+	assert_null(ep_policy_waiver(p, "gpu.count", NOV22, &expired));
+	assert_int_equal(expired, 0);
+	/* The day before, the first one was live. */
+	w = ep_policy_waiver(p, "lib.cudnn.version", NOV22 - DAY, &expired);
+	assert_string_equal(w->owner, "a");
+	assert_int_equal(expired, 0);
+	ep_policy_free(p);
+}
+
+/* A policy that must not parse, and the message it must give. */
+static void
+bad(const char *body, const char *want)
+{
+	char *text = xasprintf("{\"schema\": \"envparity/policy@1\"%s%s}",
+	    *body ? ", " : "", body);
+	struct ep_policy *p = (struct ep_policy *)1;
+	struct ep_err err = { 0 };
+
+	if (ep_policy_parse(&p, text, strlen(text), "policy.json", &err) == 0)
+		fail_msg("parsed: %s", text);
+	assert_null(p);
+	assert_int_equal(err.kind, EP_E_INPUT);
+	if (strcmp(err.msg, want) != 0)
+		fail_msg("%s\n got: %s\nwant: %s", text, err.msg, want);
+	free(text);
+}
+
+#define R3	"\"rules\": [{\"key\": \"a\", \"rule\": \"exact\"}, " \
+		"{\"key\": \"b\", \"rule\": \"ignore\"}, " \
+		"{\"key\": \"c\", \"rule\": \"present\"}, "
+
+static void
+test_malformed(void **state)
+{
+	(void)state;
+	bad(R3 "{\"key\": \"d\", \"rule\": \"exactly\"}]",
+	    "policy.json: rules[3]: unknown rule \"exactly\" (one of exact, "
+	    "ignore, version, present, absent)");
+	bad("\"rules\": [{\"key\": \"gpu.driver.version\", "
+	    "\"rule\": \"version\"}]",
+	    "policy.json: rules[0]: rule \"version\" needs a \"range\" (such "
+	    "as \">=580.65,<590\")");
+	bad("\"rules\": [{\"key\": \"a\", \"rule\": \"version\", "
+	    "\"range\": \">=580.65,x590\"}]",
+	    "policy.json: rules[0]: range \">=580.65,x590\": clause \"x590\": "
+	    "no operator (one of ==, !=, <, <=, >, >=, ~=, ===)");
+	bad("\"rules\": [{\"key\": \"a\", \"rule\": \"exact\", "
+	    "\"range\": \">=1\"}]",
+	    "policy.json: rules[0]: \"range\" goes only with rule \"version\"");
+	bad("\"rules\": [{\"key\": \"lib.[abc\", \"rule\": \"exact\"}]",
+	    "policy.json: rules[0]: key \"lib.[abc\" has a '[' class that is "
+	    "not closed");
+	bad("\"rules\": [{\"key\": \"a\\\\\", \"rule\": \"exact\"}]",
+	    "policy.json: rules[0]: key \"a\\\" ends in a lone '\\'");
+	bad("\"rules\": [{\"key\": \"\", \"rule\": \"exact\"}]",
+	    "policy.json: rules[0]: \"key\" is empty");
+	bad("\"rules\": [{\"rule\": \"exact\"}]",
+	    "policy.json: rules[0]: no \"key\"");
+	bad("\"rules\": [{\"key\": \"a\"}]",
+	    "policy.json: rules[0]: no \"rule\"");
+	bad("\"rules\": [{\"key\": 7, \"rule\": \"exact\"}]",
+	    "policy.json: rules[0]: \"key\" is not a string");
+	bad("\"rules\": [{\"key\": \"a\", \"rule\": \"exact\", "
+	    "\"expires\": \"2027-01-01\"}]",
+	    "policy.json: rules[0]: unknown field \"expires\"");
+	bad("\"rules\": [{\"key\": \"a\", \"rule\": \"present\", "
+	    "\"missing\": \"fail\"}]",
+	    "policy.json: rules[0]: \"missing\" does not apply to rule "
+	    "\"present\"");
+	bad("\"rules\": [{\"key\": \"a\", \"rule\": \"exact\", "
+	    "\"missing\": \"warn\"}]",
+	    "policy.json: rules[0]: unknown missing \"warn\" (one of fail, "
+	    "skip, ignore)");
+	bad("\"rules\": [\"a\"]", "policy.json: rules[0]: not an object");
+	bad("\"rules\": {}", "policy.json: \"rules\" is not an array");
+	bad("\"waivers\": 3", "policy.json: \"waivers\" is not an array");
+	bad("\"waiver\": []", "policy.json: unknown field \"waiver\"");
+	bad("\"waivers\": [{\"key\": \"a\", \"reason\": \"r\", "
+	    "\"expires\": \"2027-01-01\"}]",
+	    "policy.json: waivers[0]: no \"owner\"");
+	bad("\"waivers\": [{\"key\": \"a\", \"owner\": \"o\", "
+	    "\"expires\": \"2027-01-01\"}]",
+	    "policy.json: waivers[0]: no \"reason\"");
+	bad("\"waivers\": [{\"key\": \"a\", \"reason\": \"r\", "
+	    "\"owner\": \"o\"}]",
+	    "policy.json: waivers[0]: no \"expires\"");
+	bad("\"waivers\": [{\"key\": \"a\", \"reason\": \"r\", "
+	    "\"owner\": \"o\", \"expires\": \"2026-02-29\"}]",
+	    "policy.json: waivers[0]: expires \"2026-02-29\" is not a date "
+	    "(YYYY-MM-DD)");
+	bad("\"waivers\": [{\"key\": \"a\", \"reason\": \"r\", "
+	    "\"owner\": \"o\", \"expires\": \"2026-13-01\"}]",
+	    "policy.json: waivers[0]: expires \"2026-13-01\" is not a date "
+	    "(YYYY-MM-DD)");
+	bad("\"waivers\": [{\"key\": \"a\", \"reason\": \"r\", "
+	    "\"owner\": \"o\", \"expires\": \"31/12/2026\"}]",
+	    "policy.json: waivers[0]: expires \"31/12/2026\" is not a date "
+	    "(YYYY-MM-DD)");
+	bad("\"waivers\": [{\"key\": \"a\", \"reason\": \"\", "
+	    "\"owner\": \"o\", \"expires\": \"2027-01-01\"}]",
+	    "policy.json: waivers[0]: \"reason\" is empty");
+	bad("\"rules\": [], \"rules\": []",
+	    "policy.json: line 1 column 53: duplicate object key near "
+	    "'\"rules\"'");
+}
+
+static void
+test_malformed_top(void **state)
+{
+	static const struct {
+		const char *text, *want;
+	} t[] = {
+		{ "[]", "policy.json: not a JSON object" },
+		{ "{}", "policy.json: no \"schema\" string (expected "
+		    "\"envparity/policy@1\")" },
+		{ "{\"schema\": \"envparity/policy@2\"}", "policy.json: schema "
+		    "\"envparity/policy@2\" is not envparity/policy@1" },
+		{ "{\"schema\": \"envparity/policy@1\",\n \"rules\": [,]}",
+		    "policy.json: line 2 column 12: unexpected token near "
+		    "','" },
+		{ "", "policy.json: line 1 column 0: '[' or '{' expected near "
+		    "end of file" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		struct ep_policy *p;
+		struct ep_err err = { 0 };
+
+		assert_int_equal(ep_policy_parse(&p, t[i].text,
+		    strlen(t[i].text), "policy.json", &err), -1);
+		assert_int_equal(err.kind, EP_E_INPUT);
+		if (strcmp(err.msg, t[i].want) != 0)
+			fail_msg("got: %s\nwant: %s", err.msg, t[i].want);
+	}
+}
+
+static void
+test_load_example(void **state)
+{
+	struct ep_policy *p;
+	struct ep_err err = { 0 };
+	const struct ep_rule *r;
+	const struct ep_waiver *w;
+	size_t n;
+	int kinds = 0, expired;
+
+	(void)state;
+	if (ep_policy_load(&p, EXAMPLE, &err) < 0)
+		fail_msg("%s", err.msg);
+	/* The example uses every rule kind and a waiver. */
+	r = ep_policy_rules(p, &n);
+	for (size_t i = 0; i < n; i++)
+		if (!r[i].builtin)
+			kinds |= 1 << r[i].kind;
+	assert_int_equal(kinds, (1 << EP_RULE_EXACT) | (1 << EP_RULE_IGNORE) |
+	    (1 << EP_RULE_VERSION) | (1 << EP_RULE_PRESENT) |
+	    (1 << EP_RULE_ABSENT));
+	assert_string_equal(ep_policy_match(p, "gpu.driver.version")->text,
+	    "version >=580.65,<590");
+	w = ep_policy_waiver(p, "stack.cudart_minor.cudnn_graph", NOV22,
+	    &expired);
+	assert_non_null(w);
+	assert_int_equal(expired, 0);
+	ep_policy_free(p);
+
+	assert_int_equal(ep_policy_load(&p, "no/such/policy.json", &err), -1);
+	assert_null(p);
+	assert_non_null(strstr(err.msg, "no/such/policy.json"));
+}
+
+/* Run tools/validate-json on path; its exit status. */
+static int
+validate(const char *path)
+{
+	char *cmd = xasprintf(VALIDATE " " SCHEMA " '%s' >/dev/null 2>&1",
+	    path);
+	int rc = system(cmd);
+
+	free(cmd);
+	return rc;
+}
+
+static void
+test_schema(void **state)
+{
+	/* Each is rejected by ep_policy_parse too (test_malformed). */
+	static const char *const invalid[] = {
+		"{\"schema\": \"envparity/policy@1\", \"rules\": [{\"key\": "
+		    "\"a\", \"rule\": \"exactly\"}]}",
+		"{\"schema\": \"envparity/policy@1\", \"rules\": [{\"key\": "
+		    "\"a\", \"rule\": \"version\"}]}",
+		"{\"schema\": \"envparity/policy@1\", \"rules\": [{\"key\": "
+		    "\"a\", \"rule\": \"exact\", \"range\": \">=1\"}]}",
+		"{\"schema\": \"envparity/policy@1\", \"rules\": [{\"key\": "
+		    "\"a\", \"rule\": \"version\", \"range\": \"x590\"}]}",
+		"{\"schema\": \"envparity/policy@1\", \"rules\": [{\"key\": "
+		    "\"a\", \"rule\": \"absent\", \"missing\": \"skip\"}]}",
+		"{\"schema\": \"envparity/policy@1\", \"waivers\": [{\"key\": "
+		    "\"a\", \"reason\": \"r\", \"owner\": \"o\", "
+		    "\"expires\": \"2026-02-30\"}]}",
+		"{\"schema\": \"envparity/policy@1\", \"waivers\": [{\"key\": "
+		    "\"a\", \"reason\": \"r\", \"expires\": \"2026-02-20\"}]}",
+		"{\"schema\": \"envparity/policy@2\"}",
+	};
+	char dir[256];
+
+	(void)state;
+	if (access(AJV, X_OK) != 0)
+		skip();		/* tools/deps.sh test installs it */
+	assert_int_equal(validate(EXAMPLE), 0);
+	assert_int_equal(tu_scratch_make(dir, sizeof dir, "policy"), 0);
+	for (size_t i = 0; i < sizeof invalid / sizeof invalid[0]; i++) {
+		char *path = xasprintf("%s/bad%zu.json", dir, i);
+		struct ep_policy *p;
+		struct ep_err err = { 0 };
+
+		assert_int_equal(ep_write_atomic(path, invalid[i],
+		    strlen(invalid[i]), &err), 0);
+		if (validate(path) == 0)
+			fail_msg("schema accepts %s", invalid[i]);
+		assert_int_equal(ep_policy_load(&p, path, &err), -1);
+		free(path);
+	}
+	assert_int_equal(tu_scratch_remove(dir), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_glob),
+		cmocka_unit_test(test_first_match_wins),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_waivers_by_date),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_malformed_top),
+		cmocka_unit_test(test_load_example),
+		cmocka_unit_test(test_schema),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
