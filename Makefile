@@ -41,12 +41,14 @@ PKG_LIBS   = $(shell $(PKG_CONFIG) --libs $(PKGS))
 CFLAGS   ?=
 LDFLAGS  ?=
 ALL_CFLAGS  = -std=c17 $(OPT) $(WARN) $(SANFLAGS) -D_GNU_SOURCE \
-	-D_FILE_OFFSET_BITS=64 -Ichecker $(PKG_CFLAGS) $(CFLAGS)
+	-D_FILE_OFFSET_BITS=64 -Ichecker -Ireports $(PKG_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SANFLAGS) -Wl,--as-needed $(LDFLAGS)
 LIBS        = $(PKG_LIBS) -lpthread -ldl
 
-SRCS     := $(sort $(wildcard checker/*.c))
-OBJS     := $(SRCS:checker/%.c=$(B)/obj/%.o)
+# checker/ and reports/ (the report writers) make one program; their file
+# names do not repeat.
+SRCS     := $(sort $(wildcard checker/*.c reports/*.c))
+OBJS     := $(addprefix $(B)/obj/,$(notdir $(SRCS:.c=.o)))
 LIB_OBJS := $(filter-out $(B)/obj/main.o,$(OBJS))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNITS    := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
@@ -62,6 +64,10 @@ $(B)/envparity: $(OBJS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(OBJS) $(LIBS)
 
 $(B)/obj/%.o: checker/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/obj/%.o: reports/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 

@@ -1,0 +1,129 @@
+/*
+ * json.c: the JSON report, {"schema": "envparity/report@1", ...}: where
+ * the golden came from, the exit status, counts by status, and every
+ * result, byte-stable (sorted keys, two-space indent).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "report.h"
+#include "version.h"
+
+static json_t *
+str_or_null(const char *s)
+{
+	char *clean;
+	json_t *j;
+
+	if (s == NULL)
+		return json_null();
+	clean = ep_utf8_sanitize(s, strlen(s));
+	j = json_string(clean);
+	free(clean);
+	return j;
+}
+
+static json_t *
+result_json(const struct ep_result *r)
+{
+	json_t *o = json_object(), *w;
+
+	json_object_set_new(o, "key", str_or_null(r->key));
+	json_object_set_new(o, "area", str_or_null(r->area));
+	json_object_set_new(o, "status", json_string(ep_status_name(r->status)));
+	json_object_set_new(o, "expected", str_or_null(r->expected));
+	json_object_set_new(o, "actual", str_or_null(r->actual));
+	json_object_set_new(o, "rule", str_or_null(r->rule));
+	json_object_set_new(o, "message", str_or_null(r->message));
+	if (r->waiver_reason != NULL || r->waiver_owner != NULL ||
+	    r->waiver_expires != NULL) {
+		w = json_object();
+		json_object_set_new(w, "reason", str_or_null(r->waiver_reason));
+		json_object_set_new(w, "owner", str_or_null(r->waiver_owner));
+		json_object_set_new(w, "expires",
+		    str_or_null(r->waiver_expires));
+		json_object_set_new(o, "waiver", w);
+	} else
+		json_object_set_new(o, "waiver", json_null());
+	return o;
+}
+
+int
+ep_report_json(char **out, const struct ep_report_ctx *ctx,
+    const struct ep_results *rs, struct ep_err *err)
+{
+	size_t counts[EP_NSTATUS];
+	json_t *root = json_object(), *golden = json_object(), *c, *arr, *u;
+	char when[32], host[256] = "";
+	struct tm tm;
+	char *s;
+	size_t n;
+
+	*out = NULL;
+	ep_results_count(rs, counts);
+	gmtime_r(&ctx->generated, &tm);
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (gethostname(host, sizeof host - 1) < 0)
+		strcpy(host, "unknown");
+
+	json_object_set_new(root, "schema", json_string(EP_REPORT_SCHEMA));
+	json_object_set_new(root, "tool", json_string("envparity " EP_VERSION));
+	json_object_set_new(root, "command", str_or_null(ctx->command));
+	json_object_set_new(root, "generated_at", json_string(when));
+	json_object_set_new(root, "host", str_or_null(host));
+	json_object_set_new(golden, "name", str_or_null(ctx->golden_name));
+	json_object_set_new(golden, "store", str_or_null(ctx->golden_store));
+	json_object_set_new(golden, "ref", str_or_null(ctx->golden_ref));
+	json_object_set_new(golden, "commit", str_or_null(ctx->golden_commit));
+	json_object_set_new(golden, "profile",
+	    str_or_null(ctx->golden_profile));
+	json_object_set_new(root, "golden", golden);
+	json_object_set_new(root, "current", str_or_null(ctx->current_name));
+	json_object_set_new(root, "exit_status",
+	    json_integer(ctx->exit_status));
+	c = json_object();
+	n = 0;
+	for (int i = 0; i < EP_NSTATUS; i++) {
+		json_object_set_new(c, ep_status_name(i),
+		    json_integer((json_int_t)counts[i]));
+		n += counts[i];
+	}
+	json_object_set_new(c, "total", json_integer((json_int_t)n));
+	json_object_set_new(root, "counts", c);
+	u = ctx->current != NULL ?
+	    json_object_get(ctx->current->meta, "unavailable") : NULL;
+	json_object_set_new(root, "unavailable",
+	    u != NULL ? json_deep_copy(u) : json_object());
+	arr = json_array();
+	for (size_t i = 0; i < rs->n; i++)
+		json_array_append_new(arr, result_json(&rs->v[i]));
+	json_object_set_new(root, "results", arr);
+
+	s = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2));
+	json_decref(root);
+	if (s == NULL)
+		return ep_err_set(err, EP_E_IO, "cannot serialize the report");
+	n = strlen(s);
+	*out = xmalloc(n + 2);
+	memcpy(*out, s, n);
+	memcpy(*out + n, "\n", 2);
+	free(s);
+	return 0;
+}
+
+int
+ep_report_json_write(const char *path, const struct ep_report_ctx *ctx,
+    const struct ep_results *rs, struct ep_err *err)
+{
+	char *s;
+	int rc;
+
+	if (ep_report_json(&s, ctx, rs, err) < 0)
+		return -1;
+	rc = ep_write_atomic(path, s, strlen(s), err);
+	free(s);
+	return rc;
+}

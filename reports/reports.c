@@ -1,0 +1,26 @@
+/*
+ * reports.c: the report options and writing every report asked for.
+ */
+#include "report.h"
+
+int
+ep_report_opt(struct ep_reportopt *o, int c, const char *arg)
+{
+	switch (c) {
+	case EP_OPT_JSON:
+		o->json = arg;
+		return 1;
+	}
+	return 0;
+}
+
+int
+ep_reports_write(const struct ep_reportopt *o,
+    const struct ep_report_ctx *ctx, const struct ep_results *rs,
+    struct ep_err *err)
+{
+	if (o->json != NULL &&
+	    ep_report_json_write(o->json, ctx, rs, err) < 0)
+		return -1;
+	return 0;
+}
