@@ -88,13 +88,13 @@ test:
 bench: all
 	bench/run.sh
 
-install: all
+install: all $(PROBE_INSTALL)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/schemas
 	install -m 0755 $(B)/envparity $(DESTDIR)$(BINDIR)/envparity
 	install -m 0644 manifests/*.schema.json $(DESTDIR)$(DATADIR)/schemas/
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/envparity
+	rm -f $(DESTDIR)$(BINDIR)/envparity $(DESTDIR)$(BINDIR)/envparity-probe
 	rm -rf $(DESTDIR)$(DATADIR)
 
 deps:
