@@ -9,6 +9,11 @@
 
 const struct ep_cmd *const ep_cmd_table[] = {
 	&ep_cmd_capture,
+	&ep_cmd_check,
+	&ep_cmd_bless,
+	&ep_cmd_diff,
+	&ep_cmd_log,
+	&ep_cmd_probe,
 	&ep_cmd_version,
 	NULL,
 };

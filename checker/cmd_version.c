@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "hash.h"
 #include "manifest.h"
+#include "store.h"
 #include "version.h"
 
 static int cmd_version_exec(const struct ep_cmd *, int, char **);
@@ -49,5 +50,6 @@ cmd_version_exec(const struct ep_cmd *self, int argc, char **argv)
 	printf("manifest schema %s\n", EP_MANIFEST_SCHEMA);
 	printf("%s\n", ep_manifest_library_version());
 	printf("%s\n", ep_hash_library_version());
+	printf("%s\n", ep_store_library_version());
 	return EP_EXIT_OK;
 }

@@ -43,6 +43,19 @@ struct ep_store_info {
 };
 void ep_store_info_clear(struct ep_store_info *i);
 
+/* Fill info with the store's name (credentials removed), its branch, and
+ * the branch's current commit ("" when it has none), without reading any
+ * profile: for messages such as bless's "blessed P at C on STORE REF" and
+ * check's "no golden manifest in STORE REF".  The strings belong to info
+ * (ep_store_info_clear). */
+void ep_store_describe(struct ep_store_info *info, const struct ep_store *s);
+
+/* A store spec as it may be shown: https user names and tokens and any
+ * URL password removed ("https://tok@host/x" -> "https://host/x",
+ * "ssh://u:pw@h/x" -> "ssh://u@h/x").  A new string; a spec that is not
+ * a URL comes back unchanged. */
+char *ep_store_redact(const char *spec);
+
 /* Read <profile>/manifest.json and <profile>/policy.json at the ref's
  * head.  *manifest is NULL when the profile has none (not an error: the
  * caller says how to bless one); *policy NULL when there is no policy.
@@ -58,7 +71,12 @@ struct ep_author {
 /* Commit manifest (text) as <profile>/manifest.json on the ref, moving the
  * ref by compare-and-swap; for a remote store, push.  A race with a bless
  * of another profile is retried on top; with the same profile it fails
- * (EP_E_IO) saying so.  commit_out gets the new commit's id. */
+ * (EP_E_IO) saying so.  commit_out gets the new commit's id (or the
+ * current one when the profile's manifest is already byte-identical).
+ * author NULL: git config's user.name and user.email, else
+ * "envparity <envparity@HOST>"; the committer is the author.  Objects are
+ * written before the ref moves, so a failure leaves the store as it was.
+ * A missing default store is created here. */
 int ep_store_bless(char commit_out[41], struct ep_store *s,
     const char *profile, const char *manifest, const char *message,
     const struct ep_author *author, struct ep_err *err);
@@ -75,9 +93,17 @@ struct ep_store_commit {
 	char *parent_manifest;
 };
 
+/* Along first parents from the ref's head; at most max commits (0: all).
+ * *n is 0 when the profile has no history (or the store is empty). */
 int ep_store_log(struct ep_store_commit **out, size_t *n, struct ep_store *s,
     const char *profile, size_t max, struct ep_err *err);
 void ep_store_log_free(struct ep_store_commit *v, size_t n);
+
+/* Test seam: when set, called once per attempt after the new commit is
+ * written and before the ref is moved, so a test can make another bless
+ * win the race deterministically.  NULL outside tests. */
+extern void (*ep_store_before_update)(void *arg);
+extern void *ep_store_before_update_arg;
 
 /* "libgit2 1.5.1", for `envparity version`. */
 const char *ep_store_library_version(void);

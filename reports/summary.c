@@ -38,7 +38,7 @@ print_skips(FILE *f, const struct ep_results *rs)
 				same++;
 			}
 		if (same == 1)
-			fprintf(f, "  skip    %s: %s\n", r->key, msg);
+			fprintf(f, "  skip    %s\n", *msg ? msg : r->key);
 		else
 			fprintf(f, "  skip    %zu %s facts: %s\n", same, r->area,
 			    msg);

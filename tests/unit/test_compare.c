@@ -516,6 +516,42 @@ test_h100_against_this_machine(void **state)
 	assert_int_equal(tu_scratch_remove(dir), 0);
 }
 
+/* Probe hashes bind only within a determinism domain: across domains a
+ * different hash (and the domain itself) is a skip that says how. */
+static void
+test_probe_domains(void **state)
+{
+	struct ep_manifest *g = ep_manifest_new(), *c = ep_manifest_new();
+	struct ep_policy *p = ep_policy_default();
+	struct ep_results rs = { 0 };
+	const struct ep_result *r;
+
+	(void)state;
+	ep_manifest_set(g, "probe.domain", "H100 cc 9.0 132 SMs driver 580");
+	ep_manifest_set(g, "probe.cuda.gemm.sha256", "aaaa");
+	ep_manifest_set(g, "probe.cpu.domain", "x86_64 envparity-probe 1");
+	ep_manifest_set(g, "probe.cpu.gemm.sha256", "cccc");
+	ep_manifest_set(c, "probe.domain", "A100 cc 8.0 108 SMs driver 580");
+	ep_manifest_set(c, "probe.cuda.gemm.sha256", "bbbb");
+	ep_manifest_set(c, "probe.cpu.domain", "x86_64 envparity-probe 1");
+	ep_manifest_set(c, "probe.cpu.gemm.sha256", "dddd");
+	compare(&rs, g, c, p);
+	r = find(&rs, "probe.cuda.gemm.sha256");
+	assert_non_null(r);
+	assert_int_equal(r->status, EP_SKIP);
+	assert_non_null(strstr(r->message, "domains differ (golden: H100"));
+	assert_non_null(strstr(r->message, "here: A100"));
+	assert_int_equal(find(&rs, "probe.domain")->status, EP_SKIP);
+	/* Same CPU domain: a different hash is drift. */
+	r = find(&rs, "probe.cpu.gemm.sha256");
+	assert_int_equal(r->status, EP_FAIL);
+	assert_int_equal(find(&rs, "probe.cpu.domain")->status, EP_PASS);
+	ep_results_clear(&rs);
+	ep_policy_free(p);
+	ep_manifest_free(g);
+	ep_manifest_free(c);
+}
+
 int
 main(void)
 {
@@ -529,6 +565,7 @@ main(void)
 		cmocka_unit_test(test_unavailable_area_is_skip),
 		cmocka_unit_test(test_waivers),
 		cmocka_unit_test(test_h100_against_this_machine),
+		cmocka_unit_test(test_probe_domains),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

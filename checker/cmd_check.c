@@ -1,0 +1,283 @@
+/*
+ * cmd_check.c: `envparity check`: capture this machine, compare it with
+ * the profile's golden manifest under its policy, run the checks that need
+ * no golden, write the reports asked for, print a short summary.
+ *
+ * Order matters for what a user sees on bad input: the store is read and
+ * the policy parsed before anything is captured, so a malformed policy
+ * stops the run at once (exit 2) and an unreachable store costs no work
+ * (exit 3).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "capture.h"
+#include "cmd.h"
+#include "compare.h"
+#include "policy.h"
+#include "probe.h"
+#include "report.h"
+#include "storeopt.h"
+
+static int cmd_check_exec(const struct ep_cmd *, int, char **);
+
+const struct ep_cmd ep_cmd_check = {
+	.name = "check",
+	.summary = "compare this machine with the golden manifest",
+	.usage =
+"usage: envparity check [store options] [report options] [collector options]\n"
+"\n"
+"Capture this machine, compare it with the profile's golden manifest under\n"
+"the profile's policy (<profile>/policy.json in the store, else the\n"
+"defaults), and run the checks that need no golden: the CUDA runtime\n"
+"against the driver, libraries built for a newer cudart, mixed cuDNN\n"
+"sub-libraries, determinism settings that defeat each other.\n"
+"\n"
+"  -q, --quiet          print only the verdict line and the counts\n"
+"  -h, --help           show this help\n"
+"\n"
+"Reference workload (envparity-probe; not run unless --runs is given):\n"
+"  --runs N             run the probe N times per backend, each a fresh\n"
+"                       process: runs must be bit-identical, known answers\n"
+"                       exact, and output hashes equal the golden's within\n"
+"                       one determinism domain\n"
+"  --backend B          cpu, cuda, cublas, cudnn or all (default all)\n"
+"  --timeout S          kill a run after S seconds (default 60)\n"
+"  --require-gpu        a GPU backend that cannot run fails, not skips\n"
+"  --probe PATH         the probe binary (default: beside envparity)\n"
+"\n"
+EP_STORE_HELP
+"\n"
+EP_REPORT_HELP
+"\n"
+EP_CAPTURE_HELP
+"\n"
+"Exit codes: 0 parity (waived findings included), 1 drift or a failed\n"
+"check, 2 usage, malformed input or no golden manifest, 3 could not run\n"
+"(store unreachable, I/O error).\n",
+	.exec = cmd_check_exec,
+};
+
+enum {
+	OPT_RUNS = 0x500,
+	OPT_BACKEND,
+	OPT_TIMEOUT,
+	OPT_REQUIRE_GPU,
+	OPT_PROBE,
+};
+
+/* A whole number in [lo, hi], or -1. */
+static long
+number(const char *s, long lo, long hi)
+{
+	char *end;
+	long v;
+
+	if (*s == '\0')
+		return -1;
+	v = strtol(s, &end, 10);
+	return *end == '\0' && v >= lo && v <= hi ? v : -1;
+}
+
+/* Run the reference workload into current's facts and rs, or say in
+ * current's meta that it was not run, so that a golden's probe facts show
+ * as skips rather than drift. */
+static int
+run_probe(struct ep_results *rs, struct ep_manifest *current,
+    struct ep_probe_opts *po, const char *given, struct ep_err *err)
+{
+	struct ep_strv summary = { 0 };
+	char *probe = NULL;
+	int rc;
+
+	if (po->runs == 0) {
+		ep_manifest_unavailable(current, "probe", "not run (check "
+		    "--runs N runs the reference workload)");
+		return 0;
+	}
+	if (ep_probe_find(&probe, given, err) < 0)
+		return -1;
+	po->probe = probe;
+	rc = ep_probe_all(rs, current, &summary, po, current, err);
+	ep_strv_clear(&summary);
+	free(probe);
+	po->probe = NULL;
+	return rc;
+}
+
+static int
+cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "runs", required_argument, NULL, OPT_RUNS },
+		{ "backend", required_argument, NULL, OPT_BACKEND },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "require-gpu", no_argument, NULL, OPT_REQUIRE_GPU },
+		{ "probe", required_argument, NULL, OPT_PROBE },
+		EP_STORE_LONGOPTS,
+		EP_REPORT_LONGOPTS,
+		EP_CAPTURE_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ep_capture_opts copts = { 0 };
+	struct ep_storeopt sopt = { 0 };
+	struct ep_store_opts so = { 0 };
+	struct ep_reportopt ropt = { 0 };
+	struct ep_store_info info = { 0 };
+	struct ep_report_ctx ctx = { 0 };
+	struct ep_results rs = { 0 };
+	struct ep_probe_opts po = { .backend = "all",
+	    .timeout_s = EP_PROBE_TIMEOUT_DEFAULT };
+	struct ep_store *store = NULL;
+	struct ep_manifest *golden = NULL, *current = NULL;
+	struct ep_policy *policy = NULL;
+	struct ep_err err = { 0 };
+	const char *profile = NULL, *probe_path = NULL;
+	long v;
+	size_t from;
+	char *mtext = NULL, *ptext = NULL, *name = NULL, *pname = NULL;
+	char *hint;
+	int c, quiet = 0, rc = EP_EXIT_NORUN;
+	time_t now = time(NULL);
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+qh", longopts, NULL)) != -1) {
+		if (ep_capture_opt(&copts, c, optarg) ||
+		    ep_store_opt(&sopt, c, optarg) ||
+		    ep_report_opt(&ropt, c, optarg))
+			continue;
+		switch (c) {
+		case OPT_RUNS:
+			if ((v = number(optarg, 1, EP_PROBE_RUNS_MAX)) < 0) {
+				rc = ep_cmd_usage_error(self, "--runs %s: not a "
+				    "number from 1 to %d", optarg,
+				    EP_PROBE_RUNS_MAX);
+				goto done;
+			}
+			po.runs = (unsigned)v;
+			break;
+		case OPT_BACKEND:
+			po.backend = optarg;
+			break;
+		case OPT_TIMEOUT:
+			if ((v = number(optarg, 1, EP_PROBE_TIMEOUT_MAX)) < 0) {
+				rc = ep_cmd_usage_error(self, "--timeout %s: not "
+				    "a number of seconds from 1 to %d", optarg,
+				    EP_PROBE_TIMEOUT_MAX);
+				goto done;
+			}
+			po.timeout_s = (unsigned)v;
+			break;
+		case OPT_REQUIRE_GPU:
+			po.require_gpu = 1;
+			break;
+		case OPT_PROBE:
+			probe_path = optarg;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			fputs(self->usage, stdout);
+			rc = EP_EXIT_OK;
+			goto done;
+		default:
+			rc = ep_cmd_usage_error(self, "unknown or incomplete "
+			    "option '%s'", argv[optind - 1]);
+			goto done;
+		}
+	}
+	if (optind < argc) {
+		rc = ep_cmd_usage_error(self, "unexpected argument '%s'",
+		    argv[optind]);
+		goto done;
+	}
+	if (strcmp(po.backend, "all") != 0 &&
+	    ep_probe_workloads(po.backend) == NULL) {
+		rc = ep_cmd_usage_error(self, "--backend %s: one of cpu, cuda, "
+		    "cublas, cudnn, all", po.backend);
+		goto done;
+	}
+	if (ep_storeopt_resolve(&so, &profile, &sopt, &err) < 0 ||
+	    ep_store_open(&store, &so, &err) < 0 ||
+	    ep_store_read(&mtext, &ptext, &info, store, profile, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	name = xasprintf("%s#%s:%s", info.store, info.ref, profile);
+	pname = xasprintf("%s/policy.json", name);
+	if (ptext != NULL) {
+		if (ep_policy_parse(&policy, ptext, strlen(ptext), pname,
+		    &err) < 0) {
+			rc = ep_cmd_fail(self, &err);
+			goto done;
+		}
+	} else
+		policy = ep_policy_default();
+	if (mtext == NULL) {
+		hint = ep_storeopt_bless_hint(&so, profile);
+		fprintf(stderr, "envparity check: no golden manifest for "
+		    "profile %s in %s; bless this machine with: %s\n", profile,
+		    name, hint);
+		free(hint);
+		rc = EP_EXIT_USAGE;
+		goto done;
+	}
+	free(pname);
+	pname = xasprintf("%s/manifest.json", name);
+	if (ep_manifest_parse(&golden, mtext, strlen(mtext), pname,
+	    &err) < 0 || ep_capture(&current, &copts, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	/* The probe's results need no golden: run-to-run identity and the
+	 * known answers; its hashes join the facts compared below. */
+	from = rs.n;
+	if (run_probe(&rs, current, &po, probe_path, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	ep_results_waive(&rs, from, policy, now);
+	if (ep_compare(&rs, golden, current, policy, now, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	ep_checks_run(&rs, current, policy, now);
+	ep_results_sort(&rs);
+
+	ctx.command = "check";
+	ctx.golden_name = name;
+	ctx.golden_store = info.store;
+	ctx.golden_ref = info.ref;
+	ctx.golden_commit = info.commit[0] ? info.commit : NULL;
+	ctx.golden_profile = profile;
+	ctx.current_name = "this machine";
+	ctx.current = current;
+	ctx.generated = now;
+	ctx.exit_status = ep_results_exit(&rs);
+	if (ep_reports_write(&ropt, &ctx, &rs, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	ep_report_summary(stdout, &ctx, &rs, quiet);
+	rc = ctx.exit_status;
+done:
+	free(mtext);
+	free(ptext);
+	free(name);
+	free(pname);
+	ep_results_clear(&rs);
+	ep_manifest_free(golden);
+	ep_manifest_free(current);
+	ep_policy_free(policy);
+	ep_store_info_clear(&info);
+	ep_store_free(store);
+	ep_capture_opts_clear(&copts);
+	return rc;
+}

@@ -1,0 +1,222 @@
+/*
+ * cmd_diff.c: `envparity diff A B`: compare two manifests, each a file or
+ * a store spec STORE#REF:PROFILE, with the same results, reports and exit
+ * codes as check (A plays the golden, B the current machine).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd.h"
+#include "compare.h"
+#include "policy.h"
+#include "report.h"
+#include "storeopt.h"
+
+static int cmd_diff_exec(const struct ep_cmd *, int, char **);
+
+const struct ep_cmd ep_cmd_diff = {
+	.name = "diff",
+	.summary = "compare two manifests (files or store specs)",
+	.usage =
+"usage: envparity diff [--policy FILE] [report options] A B\n"
+"\n"
+"Compare manifest B with manifest A as check compares this machine with a\n"
+"golden one.  Each of A and B is a manifest file or a store spec\n"
+"STORE#REF:PROFILE (STORE a path or URL as for --store; REF may be empty\n"
+"for the store's default branch, \":PROFILE\" left out for \"default\").\n"
+"The policy is --policy FILE, else the one stored beside A when A is a\n"
+"store spec, else the defaults.  The checks that need no golden run on B.\n"
+"\n"
+"  --policy FILE        compare under this policy\n"
+"  -q, --quiet          print only the verdict line and the counts\n"
+"  -h, --help           show this help\n"
+"\n"
+EP_REPORT_HELP
+"\n"
+"Exit codes: 0 same (waived findings included), 1 drift, 2 usage or\n"
+"malformed input, 3 could not run (store unreachable, I/O error).\n",
+	.exec = cmd_diff_exec,
+};
+
+enum { OPT_POLICY = 0x400 };
+
+/* One side: its manifest, and for a store spec where it came from and the
+ * policy stored beside it. */
+struct side {
+	char *name;
+	struct ep_manifest *m;
+	char *policy;		/* text, or NULL */
+	struct ep_store_info info;
+	char *profile;
+};
+
+static void
+side_clear(struct side *s)
+{
+	free(s->name);
+	free(s->policy);
+	free(s->profile);
+	ep_manifest_free(s->m);
+	ep_store_info_clear(&s->info);
+}
+
+/* STORE#REF:PROFILE: the store is everything before the last '#', so
+ * URLs with ':' are fine; the profile follows the last ':' after it. */
+static int
+load_spec(struct side *s, const char *spec, struct ep_err *err)
+{
+	const char *hash = strrchr(spec, '#'), *colon;
+	struct ep_store_opts so = { 0 };
+	struct ep_store *store = NULL;
+	char *path = NULL, *ref = NULL, *text = NULL, *mname = NULL;
+	int rc = -1;
+
+	path = xstrndup(spec, (size_t)(hash - spec));
+	colon = strchr(hash + 1, ':');
+	ref = colon ? xstrndup(hash + 1, (size_t)(colon - hash - 1)) :
+	    xstrdup(hash + 1);
+	s->profile = xstrdup(colon && colon[1] ? colon + 1 : "default");
+	if (*path == '\0') {
+		ep_err_set(err, EP_E_INPUT, "%s: no store before '#'", spec);
+		goto done;
+	}
+	if (ep_profile_check(s->profile, err) < 0)
+		goto done;
+	so.spec = path;
+	so.ref = *ref ? ref : NULL;
+	if (ep_store_open(&store, &so, err) < 0 ||
+	    ep_store_read(&text, &s->policy, &s->info, store, s->profile,
+	    err) < 0)
+		goto done;
+	s->name = xasprintf("%s#%s:%s", s->info.store, s->info.ref,
+	    s->profile);
+	if (text == NULL) {
+		ep_err_set(err, EP_E_INPUT, "%s: no golden manifest for "
+		    "profile %s", s->name, s->profile);
+		goto done;
+	}
+	mname = xasprintf("%s/manifest.json", s->name);
+	rc = ep_manifest_parse(&s->m, text, strlen(text), mname, err);
+done:
+	ep_store_free(store);
+	free(path);
+	free(ref);
+	free(text);
+	free(mname);
+	return rc;
+}
+
+static int
+load_side(struct side *s, const char *arg, struct ep_err *err)
+{
+	if (strchr(arg, '#') != NULL)
+		return load_spec(s, arg, err);
+	s->name = xstrdup(arg);
+	return ep_manifest_load(&s->m, arg, err);
+}
+
+static int
+cmd_diff_exec(const struct ep_cmd *self, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "policy", required_argument, NULL, OPT_POLICY },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		EP_REPORT_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ep_reportopt ropt = { 0 };
+	struct ep_report_ctx ctx = { 0 };
+	struct ep_results rs = { 0 };
+	struct side a = { 0 }, b = { 0 };
+	struct ep_policy *policy = NULL;
+	struct ep_err err = { 0 };
+	const char *policy_path = NULL;
+	char *pname = NULL;
+	int c, quiet = 0, rc = EP_EXIT_NORUN;
+	time_t now = time(NULL);
+
+	optind = 1;
+	opterr = 0;
+	/* Options may follow A and B (no '+': getopt permutes). */
+	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+		if (ep_report_opt(&ropt, c, optarg))
+			continue;
+		switch (c) {
+		case OPT_POLICY:
+			policy_path = optarg;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			fputs(self->usage, stdout);
+			rc = EP_EXIT_OK;
+			goto done;
+		default:
+			rc = ep_cmd_usage_error(self, "unknown or incomplete "
+			    "option '%s'", argv[optind - 1]);
+			goto done;
+		}
+	}
+	if (argc - optind != 2) {
+		rc = ep_cmd_usage_error(self, "expected two manifests, A and "
+		    "B; got %d", argc - optind);
+		goto done;
+	}
+	/* The policy first: a malformed one stops the run before anything
+	 * else is read. */
+	if (policy_path != NULL &&
+	    ep_policy_load(&policy, policy_path, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	if (load_side(&a, argv[optind], &err) < 0 ||
+	    load_side(&b, argv[optind + 1], &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	if (policy == NULL && a.policy != NULL) {
+		pname = xasprintf("%s/policy.json", a.name);
+		if (ep_policy_parse(&policy, a.policy, strlen(a.policy), pname,
+		    &err) < 0) {
+			rc = ep_cmd_fail(self, &err);
+			goto done;
+		}
+	}
+	if (policy == NULL)
+		policy = ep_policy_default();
+	if (ep_compare(&rs, a.m, b.m, policy, now, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	ep_checks_run(&rs, b.m, policy, now);
+	ep_results_sort(&rs);
+
+	ctx.command = "diff";
+	ctx.golden_name = a.name;
+	ctx.golden_store = a.info.store;
+	ctx.golden_ref = a.info.ref;
+	ctx.golden_commit = a.info.commit[0] ? a.info.commit : NULL;
+	ctx.golden_profile = a.profile;
+	ctx.current_name = b.name;
+	ctx.current = b.m;
+	ctx.generated = now;
+	ctx.exit_status = ep_results_exit(&rs);
+	if (ep_reports_write(&ropt, &ctx, &rs, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	ep_report_summary(stdout, &ctx, &rs, quiet);
+	rc = ctx.exit_status;
+done:
+	free(pname);
+	side_clear(&a);
+	side_clear(&b);
+	ep_results_clear(&rs);
+	ep_policy_free(policy);
+	return rc;
+}

@@ -1,0 +1,192 @@
+/*
+ * cmd_log.c: `envparity log [store options] [-v] [--max N]`: the history
+ * of a profile's golden manifest, newest first, with how many facts each
+ * bless added, removed and changed.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd.h"
+#include "factdiff.h"
+#include "manifest.h"
+#include "store.h"
+#include "storeopt.h"
+
+static int cmd_log_exec(const struct ep_cmd *, int, char **);
+
+const struct ep_cmd ep_cmd_log = {
+	.name = "log",
+	.summary = "list the history of a profile's golden manifest",
+	.usage =
+"usage: envparity log [store options] [-v] [--max N]\n"
+"\n"
+"List the commits that changed PROFILE/manifest.json, newest first: the\n"
+"commit, its date (UTC), author, how many facts it added (+), removed (-)\n"
+"and changed (~), and the first line of its message.\n"
+"\n"
+"  -v, --verbose        also list the keys, with old and new values\n"
+"  -n, --max N          at most N commits\n"
+"  -h, --help           show this help\n"
+"\n"
+EP_STORE_HELP
+"\n"
+"Exit codes: 0 listed, 2 usage or no history for the profile (the message\n"
+"says how to bless one), 3 the store could not be read.\n",
+	.exec = cmd_log_exec,
+};
+
+static struct ep_manifest *
+parse_or_null(const char *text, const char *id, const char *profile,
+    char **why)
+{
+	struct ep_manifest *m = NULL;
+	struct ep_err err = { 0 };
+	char *name;
+
+	if (text == NULL)
+		return NULL;
+	name = xasprintf("%s/manifest.json at %.12s", profile, id);
+	if (ep_manifest_parse(&m, text, strlen(text), name, &err) < 0 &&
+	    *why == NULL)
+		*why = xstrdup(err.msg);
+	free(name);
+	return m;
+}
+
+static void
+print_keys(const struct ep_factdiff *d, const struct ep_manifest *old,
+    const struct ep_manifest *cur)
+{
+	for (size_t i = 0; i < d->added.n; i++)
+		printf("    + %s = %s\n", d->added.v[i],
+		    ep_manifest_get(cur, d->added.v[i]));
+	for (size_t i = 0; i < d->removed.n; i++)
+		printf("    - %s (was %s)\n", d->removed.v[i],
+		    ep_manifest_get(old, d->removed.v[i]));
+	for (size_t i = 0; i < d->changed.n; i++)
+		printf("    ~ %s: %s -> %s\n", d->changed.v[i],
+		    ep_manifest_get(old, d->changed.v[i]),
+		    ep_manifest_get(cur, d->changed.v[i]));
+}
+
+static void
+print_commit(const struct ep_store_commit *c, const char *profile,
+    int verbose)
+{
+	struct ep_manifest *old, *cur;
+	struct ep_factdiff d = { 0 };
+	char when[32], *why = NULL;
+	struct tm tm;
+	time_t t = c->when;
+
+	gmtime_r(&t, &tm);
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	cur = parse_or_null(c->manifest, c->id, profile, &why);
+	old = parse_or_null(c->parent_manifest, c->id, profile, &why);
+	printf("%.12s  %s  %s  ", c->id, when, c->author);
+	if (why != NULL) {
+		printf("unreadable  %s\n", c->message);
+		if (verbose)
+			printf("    %s\n", why);
+	} else {
+		ep_factdiff_compute(&d, old, cur);
+		printf("+%zu -%zu ~%zu  %s\n", d.added.n, d.removed.n,
+		    d.changed.n, c->message);
+		if (verbose)
+			print_keys(&d, old, cur);
+	}
+	ep_factdiff_clear(&d);
+	ep_manifest_free(old);
+	ep_manifest_free(cur);
+	free(why);
+}
+
+static int
+cmd_log_exec(const struct ep_cmd *self, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "max", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		EP_STORE_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ep_storeopt sopt = { 0 };
+	struct ep_store_opts so;
+	struct ep_store_info info = { 0 };
+	struct ep_store_commit *v = NULL;
+	struct ep_store *s = NULL;
+	struct ep_err err = { 0 };
+	const char *profile;
+	char *end, *hint = NULL;
+	unsigned long long max = 0;
+	size_t n = 0;
+	int c, verbose = 0, rc = EP_EXIT_OK;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "vn:h", longopts, NULL)) != -1) {
+		if (ep_store_opt(&sopt, c, optarg))
+			continue;
+		switch (c) {
+		case 'v':
+			verbose = 1;
+			break;
+		case 'n':
+			errno = 0;
+			max = strtoull(optarg, &end, 10);
+			if (optarg[0] < '0' || optarg[0] > '9' ||
+			    *end != '\0' || errno != 0 || max == 0 ||
+			    max > SIZE_MAX) {
+				rc = ep_cmd_usage_error(self, "--max '%s': "
+				    "expected a positive number", optarg);
+				goto done;
+			}
+			break;
+		case 'h':
+			fputs(self->usage, stdout);
+			goto done;
+		default:
+			rc = ep_cmd_usage_error(self, "unknown or incomplete "
+			    "option '%s'", argv[optind - 1]);
+			goto done;
+		}
+	}
+	if (optind < argc) {
+		rc = ep_cmd_usage_error(self, "unexpected argument '%s'",
+		    argv[optind]);
+		goto done;
+	}
+	if (ep_storeopt_resolve(&so, &profile, &sopt, &err) < 0 ||
+	    ep_store_open(&s, &so, &err) < 0 ||
+	    ep_store_log(&v, &n, s, profile, (size_t)max, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	if (n == 0) {
+		ep_store_describe(&info, s);
+		hint = ep_storeopt_bless_hint(&so, profile);
+		fprintf(stderr, "envparity log: profile %s has no golden "
+		    "manifest in %s %s; bless one with: %s\n", profile,
+		    info.store, info.ref, hint);
+		rc = EP_EXIT_USAGE;
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++)
+		print_commit(&v[i], profile, verbose);
+	if (fflush(stdout) == EOF) {
+		ep_err_set(&err, EP_E_IO, "standard output: write failed");
+		rc = ep_cmd_fail(self, &err);
+	}
+done:
+	ep_store_log_free(v, n);
+	ep_store_info_clear(&info);
+	ep_store_free(s);
+	free(hint);
+	return rc;
+}

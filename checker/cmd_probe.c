@@ -1,0 +1,238 @@
+/*
+ * cmd_probe.c: `envparity probe [--runs N] [--backend B] [--timeout S]
+ * [--require-gpu] [--probe PATH] [-o FILE] [collector options]`: run the
+ * reference workload N times per backend and say whether the runs agree,
+ * whether the known answers held, and what was skipped.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "cmd.h"
+#include "probe.h"
+#include "version.h"
+
+static int cmd_probe_exec(const struct ep_cmd *, int, char **);
+
+const struct ep_cmd ep_cmd_probe = {
+	.name = "probe",
+	.summary = "run the reference workload N times and compare the runs",
+	.usage =
+"usage: envparity probe [--runs N] [--backend cpu|cuda|cublas|cudnn|all]\n"
+"                       [--timeout S] [--require-gpu] [--probe PATH]\n"
+"                       [-o FILE] [collector options]\n"
+"\n"
+"Run envparity-probe N times per backend, each run a fresh process with\n"
+"a deadline, and check that the runs' output hashes are identical and\n"
+"that the known answers are exact.  The GPU backends load the CUDA\n"
+"libraries a capture finds (the collector options below steer it).\n"
+"A crash, a hang or garbage output is reported and the other runs go on.\n"
+"\n"
+"  --runs N             runs per backend (default 5)\n"
+"  --backend B          cpu, cuda, cublas, cudnn or all (default all)\n"
+"  --timeout S          seconds a run may take before it is killed\n"
+"                       (default 60)\n"
+"  --require-gpu        a GPU backend that cannot run here is a failure,\n"
+"                       not a skip\n"
+"  --probe PATH         the probe binary (default: $ENVPARITY_PROBE, else\n"
+"                       envparity-probe beside envparity, else on PATH)\n"
+"  -o, --output FILE    also write the probe's facts as a manifest\n"
+"  -h, --help           show this help\n"
+"\n"
+EP_CAPTURE_HELP
+"\n"
+"Exit codes: 0 every run agreed and every known answer held (skips\n"
+"included), 1 a check failed or a run crashed, hung or misbehaved,\n"
+"2 usage, 3 the probe binary is missing or cannot be run.\n",
+	.exec = cmd_probe_exec,
+};
+
+enum {
+	OPT_RUNS = EP_OPT_CAPTURE_LAST + 1,
+	OPT_BACKEND,
+	OPT_TIMEOUT,
+	OPT_REQUIRE_GPU,
+	OPT_PROBE,
+};
+
+/* A decimal integer in [1, max], or 0. */
+static unsigned
+parse_count(const char *s, unsigned max)
+{
+	unsigned long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return 0;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v < 1 || v > max)
+		return 0;
+	return (unsigned)v;
+}
+
+static int
+valid_backend(const char *b)
+{
+	return strcmp(b, "all") == 0 || ep_probe_workloads(b) != NULL;
+}
+
+static void
+set_meta(struct ep_manifest *m)
+{
+	char host[256] = "", when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (gethostname(host, sizeof host - 1) < 0)
+		strcpy(host, "unknown");
+	ep_manifest_meta_set(m, "host", host);
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	ep_manifest_meta_set(m, "captured_at", when);
+	ep_manifest_meta_set(m, "tool", "envparity " EP_VERSION);
+}
+
+static void
+print_summary(const struct ep_probe_opts *po, const struct ep_strv *summary,
+    const struct ep_results *rs)
+{
+	size_t counts[EP_NSTATUS];
+
+	printf("probe: %s, %u run%s per backend, %u s timeout each\n",
+	    po->probe, po->runs, po->runs == 1 ? "" : "s", po->timeout_s);
+	for (size_t i = 0; i < summary->n; i++)
+		printf("%s\n", summary->v[i]);
+	ep_results_count(rs, counts);
+	printf("probe: %zu passed, %zu failed, %zu errors, %zu skipped\n",
+	    counts[EP_PASS], counts[EP_FAIL], counts[EP_ERROR],
+	    counts[EP_SKIP]);
+}
+
+static int
+cmd_probe_exec(const struct ep_cmd *self, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "runs", required_argument, NULL, OPT_RUNS },
+		{ "backend", required_argument, NULL, OPT_BACKEND },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "require-gpu", no_argument, NULL, OPT_REQUIRE_GPU },
+		{ "probe", required_argument, NULL, OPT_PROBE },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		EP_CAPTURE_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ep_probe_opts po = {
+		.backend = "all",
+		.runs = EP_PROBE_RUNS_DEFAULT,
+		.timeout_s = EP_PROBE_TIMEOUT_DEFAULT,
+	};
+	struct ep_capture_opts copts = { 0 };
+	struct ep_manifest *captured = NULL, *facts = NULL;
+	struct ep_results rs = { 0 };
+	struct ep_strv summary = { 0 };
+	struct ep_err err = { 0 };
+	const char *output = NULL, *given = NULL;
+	char *probe = NULL;
+	int c, rc = EP_EXIT_OK;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
+		if (ep_capture_opt(&copts, c, optarg))
+			continue;
+		switch (c) {
+		case OPT_RUNS:
+			if ((po.runs = parse_count(optarg,
+			    EP_PROBE_RUNS_MAX)) == 0) {
+				rc = ep_cmd_usage_error(self, "--runs %s: not "
+				    "a number from 1 to %d", optarg,
+				    EP_PROBE_RUNS_MAX);
+				goto done;
+			}
+			break;
+		case OPT_BACKEND:
+			if (!valid_backend(optarg)) {
+				rc = ep_cmd_usage_error(self, "--backend %s: "
+				    "not cpu, cuda, cublas, cudnn or all",
+				    optarg);
+				goto done;
+			}
+			po.backend = optarg;
+			break;
+		case OPT_TIMEOUT:
+			if ((po.timeout_s = parse_count(optarg,
+			    EP_PROBE_TIMEOUT_MAX)) == 0) {
+				rc = ep_cmd_usage_error(self, "--timeout %s: "
+				    "not a number of seconds from 1 to %d",
+				    optarg, EP_PROBE_TIMEOUT_MAX);
+				goto done;
+			}
+			break;
+		case OPT_REQUIRE_GPU:
+			po.require_gpu = 1;
+			break;
+		case OPT_PROBE:
+			given = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'h':
+			fputs(self->usage, stdout);
+			goto done;
+		default:
+			rc = ep_cmd_usage_error(self, "unknown or incomplete "
+			    "option '%s'", argv[optind - 1]);
+			goto done;
+		}
+	}
+	if (optind < argc) {
+		rc = ep_cmd_usage_error(self, "unexpected argument '%s'",
+		    argv[optind]);
+		goto done;
+	}
+
+	if (ep_probe_find(&probe, given, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	po.probe = probe;
+	/* The GPU backends must load the very files capture hashed. */
+	if (strcmp(po.backend, "cpu") != 0 &&
+	    ep_capture(&captured, &copts, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	facts = ep_manifest_new();
+	set_meta(facts);
+	if (ep_probe_all(&rs, facts, &summary, &po, captured, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	print_summary(&po, &summary, &rs);
+	if (fflush(stdout) == EOF) {
+		ep_err_set(&err, EP_E_IO, "standard output: write failed");
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	if (output != NULL && ep_manifest_write(facts, output, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	rc = ep_results_exit(&rs);
+done:
+	free(probe);
+	ep_manifest_free(captured);
+	ep_manifest_free(facts);
+	ep_results_clear(&rs);
+	ep_strv_clear(&summary);
+	ep_capture_opts_clear(&copts);
+	return rc;
+}

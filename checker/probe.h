@@ -1,0 +1,177 @@
+/*
+ * probe.h: the runner of the reference workload.  It starts
+ * envparity-probe (gpu_probes/) N times per backend, each run a fresh
+ * process with a deadline, checks every line of its output against the
+ * probe contract (envparity/probe@1), and turns the runs into results
+ * (struct ep_result, compare.h) and facts (probe.<backend>.<workload>.sha256,
+ * probe.cpu.domain, probe.domain).  Shared by `probe` and `check`.
+ *
+ * The pure half is unit-tested with canned lines: probe_line.c reads
+ * lines, probe.c aggregates runs; probe_run.c finds the binary and runs
+ * it.
+ *
+ * Result keys and what decides them:
+ *	probe.<b>.<w>.runs		run-to-run identity: pass when every
+ *					run's sha256 equals run 1's, fail
+ *					naming the runs that differ.  Canary
+ *					workloads always pass; the message says
+ *					whether they varied.  A workload missing
+ *					from a run's output is an error (the
+ *					probe broke its contract); one the probe
+ *					reports as "error", or skipped in some
+ *					runs only, is a failure; one skipped in
+ *					every run while others ran is a skip
+ *					(a failure under --require-gpu).  Runs
+ *					that failed as processes are left out
+ *					("identical in 4 runs (of 5)").
+ *	probe.<b>.<w>.known_answer	pass when every run matched the closed
+ *					form, fail naming the runs that did not
+ *	probe.<b>			the whole backend skipped (no driver,
+ *					no device...): a skip with the probe's
+ *					reason, or a failure "--require-gpu:
+ *					<reason>" for a GPU backend when the
+ *					caller requires one
+ *	probe.<b>.run<N>		run N failed as a process.  A crash or a
+ *					hang is a failure (the stack misbehaved
+ *					on this machine); garbage output or an
+ *					exit status the contract does not allow
+ *					is an error (the check could not run).
+ */
+#ifndef EP_PROBE_H
+#define EP_PROBE_H
+
+#include <jansson.h>
+
+#include "compare.h"
+#include "manifest.h"
+#include "util.h"
+
+#define EP_PROBE_SCHEMA		"envparity/probe@1"
+#define EP_PROBE_BINARY		"envparity-probe"
+#define EP_PROBE_RUNS_DEFAULT	5
+#define EP_PROBE_TIMEOUT_DEFAULT 60	/* seconds, per run */
+#define EP_PROBE_RUNS_MAX	100
+#define EP_PROBE_TIMEOUT_MAX	86400
+
+/* The backends in the order they run, NULL-terminated. */
+extern const char *const ep_probe_backends[];
+
+/* The workloads the contract promises for backend (NULL-terminated), or
+ * NULL when backend is not one of ep_probe_backends. */
+const char *const *ep_probe_workloads(const char *backend);
+
+/* 1 for cuda, cublas, cudnn: the backends --require-gpu is about. */
+int ep_probe_backend_is_gpu(const char *backend);
+
+enum ep_probe_outcome {
+	EP_PROBE_OK,		/* exited 0 and every line kept the contract */
+	EP_PROBE_HUNG,		/* killed at the deadline */
+	EP_PROBE_CRASHED,	/* died of a signal */
+	EP_PROBE_EXITED,	/* exited with a status other than 0 */
+	EP_PROBE_GARBAGE,	/* a line that is not a contract line */
+};
+
+/* One run of one backend. */
+struct ep_probe_run {
+	int outcome;		/* enum ep_probe_outcome */
+	char *why;		/* the failure ("crashed (SIGSEGV)"), without
+				   "run N of B: "; NULL when EP_PROBE_OK */
+	json_t *lines;		/* array of the validated line objects, in
+				   output order (EP_PROBE_OK only); owned */
+};
+
+/* The runs of one backend, in order: runs[i] is run i + 1. */
+struct ep_probe_set {
+	const char *backend;	/* static: one of ep_probe_backends */
+	struct ep_probe_run *runs;
+	size_t n, cap;
+};
+
+/* A new empty run slot at the end of s (zeroed, outcome EP_PROBE_OK). */
+struct ep_probe_run *ep_probe_set_add(struct ep_probe_set *s);
+void ep_probe_run_clear(struct ep_probe_run *r);
+void ep_probe_set_clear(struct ep_probe_set *s);	/* keeps backend */
+
+/* Parse one output line (len bytes, no newline) of a run of backend.
+ * *out is a new reference to the line object, owned by the caller.  A
+ * line that is not JSON, not an object, of another schema, of another
+ * backend, or missing or mistyping a field is an EP_E_INPUT error whose
+ * message says what is wrong (without quoting the line). */
+int ep_probe_line_parse(json_t **out, const char *line, size_t len,
+    const char *backend, struct ep_err *err);
+
+/* Fill r from the whole standard output of a run that exited 0: each
+ * non-empty line parsed as above.  The first bad line (or a workload
+ * reported twice) makes the run EP_PROBE_GARBAGE, with r->why quoting the
+ * line made printable and truncated, then the problem.  Never fails. */
+void ep_probe_output_parse(struct ep_probe_run *r, const char *text,
+    size_t len, const char *backend);
+
+/* The line for workload among a run's validated lines (borrowed), or
+ * NULL; lines may be NULL. */
+json_t *ep_probe_line_for(json_t *lines, const char *workload);
+
+/* `s` made printable for a one-line message: bytes outside printable
+ * ASCII become \xNN, and at most max characters are kept ("..." marks a
+ * cut).  A new string. */
+char *ep_probe_printable(const char *s, size_t len, size_t max);
+
+/* Turn the runs of one backend into results (added to rs), facts (set in
+ * facts: probe.<b>.<w>.sha256 where every run agrees, never for a canary;
+ * probe.cpu.domain) and one summary line per workload, per run failure,
+ * or for a skipped backend (pushed to summary).  require_gpu turns the
+ * skip of a GPU backend into a failure.  Never fails. */
+void ep_probe_aggregate(struct ep_results *rs, struct ep_manifest *facts,
+    struct ep_strv *summary, const struct ep_probe_set *s, int require_gpu);
+
+/* 1 when the runs of s that produced output skipped every workload: the
+ * backend cannot run here (no driver, no device). */
+int ep_probe_set_skipped(const struct ep_probe_set *s);
+
+/* probe.domain: the GPU determinism domain ("<GPU> cc <cc> <SMs> SMs
+ * driver <v> cuda <v> cublas <v> cudnn <v> <probe version>") from the
+ * device and libs fields of the GPU backends' lines among sets; the parts
+ * no line gave are left out, and nothing is set when no GPU backend found
+ * a device. */
+void ep_probe_domain(struct ep_manifest *facts,
+    const struct ep_probe_set *sets, size_t n);
+
+/* What to run (probe_run.c). */
+struct ep_probe_opts {
+	const char *probe;	/* the binary, from ep_probe_find() */
+	const char *backend;	/* one of ep_probe_backends, or "all" */
+	unsigned runs;		/* processes per backend, >= 1 */
+	unsigned timeout_s;	/* deadline of each run, >= 1 */
+	int require_gpu;
+};
+
+/* The probe binary: given (--probe) if not NULL, else $ENVPARITY_PROBE,
+ * else envparity-probe beside this executable, else on PATH.  *out is a
+ * new string.  EP_E_IO naming where it looked when there is none, or
+ * when the one named is not an executable file. */
+int ep_probe_find(char **out, const char *given, struct ep_err *err);
+
+/* The --lib NAME=PATH arguments (two strings each, pushed to args) for
+ * the libraries a capture found that the probe loads: lib.<name>.path of
+ * cublaslt, cublas, cudnn.  captured may be NULL (nothing pushed). */
+void ep_probe_lib_args(struct ep_strv *args, const struct ep_manifest *captured);
+
+/* Start probe once for backend with the extra arguments extra (may be
+ * NULL), wait at most timeout_s, and fill *out: its lines, or how it
+ * failed (a hang kills its whole process group).  Fails (EP_E_IO) only
+ * when the probe cannot be started at all. */
+int ep_probe_run_once(struct ep_probe_run *out, const char *probe,
+    const char *backend, const struct ep_strv *extra, unsigned timeout_s,
+    struct ep_err *err);
+
+/* Run every selected backend o->runs times and aggregate: results to rs,
+ * facts to facts, summary lines to summary.  captured (may be NULL) is
+ * the capture whose libraries the GPU backends must load.  When run 1 of
+ * a backend skips every workload the remaining runs are not started: a
+ * missing driver does not come back.  Fails (EP_E_IO) only when the probe
+ * cannot be started; everything a run does wrong is a result. */
+int ep_probe_all(struct ep_results *rs, struct ep_manifest *facts,
+    struct ep_strv *summary, const struct ep_probe_opts *o,
+    const struct ep_manifest *captured, struct ep_err *err);
+
+#endif

@@ -1,0 +1,350 @@
+/*
+ * store_bless.c: commit a profile's golden manifest and move the branch
+ * by compare-and-swap.
+ *
+ * The blob, trees and commit are written first; the ref moves last, and
+ * only if it still names the commit the new one was built on (a local
+ * ref update with the expected old value, or a push whose old value the
+ * server checks under its ref lock).  When another bless got there first
+ * the new head is read back: if it changed a different profile, the
+ * commit is rebuilt on top of it and tried again; if it changed this
+ * profile's manifest, this bless fails rather than silently replace a
+ * golden nobody here has seen.
+ *
+ * file:// stores are written in place like local paths: libgit2's local
+ * transport moves the remote ref without checking its old value.
+ */
+#include "store_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "storeopt.h"
+
+#define MAX_ATTEMPTS	16
+
+/* Wait a little, longer each time and never in step with a rival. */
+static void
+backoff(unsigned attempt)
+{
+	static unsigned seed;
+	struct timespec ts;
+	long ms;
+
+	if (seed == 0)
+		seed = (unsigned)getpid() ^ (unsigned)time(NULL);
+	ms = 5 + (long)(rand_r(&seed) % 20) * (long)(attempt + 1);
+	ts.tv_sec = 0;
+	ts.tv_nsec = (ms > 500 ? 500 : ms) * 1000000L;
+	nanosleep(&ts, NULL);
+}
+
+static int
+make_sig(git_signature **sig, git_repository *repo,
+    const struct ep_author *a, struct ep_store *s, struct ep_err *err)
+{
+	char host[256] = "", *email;
+	int rc;
+
+	if (a != NULL) {
+		if (git_signature_now(sig, a->name, a->email) < 0)
+			return ep_err_set(err, EP_E_INPUT, "author '%s <%s>': "
+			    "not a valid name and email", a->name, a->email);
+		return 0;
+	}
+	if (git_signature_default(sig, repo) == 0)
+		return 0;
+	git_error_clear();
+	if (gethostname(host, sizeof host - 1) < 0 || host[0] == '\0')
+		strcpy(host, "localhost");
+	email = xasprintf("envparity@%s", host);
+	rc = git_signature_now(sig, "envparity", email);
+	free(email);
+	if (rc < 0)
+		return ep_store_git_err(err, EP_E_IO, s, "no author");
+	return 0;
+}
+
+/* Build the commit that puts blob at <profile>/manifest.json on top of
+ * base (NULL: the first commit), keeping everything else. */
+static int
+make_commit(git_oid *out, git_repository *w, const git_oid *base,
+    const char *profile, const git_oid *blob, const char *message,
+    const git_signature *sig, struct ep_store *s, struct ep_err *err)
+{
+	git_commit *parent = NULL;
+	git_tree *btree = NULL, *sub = NULL, *tree = NULL;
+	git_treebuilder *tb = NULL, *rb = NULL;
+	const git_tree_entry *e;
+	const git_commit *parents[1];
+	git_oid subid, treeid;
+	int rc = -1;
+
+	if (base != NULL && (git_commit_lookup(&parent, w, base) < 0 ||
+	    git_commit_tree(&btree, parent) < 0)) {
+		ep_store_git_err(err, EP_E_IO, s, "cannot read the head");
+		goto done;
+	}
+	if (btree != NULL &&
+	    (e = git_tree_entry_byname(btree, profile)) != NULL) {
+		if (git_tree_entry_type(e) != GIT_OBJECT_TREE) {
+			ep_err_set(err, EP_E_INPUT, "store %s: '%s' is a file "
+			    "there, not a profile directory", s->display,
+			    profile);
+			goto done;
+		}
+		if (git_tree_lookup(&sub, w, git_tree_entry_id(e)) < 0) {
+			ep_store_git_err(err, EP_E_IO, s, profile);
+			goto done;
+		}
+	}
+	if (git_treebuilder_new(&tb, w, sub) < 0 ||
+	    git_treebuilder_insert(NULL, tb, "manifest.json", blob,
+	    GIT_FILEMODE_BLOB) < 0 ||
+	    git_treebuilder_write(&subid, tb) < 0 ||
+	    git_treebuilder_new(&rb, w, btree) < 0 ||
+	    git_treebuilder_insert(NULL, rb, profile, &subid,
+	    GIT_FILEMODE_TREE) < 0 ||
+	    git_treebuilder_write(&treeid, rb) < 0 ||
+	    git_tree_lookup(&tree, w, &treeid) < 0) {
+		ep_store_git_err(err, EP_E_IO, s, "cannot write a tree");
+		goto done;
+	}
+	parents[0] = parent;
+	if (git_commit_create(out, w, NULL, sig, sig, NULL, message, tree,
+	    parent != NULL ? 1 : 0, parents) < 0) {
+		ep_store_git_err(err, EP_E_IO, s, "cannot write the commit");
+		goto done;
+	}
+	rc = 0;
+done:
+	git_treebuilder_free(rb);
+	git_treebuilder_free(tb);
+	git_tree_free(tree);
+	git_tree_free(sub);
+	git_tree_free(btree);
+	git_commit_free(parent);
+	return rc;
+}
+
+/* Move the ref from base (NULL: absent) to commit: 0 done, 1 someone
+ * else moved or holds it, -1 error. */
+static int
+update_ref(struct ep_store *s, git_repository *w, const git_oid *commit,
+    const git_oid *base, const char *profile, struct ep_err *err)
+{
+	git_reference *ref = NULL;
+	git_oid zero;
+	char *msg;
+	int e;
+
+	memset(&zero, 0, sizeof zero);
+	if (s->kind == EP_STORE_NET) {
+		e = ep_store_remote_push(s, commit, base ? base : &zero, err);
+		if (e != 0)
+			return e;
+		/* The remote has it; the cache follows. */
+		if (git_reference_create(NULL, s->repo, s->refname, commit, 1,
+		    "envparity: bless") < 0)
+			git_error_clear();
+		return 0;
+	}
+	/* An expected value of zero means "must not exist yet". */
+	msg = xasprintf("envparity: bless %s", profile);
+	e = git_reference_create_matching(&ref, w, s->refname, commit, 1,
+	    base ? base : &zero, msg);
+	free(msg);
+	git_reference_free(ref);
+	if (e == 0)
+		return 0;
+	if (e == GIT_EMODIFIED || e == GIT_ELOCKED || e == GIT_EEXISTS ||
+	    e == GIT_ENOTFOUND) {
+		git_error_clear();
+		return 1;
+	}
+	return ep_store_git_err(err, EP_E_IO, s, "cannot move the branch");
+}
+
+/* The newest commit after base up to tip that changed the profile's
+ * manifest, for the message; tip when none is found. */
+static void
+who_changed(char hex[13], git_repository *w, const git_oid *tip,
+    const git_oid *base, const char *profile, struct ep_store *s)
+{
+	git_revwalk *rw = NULL;
+	git_commit *c = NULL;
+	struct ep_err ignore = { 0 };
+	git_oid id, a, b;
+	int r1, r2;
+
+	git_oid_tostr(hex, 13, tip);
+	if (git_revwalk_new(&rw, w) < 0 || git_revwalk_push(rw, tip) < 0 ||
+	    (base != NULL && git_revwalk_hide(rw, base) < 0))
+		goto done;
+	git_revwalk_simplify_first_parent(rw);
+	while (git_revwalk_next(&id, rw) == 0) {
+		git_commit_free(c);
+		c = NULL;
+		if (git_commit_lookup(&c, w, &id) < 0)
+			break;
+		r1 = ep_store_entry(&a, w, &id, profile, s, &ignore);
+		r2 = ep_store_entry(&b, w, git_commit_parentcount(c) ?
+		    git_commit_parent_id(c, 0) : NULL, profile, s, &ignore);
+		if (r1 < 0 || r2 < 0)
+			break;
+		if (r1 != r2 || (r1 == 0 && !git_oid_equal(&a, &b))) {
+			git_oid_tostr(hex, 13, &id);
+			break;
+		}
+	}
+done:
+	git_error_clear();
+	git_commit_free(c);
+	git_revwalk_free(rw);
+}
+
+/* Read the head again (for a remote, fetch it): 0, or 1 when absent. */
+static int
+reread(git_oid *tip, struct ep_store *s, git_repository *w,
+    struct ep_err *err)
+{
+	if (s->kind == EP_STORE_NET && ep_store_remote_sync(s, err) < 0)
+		return -1;
+	return ep_store_tip(tip, w, s->refname, s, err);
+}
+
+/* 1 if the manifest entry differs between commits a and b (NULL: none). */
+static int
+manifest_moved(git_repository *w, const git_oid *a, const git_oid *b,
+    const char *profile, struct ep_store *s, struct ep_err *err)
+{
+	git_oid x, y;
+	int r1, r2;
+
+	if ((r1 = ep_store_entry(&x, w, a, profile, s, err)) < 0 ||
+	    (r2 = ep_store_entry(&y, w, b, profile, s, err)) < 0)
+		return -1;
+	return r1 != r2 || (r1 == 0 && !git_oid_equal(&x, &y));
+}
+
+int
+ep_store_bless(char commit_out[41], struct ep_store *s,
+    const char *profile, const char *manifest, const char *message,
+    const struct ep_author *author, struct ep_err *err)
+{
+	git_repository *direct = NULL, *w;
+	git_signature *sig = NULL;
+	git_oid blob, base, tip, commit, have;
+	int hasbase, r, rc = -1;
+	char *msg = NULL, hex[13];
+	size_t mlen;
+
+	commit_out[0] = '\0';
+	if (ep_profile_check(profile, err) < 0)
+		return -1;
+	if (s->repo == NULL && ep_store_create_default(s, err) < 0)
+		return -1;
+	w = s->repo;
+	if (s->kind == EP_STORE_FILE) {
+		if (git_repository_open_ext(&direct, s->direct,
+		    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
+			return ep_store_git_err(err, EP_E_IO, s,
+			    "cannot open for writing");
+		w = direct;
+	}
+	/* Read the remote afresh under the cache's lock, so that "already
+	 * golden" and the base of the first attempt are what it holds now,
+	 * not what it held when the store was opened. */
+	if (s->kind == EP_STORE_NET && (ep_store_lock(s, err) < 0 ||
+	    ep_store_remote_sync(s, err) < 0))
+		goto done;
+
+	mlen = strlen(message);
+	msg = xasprintf("%s%s", message,
+	    mlen > 0 && message[mlen - 1] == '\n' ? "" : "\n");
+	if (git_blob_create_from_buffer(&blob, w, manifest,
+	    strlen(manifest)) < 0) {
+		ep_store_git_err(err, EP_E_IO, s, "cannot write the manifest");
+		goto done;
+	}
+	if (make_sig(&sig, w, author, s, err) < 0)
+		goto done;
+	if ((r = ep_store_tip(&base, w, s->refname, s, err)) < 0)
+		goto done;
+	hasbase = r == 0;
+
+	for (unsigned attempt = 0;; attempt++) {
+		/* Already the golden one: nothing to commit. */
+		if ((r = ep_store_entry(&have, w, hasbase ? &base : NULL,
+		    profile, s, err)) < 0)
+			break;
+		if (r == 0 && git_oid_equal(&have, &blob)) {
+			git_oid_tostr(commit_out, 41, &base);
+			rc = 0;
+			break;
+		}
+		if (make_commit(&commit, w, hasbase ? &base : NULL, profile,
+		    &blob, msg, sig, s, err) < 0)
+			break;
+		if (ep_store_before_update != NULL)
+			ep_store_before_update(ep_store_before_update_arg);
+		if ((r = update_ref(s, w, &commit, hasbase ? &base : NULL,
+		    profile, err)) < 0)
+			break;
+		if (r == 0) {
+			git_oid_tostr(commit_out, 41, &commit);
+			rc = 0;
+			break;
+		}
+		if (attempt + 1 >= MAX_ATTEMPTS) {
+			ep_err_set(err, EP_E_IO, "store %s: %s kept moving; "
+			    "gave up after %d attempts", s->display, s->branch,
+			    MAX_ATTEMPTS);
+			break;
+		}
+		if ((r = reread(&tip, s, w, err)) < 0)
+			break;
+		if ((r == 1 && !hasbase) ||
+		    (r == 0 && hasbase && git_oid_equal(&tip, &base))) {
+			/* Held, not moved: the holder is still writing. */
+			backoff(attempt);
+			continue;
+		}
+		if (r == 1) {
+			ep_err_set(err, EP_E_IO, "store %s: branch %s was "
+			    "deleted while this bless ran; check again and "
+			    "re-bless", s->display, s->branch);
+			break;
+		}
+		if ((r = manifest_moved(w, hasbase ? &base : NULL, &tip,
+		    profile, s, err)) < 0)
+			break;
+		if (r == 1) {
+			who_changed(hex, w, &tip, hasbase ? &base : NULL,
+			    profile, s);
+			ep_err_set(err, EP_E_IO, "profile %s was blessed by "
+			    "someone else (commit %s) while this bless ran; "
+			    "check again and re-bless", profile, hex);
+			break;
+		}
+		/* Another profile moved: build on top of it. */
+		git_oid_cpy(&base, &tip);
+		hasbase = 1;
+	}
+	if (rc == 0 && s->kind == EP_STORE_FILE) {
+		/* Keep the cache in step for reads through this handle. */
+		struct ep_err ignore = { 0 };
+
+		if (ep_store_lock(s, &ignore) == 0)
+			(void)ep_store_remote_sync(s, &ignore);
+		git_error_clear();
+	}
+done:
+	ep_store_unlock(s);
+	git_signature_free(sig);
+	git_repository_free(direct);
+	free(msg);
+	return rc;
+}

@@ -1,0 +1,108 @@
+/*
+ * store_int.h: what the store's files share (store.c: opening, reading,
+ * history; store_remote.c: the cache clone, fetch, push, credentials;
+ * store_bless.c: commits and the compare-and-swap).  Private to them: the
+ * only header outside libgit2 that includes <git2.h>.
+ */
+#ifndef EP_STORE_INT_H
+#define EP_STORE_INT_H
+
+#include <git2.h>
+
+#include "store.h"
+
+enum ep_store_kind {
+	EP_STORE_LOCAL,		/* a path: read and written in place */
+	EP_STORE_FILE,		/* file://: read through the cache,
+				   written in place (store_bless.c) */
+	EP_STORE_NET,		/* git, http(s), ssh, scp-like: the cache,
+				   fetch and push */
+};
+
+struct ep_store {
+	int kind;		/* enum ep_store_kind */
+	git_repository *repo;	/* what is read: the repository, or the
+				   cache clone; NULL while the default store
+				   does not exist */
+	char *display;		/* the spec with credentials removed */
+	char *url;		/* remote URL as given (secrets included:
+				   never shown); NULL for a local path */
+	char *path;		/* local path, or the cache clone's path */
+	char *direct;		/* file://: the repository's path */
+	char *branch;		/* "main" */
+	char *refname;		/* "refs/heads/main" */
+	int is_default;		/* .envparity/store, created on bless */
+	struct ep_strv secrets;	/* strings scrubbed from every message */
+	int lockfd;		/* the cache's lock while held, else -1 */
+	unsigned cred_tried;	/* credential kinds offered so far */
+};
+
+/* Fill err (kind) with "store DISPLAY: what: <libgit2's last error>",
+ * with every secret scrubbed; returns -1. */
+int ep_store_git_err(struct ep_err *err, int kind, struct ep_store *s,
+    const char *what);
+
+/* err->msg with every secret of s replaced by "***", in place. */
+void ep_store_scrub(struct ep_store *s, struct ep_err *err);
+
+/* store_spec.c */
+
+/* ep_store_redact(), adding what was removed to secrets (if not NULL). */
+char *ep_store_redact_into(const char *spec, struct ep_strv *secrets);
+
+/* Classify spec into s->kind and fill s->display, s->secrets and s->url,
+ * s->path or s->direct.  Malformed: EP_E_INPUT, secrets never shown. */
+int ep_store_parse_spec(struct ep_store *s, const char *spec,
+    struct ep_err *err);
+
+/* store.c */
+
+/* The ref's commit in repo: 0 and *id, or 1 when the ref (or the
+ * repository) is absent; -1 on error. */
+int ep_store_tip(git_oid *id, git_repository *repo, const char *refname,
+    struct ep_store *s, struct ep_err *err);
+
+/* The id of <profile>/manifest.json in commit (NULL commit: the empty
+ * store): 0 with *id, 1 when absent, -1 on error. */
+int ep_store_entry(git_oid *id, git_repository *repo, const git_oid *commit,
+    const char *profile, struct ep_store *s, struct ep_err *err);
+
+/* Set s->branch and s->refname from "main" or "refs/heads/main";
+ * EP_E_INPUT if that cannot be a branch. */
+int ep_store_set_branch(struct ep_store *s, const char *ref,
+    struct ep_err *err);
+
+/* Create a bare repository at path whose HEAD names branch: made beside
+ * and renamed into place, so a racing process sees all of it or none. */
+int ep_store_init_bare(const char *path, const char *branch,
+    struct ep_store *s, struct ep_err *err);
+
+/* Remove a directory tree this module made; best effort. */
+void ep_store_rm_rf(const char *path);
+
+/* Create the missing default store (s->path) and open it as s->repo. */
+int ep_store_create_default(struct ep_store *s, struct ep_err *err);
+
+/* store_remote.c */
+
+/* Open (creating on first use) the cache clone for s->url, fetch s's
+ * branch into it (resolving s->branch from the remote's HEAD when ref is
+ * NULL), and set s->repo. */
+int ep_store_remote_open(struct ep_store *s, const char *ref,
+    struct ep_err *err);
+
+/* Fetch s->branch again into the cache (the lock held by the caller). */
+int ep_store_remote_sync(struct ep_store *s, struct ep_err *err);
+
+/* Take and release the cache's lock (an flock on <cache>.lock), which
+ * serializes processes that share one cache. */
+int ep_store_lock(struct ep_store *s, struct ep_err *err);
+void ep_store_unlock(struct ep_store *s);
+
+/* Push commit to s->branch on the remote, expecting the remote to be at
+ * old (zero: the branch does not exist yet).  0 pushed; 1 the remote
+ * moved or refused for a reason worth a retry (a race); -1 otherwise. */
+int ep_store_remote_push(struct ep_store *s, const git_oid *commit,
+    const git_oid *old, struct ep_err *err);
+
+#endif

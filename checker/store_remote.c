@@ -1,0 +1,459 @@
+/*
+ * store_remote.c: a remote store through a cache clone.  The clone is a
+ * bare repository under $XDG_CACHE_HOME/envparity/stores/, named by the
+ * SHA-256 of the URL without credentials, holding only the branch in use.
+ * Opening it costs one connection: the ref advertisement says whether the
+ * branch moved, and only then are objects downloaded.  Pushing sends one
+ * commit with the remote's current value as the expected old one, so the
+ * server refuses it if anyone pushed in between.
+ *
+ * Credentials come from the URL, ENVPARITY_GIT_TOKEN (https),
+ * ENVPARITY_SSH_KEY or the ssh agent; they are never written to disk and
+ * are scrubbed from every message (ep_store_scrub).
+ */
+#include "store_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hash.h"
+
+enum {
+	CRED_TOKEN = 1,
+	CRED_USER = 2,
+	CRED_KEY = 4,
+	CRED_AGENT = 8,
+};
+
+/* The payload of every libgit2 callback. */
+struct ctx {
+	struct ep_store *s;
+	char *rejected;		/* why the server refused the push */
+};
+
+/* Offer each kind of credential once; libgit2 calls again after a
+ * refusal, and an endless loop of the same offer is the failure mode to
+ * avoid. */
+static int
+cred_cb(git_credential **out, const char *url, const char *user,
+    unsigned int allowed, void *payload)
+{
+	struct ctx *c = payload;
+	struct ep_store *s = c->s;
+	const char *tok = getenv("ENVPARITY_GIT_TOKEN");
+	const char *key = getenv("ENVPARITY_SSH_KEY");
+	const char *sock = getenv("SSH_AUTH_SOCK");
+	const char *u = user != NULL && user[0] != '\0' ? user : NULL;
+
+	(void)url;
+	if ((allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT) && tok != NULL &&
+	    tok[0] != '\0' && !(s->cred_tried & CRED_TOKEN)) {
+		s->cred_tried |= CRED_TOKEN;
+		return git_credential_userpass_plaintext_new(out,
+		    u ? u : "x-access-token", tok);
+	}
+	if ((allowed & GIT_CREDENTIAL_USERNAME) &&
+	    !(s->cred_tried & CRED_USER)) {
+		s->cred_tried |= CRED_USER;
+		return git_credential_username_new(out, u ? u : "git");
+	}
+	if (allowed & GIT_CREDENTIAL_SSH_KEY) {
+		if (key != NULL && key[0] != '\0' &&
+		    !(s->cred_tried & CRED_KEY)) {
+			s->cred_tried |= CRED_KEY;
+			return git_credential_ssh_key_new(out, u ? u : "git",
+			    NULL, key, NULL);
+		}
+		if (sock != NULL && sock[0] != '\0' &&
+		    !(s->cred_tried & CRED_AGENT)) {
+			s->cred_tried |= CRED_AGENT;
+			return git_credential_ssh_key_from_agent(out,
+			    u ? u : "git");
+		}
+	}
+	git_error_set_str(GIT_ERROR_NET, "authentication failed (for "
+	    "https set ENVPARITY_GIT_TOKEN; for ssh set ENVPARITY_SSH_KEY "
+	    "or run an ssh agent)");
+	return GIT_EAUTH;
+}
+
+static int
+push_status_cb(const char *ref, const char *status, void *payload)
+{
+	struct ctx *c = payload;
+
+	(void)ref;
+	if (status != NULL && c->rejected == NULL)
+		c->rejected = xstrdup(status);
+	return 0;
+}
+
+static void
+callbacks_init(git_remote_callbacks *cb, struct ctx *c)
+{
+	git_remote_init_callbacks(cb, GIT_REMOTE_CALLBACKS_VERSION);
+	cb->credentials = cred_cb;
+	cb->push_update_reference = push_status_cb;
+	cb->payload = c;
+	c->s->cred_tried = 0;
+}
+
+int
+ep_store_lock(struct ep_store *s, struct ep_err *err)
+{
+	char *path;
+
+	if (s->lockfd >= 0)
+		return 0;
+	path = xasprintf("%s.lock", s->path);
+	s->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (s->lockfd < 0) {
+		ep_err_set(err, EP_E_IO, "%s: cannot lock: %s", path,
+		    strerror(errno));
+		free(path);
+		return -1;
+	}
+	while (flock(s->lockfd, LOCK_EX) < 0) {
+		if (errno == EINTR)
+			continue;
+		ep_err_set(err, EP_E_IO, "%s: cannot lock: %s", path,
+		    strerror(errno));
+		close(s->lockfd);
+		s->lockfd = -1;
+		free(path);
+		return -1;
+	}
+	free(path);
+	return 0;
+}
+
+void
+ep_store_unlock(struct ep_store *s)
+{
+	if (s->lockfd >= 0) {
+		close(s->lockfd);	/* releases the flock */
+		s->lockfd = -1;
+	}
+}
+
+/* The URL after git config's url.<base>.insteadOf (and, for a push,
+ * pushInsteadOf, which wins): the longest matching prefix is replaced by
+ * its base, as git does.  Done here because libgit2 1.5's own rewriting
+ * leaks on every remote it creates.  A rewritten URL may carry a token:
+ * its credentials join the secrets.  A new string. */
+static char *
+rewrite_url(struct ep_store *s, int push)
+{
+	git_config *cfg = NULL;
+	git_config_iterator *it = NULL;
+	git_config_entry *e;
+	char *base[2] = { NULL, NULL }, *out, *shown;
+	size_t best[2] = { 0, 0 };
+
+	if (git_repository_config_snapshot(&cfg, s->repo) < 0 ||
+	    git_config_iterator_new(&it, cfg) < 0) {
+		git_error_clear();
+		goto done;
+	}
+	while (git_config_next(&e, it) == 0) {
+		const char *n = e->name, *suffix;
+		size_t vlen;
+		int k;
+
+		if (!ep_startswith(n, "url.") || e->value == NULL)
+			continue;
+		if (ep_endswith(n, ".pushinsteadof")) {
+			k = 1;
+			suffix = ".pushinsteadof";
+		} else if (ep_endswith(n, ".insteadof")) {
+			k = 0;
+			suffix = ".insteadof";
+		} else
+			continue;
+		vlen = strlen(e->value);
+		if ((k == 1 && !push) || vlen == 0 || vlen <= best[k] ||
+		    strncmp(s->url, e->value, vlen) != 0)
+			continue;
+		free(base[k]);
+		base[k] = xasprintf("%.*s%s", (int)(strlen(n) - 4 -
+		    strlen(suffix)), n + 4, s->url + vlen);
+		best[k] = vlen;
+	}
+	git_error_clear();
+done:
+	git_config_iterator_free(it);
+	git_config_free(cfg);
+	out = base[1] != NULL ? base[1] : base[0];
+	free(out == base[1] ? base[0] : base[1]);
+	if (out == NULL)
+		return xstrdup(s->url);
+	shown = ep_store_redact_into(out, &s->secrets);
+	free(shown);
+	return out;
+}
+
+/* Connect r for direction, or fail naming the store. */
+static int
+connect_remote(git_remote **r, struct ep_store *s, git_direction dir,
+    const git_remote_callbacks *cb, struct ep_err *err)
+{
+	git_remote_create_options co;
+	git_proxy_options po;
+	char *url;
+	int e;
+
+	git_remote_create_options_init(&co, GIT_REMOTE_CREATE_OPTIONS_VERSION);
+	co.repository = s->repo;
+	co.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF |
+	    GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC;
+	url = rewrite_url(s, dir == GIT_DIRECTION_PUSH);
+	e = git_remote_create_with_opts(r, url, &co);
+	free(url);
+	if (e < 0)
+		return ep_store_git_err(err, EP_E_INPUT, s, "bad URL");
+	git_proxy_options_init(&po, GIT_PROXY_OPTIONS_VERSION);
+	/* http.proxy from git config or the *_proxy variables, as git. */
+	po.type = GIT_PROXY_AUTO;
+	if (git_remote_connect(*r, dir, cb, &po, NULL) < 0)
+		return ep_store_git_err(err, EP_E_IO, s, dir ==
+		    GIT_DIRECTION_FETCH ? "cannot fetch" : "cannot push");
+	return 0;
+}
+
+/* The remote's value of s->refname from the advertisement: 0 and *id, or
+ * 1 when the remote has no such branch. */
+static int
+remote_value(git_oid *id, git_remote *r, struct ep_store *s,
+    struct ep_err *err)
+{
+	const git_remote_head **heads;
+	size_t n;
+
+	if (git_remote_ls(&heads, &n, r) < 0)
+		return ep_store_git_err(err, EP_E_IO, s, "cannot list refs");
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(heads[i]->name, s->refname) == 0) {
+			git_oid_cpy(id, &heads[i]->oid);
+			return 0;
+		}
+	return 1;
+}
+
+static int
+have_object(git_repository *repo, const git_oid *id)
+{
+	git_odb *odb = NULL;
+	int yes;
+
+	if (git_repository_odb(&odb, repo) < 0)
+		return 0;
+	yes = git_odb_exists(odb, id);
+	git_odb_free(odb);
+	return yes;
+}
+
+/* Fetch s->branch (resolving it from the remote's HEAD first when
+ * resolve is set) into the cache and point the cache's ref at it. */
+static int
+fetch(struct ep_store *s, int resolve, struct ep_err *err)
+{
+	git_remote_callbacks cb;
+	git_fetch_options fo;
+	struct ctx c = { s, NULL };
+	git_remote *r = NULL;
+	git_buf def = { 0 };
+	git_oid want;
+	char *spec = NULL;
+	git_strarray specs;
+	int e, rc = -1;
+
+	git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
+	callbacks_init(&cb, &c);
+	if (connect_remote(&r, s, GIT_DIRECTION_FETCH, &cb, err) < 0)
+		goto done;
+	if (resolve) {
+		if (git_remote_default_branch(&def, r) == 0 &&
+		    ep_startswith(def.ptr, "refs/heads/"))
+			e = ep_store_set_branch(s, def.ptr, err);
+		else {
+			git_error_clear();
+			e = ep_store_set_branch(s, "main", err);
+		}
+		if (e < 0)
+			goto done;
+	}
+	if ((e = remote_value(&want, r, s, err)) < 0)
+		goto done;
+	if (e == 1) {
+		/* Gone (or never there): so is our copy. */
+		(void)git_reference_remove(s->repo, s->refname);
+		git_error_clear();
+		rc = 0;
+		goto done;
+	}
+	if (!have_object(s->repo, &want)) {
+		spec = xasprintf("+%s:%s", s->refname, s->refname);
+		specs.strings = &spec;
+		specs.count = 1;
+		fo.callbacks = cb;
+		fo.proxy_opts.type = GIT_PROXY_AUTO;
+		fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+		fo.update_fetchhead = 0;
+		if (git_remote_download(r, &specs, &fo) < 0) {
+			ep_store_git_err(err, EP_E_IO, s, "cannot fetch");
+			goto done;
+		}
+		if (!have_object(s->repo, &want)) {
+			ep_err_set(err, EP_E_IO, "store %s: cannot fetch: the "
+			    "remote did not send %s", s->display, s->refname);
+			goto done;
+		}
+	}
+	if (git_reference_create(NULL, s->repo, s->refname, &want, 1,
+	    "envparity: fetch") < 0) {
+		ep_store_git_err(err, EP_E_IO, s, "cannot update the cache");
+		goto done;
+	}
+	rc = 0;
+done:
+	if (r != NULL)
+		git_remote_disconnect(r);
+	git_remote_free(r);
+	git_buf_dispose(&def);
+	free(spec);
+	return rc;
+}
+
+int
+ep_store_remote_sync(struct ep_store *s, struct ep_err *err)
+{
+	return fetch(s, 0, err);
+}
+
+int
+ep_store_remote_open(struct ep_store *s, const char *ref,
+    struct ep_err *err)
+{
+	char hex[EP_SHA256_HEX], *dir, *stores = NULL;
+	struct stat st;
+	int created = 0, rc = -1;
+
+	if ((dir = ep_cache_dir()) == NULL)
+		return ep_err_set(err, EP_E_IO, "store %s: no cache "
+		    "directory (set XDG_CACHE_HOME or HOME)", s->display);
+	if (ref != NULL && ep_store_set_branch(s, ref, err) < 0)
+		goto done;
+	ep_hash_buf(hex, s->display, strlen(s->display));
+	stores = xasprintf("%s/stores", dir);
+	if (ep_mkdirs(stores, err) < 0)
+		goto done;
+	s->path = xasprintf("%s/%s", stores, hex);
+	if (ep_store_lock(s, err) < 0)
+		goto done;
+	if (stat(s->path, &st) < 0) {
+		if (ep_store_init_bare(s->path, "main", s, err) < 0)
+			goto done;
+		created = 1;
+	}
+	if (git_repository_open_ext(&s->repo, s->path,
+	    GIT_REPOSITORY_OPEN_NO_SEARCH | GIT_REPOSITORY_OPEN_BARE,
+	    NULL) < 0) {
+		ep_store_git_err(err, EP_E_IO, s, "cannot open the cache");
+		goto done;
+	}
+	rc = fetch(s, ref == NULL, err);
+	if (rc < 0 && created) {
+		/* A store never reached leaves no empty clone behind. */
+		git_repository_free(s->repo);
+		s->repo = NULL;
+		ep_store_rm_rf(s->path);
+	}
+done:
+	ep_store_unlock(s);
+	free(stores);
+	free(dir);
+	return rc;
+}
+
+/* Is the server's reason for refusing a push one that a retry after a
+ * fetch can cure (someone else moved or held the ref)? */
+static int
+rejection_is_race(const char *why)
+{
+	static const char *const race[] = { "fetch first", "non-fast-forward",
+	    "lock", "stale", "failed to update ref", NULL };
+
+	for (size_t i = 0; race[i] != NULL; i++)
+		if (strstr(why, race[i]) != NULL)
+			return 1;
+	return 0;
+}
+
+int
+ep_store_remote_push(struct ep_store *s, const git_oid *commit,
+    const git_oid *old, struct ep_err *err)
+{
+	git_remote_callbacks cb;
+	git_push_options po;
+	struct ctx c = { s, NULL };
+	git_remote *r = NULL;
+	git_oid now;
+	git_strarray specs;
+	char *tmpref, *spec;
+	int e, rc = -1;
+
+	tmpref = xasprintf("refs/envparity/bless-%ld", (long)getpid());
+	spec = xasprintf("%s:%s", tmpref, s->refname);
+	git_push_options_init(&po, GIT_PUSH_OPTIONS_VERSION);
+	callbacks_init(&cb, &c);
+	if (connect_remote(&r, s, GIT_DIRECTION_PUSH, &cb, err) < 0)
+		goto done;
+	if ((e = remote_value(&now, r, s, err)) < 0)
+		goto done;
+	/* The remote moved since we last fetched: a race, decided by the
+	 * caller after a fetch. */
+	if ((e == 1) != git_oid_is_zero(old) ||
+	    (e == 0 && !git_oid_equal(&now, old))) {
+		rc = 1;
+		goto done;
+	}
+	/* libgit2 pushes from a ref: a private one, removed afterwards. */
+	if (git_reference_create(NULL, s->repo, tmpref, commit, 1,
+	    NULL) < 0) {
+		ep_store_git_err(err, EP_E_IO, s, "cannot push");
+		goto done;
+	}
+	specs.strings = &spec;
+	specs.count = 1;
+	po.callbacks = cb;
+	po.proxy_opts.type = GIT_PROXY_AUTO;
+	e = git_remote_upload(r, &specs, &po);
+	if (e == GIT_ENONFASTFORWARD) {
+		git_error_clear();
+		rc = 1;
+	} else if (e < 0)
+		ep_store_git_err(err, EP_E_IO, s, "cannot push");
+	else if (c.rejected != NULL && rejection_is_race(c.rejected))
+		rc = 1;
+	else if (c.rejected != NULL) {
+		ep_err_set(err, EP_E_IO, "store %s: the remote refused the "
+		    "push to %s: %s", s->display, s->branch, c.rejected);
+		ep_store_scrub(s, err);
+	} else
+		rc = 0;
+	git_reference_remove(s->repo, tmpref);
+	git_error_clear();
+done:
+	if (r != NULL)
+		git_remote_disconnect(r);
+	git_remote_free(r);
+	free(c.rejected);
+	free(tmpref);
+	free(spec);
+	return rc;
+}

@@ -1,0 +1,119 @@
+/*
+ * storeopt.c: the store options shared by check, bless, diff and log,
+ * their environment defaults, and the profile-name rule.
+ */
+#include "storeopt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int
+ep_store_opt(struct ep_storeopt *o, int c, const char *arg)
+{
+	switch (c) {
+	case EP_OPT_STORE:
+		o->store = arg;
+		return 1;
+	case EP_OPT_REF:
+		o->ref = arg;
+		return 1;
+	case EP_OPT_PROFILE:
+		o->profile = arg;
+		return 1;
+	}
+	return 0;
+}
+
+static const char *
+env_default(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v != NULL && v[0] != '\0' ? v : NULL;
+}
+
+int
+ep_profile_check(const char *name, struct ep_err *err)
+{
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
+
+	/* A profile is one directory at the top of the store's tree: it
+	 * must not climb out of it, hide itself, or nest. */
+	if (name == NULL || name[0] == '\0')
+		return ep_err_set(err, EP_E_INPUT, "profile name is empty");
+	if (strlen(name) > 128)
+		return ep_err_set(err, EP_E_INPUT,
+		    "profile '%.40s...': longer than 128 characters", name);
+	if (strspn(name, ok) != strlen(name))
+		return ep_err_set(err, EP_E_INPUT, "profile '%s': only "
+		    "letters, digits, '.', '_' and '-' are allowed", name);
+	if (name[0] == '.' || strstr(name, "..") != NULL)
+		return ep_err_set(err, EP_E_INPUT, "profile '%s': must not "
+		    "start with '.' or contain '..'", name);
+	return 0;
+}
+
+int
+ep_storeopt_resolve(struct ep_store_opts *so, const char **profile,
+    const struct ep_storeopt *o, struct ep_err *err)
+{
+	const char *p;
+
+	memset(so, 0, sizeof *so);
+	so->spec = o->store != NULL ? o->store : env_default("ENVPARITY_STORE");
+	so->ref = o->ref;
+	p = o->profile != NULL ? o->profile : env_default("ENVPARITY_PROFILE");
+	if (p == NULL)
+		p = "default";
+	if (ep_profile_check(p, err) < 0)
+		return -1;
+	*profile = p;
+	return 0;
+}
+
+/* Append " opt 'value'" to *cmd, quoted for a POSIX shell if needed. */
+static void
+append_arg(char **cmd, const char *opt, const char *value)
+{
+	static const char safe[] = "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-";
+	char *q, *o, *next;
+
+	if (value[0] != '\0' && strspn(value, safe) == strlen(value))
+		q = xstrdup(value);
+	else {
+		q = o = xmalloc(strlen(value) * 4 + 3);
+		*o++ = '\'';
+		for (const char *p = value; *p != '\0'; p++) {
+			if (*p == '\'') {
+				memcpy(o, "'\\''", 4);
+				o += 4;
+			} else
+				*o++ = *p;
+		}
+		*o++ = '\'';
+		*o = '\0';
+	}
+	next = xasprintf("%s %s %s", *cmd, opt, q);
+	free(*cmd);
+	free(q);
+	*cmd = next;
+}
+
+char *
+ep_storeopt_bless_hint(const struct ep_store_opts *so, const char *profile)
+{
+	char *cmd = xstrdup("envparity bless"), *spec;
+
+	if (so->spec != NULL) {
+		spec = ep_store_redact(so->spec);
+		append_arg(&cmd, "--store", spec);
+		free(spec);
+	}
+	if (so->ref != NULL)
+		append_arg(&cmd, "--ref", so->ref);
+	if (strcmp(profile, "default") != 0)
+		append_arg(&cmd, "--profile", profile);
+	return cmd;
+}

@@ -1,0 +1,71 @@
+/*
+ * storeopt.h: the store options that check, bless, diff and log share
+ * (--store, --ref, --profile), their environment defaults
+ * (ENVPARITY_STORE, ENVPARITY_PROFILE), and the rule for profile names.
+ * Used like capture.h's collector options: put EP_STORE_LONGOPTS in the
+ * getopt table and hand every code to ep_store_opt() first.
+ */
+#ifndef EP_STOREOPT_H
+#define EP_STOREOPT_H
+
+#include <getopt.h>
+
+#include "store.h"
+#include "util.h"
+
+/* getopt_long codes; above capture.h's EP_OPT_* range (0x100...). */
+enum {
+	EP_OPT_STORE = 0x200,
+	EP_OPT_REF,
+	EP_OPT_PROFILE,
+	EP_OPT_STORE_LAST,
+};
+#define EP_STORE_LONGOPTS						\
+	{ "store", required_argument, NULL, EP_OPT_STORE },		\
+	{ "ref", required_argument, NULL, EP_OPT_REF },			\
+	{ "profile", required_argument, NULL, EP_OPT_PROFILE }
+
+#define EP_STORE_HELP							\
+"Store options:\n"							\
+"  --store PATH|URL     the golden store: a git repository path (bare or\n" \
+"                       not) or a URL (file://, git://, http(s)://, ssh://,\n" \
+"                       user@host:path); default $ENVPARITY_STORE, else\n" \
+"                       .envparity/store\n"				\
+"  --ref BRANCH         the store's branch (default: the remote's HEAD\n" \
+"                       branch, or the local HEAD's)\n"			\
+"  --profile NAME       the profile (default $ENVPARITY_PROFILE, else\n" \
+"                       \"default\")\n"					\
+"Credentials: ENVPARITY_GIT_TOKEN (https), ENVPARITY_SSH_KEY or an ssh\n" \
+"agent (ssh); they never appear in output.\n"
+
+/* What the command line said; NULL where it said nothing.  The strings
+ * are borrowed from argv. */
+struct ep_storeopt {
+	const char *store;
+	const char *ref;
+	const char *profile;
+};
+
+/* Apply one store option (c is a getopt_long code).  Returns 1 if c was
+ * a store option, 0 if not. */
+int ep_store_opt(struct ep_storeopt *o, int c, const char *arg);
+
+/* Fill *so (create left 0) and *profile from o, falling back to
+ * $ENVPARITY_STORE and $ENVPARITY_PROFILE (empty counts as unset), then
+ * "default".  The strings are borrowed from o or the environment.  A bad
+ * profile name is EP_E_INPUT. */
+int ep_storeopt_resolve(struct ep_store_opts *so, const char **profile,
+    const struct ep_storeopt *o, struct ep_err *err);
+
+/* A profile name is one directory of the store: [A-Za-z0-9._-]+, not
+ * starting with '.', no "..".  0 if valid; else EP_E_INPUT naming it. */
+int ep_profile_check(const char *name, struct ep_err *err);
+
+/* The command that would bless a golden manifest for this store, ref and
+ * profile ("envparity bless --store URL --profile gpu"), naming only what
+ * differs from the defaults, shell-quoted, credentials removed: for the
+ * "no golden manifest" messages of check, diff and log.  A new string. */
+char *ep_storeopt_bless_hint(const struct ep_store_opts *so,
+    const char *profile);
+
+#endif

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# fake_probe.sh: a TEST DOUBLE standing in for envparity-probe
+# (gpu_probes/).  It is not the reference workload: it computes nothing
+# and prints contract lines (envparity/probe@1) made from canned data, so
+# that the runner in checker/probe_run.c can be shown the misbehaviour a
+# real probe on a real GPU stack could show: runs that disagree, a hang, a
+# crash, garbage, a missing workload, a wrong known answer.  The real
+# probe's CPU backend is tested end to end elsewhere (tests/cli/probe.bats).
+#
+#	fake_probe.sh --backend cpu|cuda|cublas|cudnn [--lib NAME=PATH]...
+#
+# Environment:
+#   FAKE_PROBE_STATE  a directory for the run counters (count.<backend>,
+#                     so run N is the Nth start for that backend) and the
+#                     argument log (args.<backend>: one line per start).
+#                     Unset: every start is run 1 and nothing is logged.
+#   FAKE_PROBE_MODE   how to behave (default ok):
+#     ok         every workload computes, identical in every run (but
+#                for the GPU atomic canary, see FAKE_PROBE_GPU)
+#     nondet     gemm of FAKE_PROBE_ON differs in runs 2 and 4 (two
+#                different outputs), identical in the other runs
+#     hang       run FAKE_PROBE_RUN of FAKE_PROBE_ON prints one line, then
+#                waits forever in a child (its pid in STATE/hang.pid)
+#     crash      run FAKE_PROBE_RUN of FAKE_PROBE_ON prints two lines, then
+#                dies of SIGSEGV (kill -SEGV $$)
+#     garbage    run FAKE_PROBE_RUN of FAKE_PROBE_ON prints a line that is
+#                not JSON, with a control byte in it
+#     schema     run FAKE_PROBE_RUN of FAKE_PROBE_ON prints its lines with
+#                schema envparity/probe@2
+#     missing    FAKE_PROBE_ON never prints its reduce line
+#     kat_wrong  run FAKE_PROBE_RUN of FAKE_PROBE_ON reports kat's known
+#                answer false (and so a different hash)
+#     exit3      FAKE_PROBE_ON exits 3 with a message on standard error
+#   FAKE_PROBE_GPU    1: the GPU backends run on a canned H100, their
+#                     libs naming the --lib paths given, and the cuda
+#                     atomic canary differs in every run.  Otherwise they
+#                     skip: "no NVIDIA driver (libcuda.so.1 not found)".
+#   FAKE_PROBE_ON     the backend that misbehaves (default cpu)
+#   FAKE_PROBE_RUN    the run that misbehaves (default 2)
+set -u
+
+backend="" libs=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--backend) backend=$2; shift ;;
+	--lib) libs+=("$2"); shift ;;
+	--seed) shift ;;
+	*) echo "fake_probe: unknown argument $1" >&2; exit 2 ;;
+	esac
+	shift
+done
+case $backend in
+cpu|cuda) workloads="kat gemm reduce atomic" ;;
+cublas) workloads="sgemm_pedantic sgemm_default" ;;
+cudnn) workloads="conv_fwd" ;;
+*) echo "fake_probe: --backend cpu|cuda|cublas|cudnn" >&2; exit 2 ;;
+esac
+
+mode=${FAKE_PROBE_MODE:-ok} on=${FAKE_PROBE_ON:-cpu} bad_run=${FAKE_PROBE_RUN:-2}
+state=${FAKE_PROBE_STATE:-}
+run=1
+if [ -n "$state" ]; then
+	n=$(cat "$state/count.$backend" 2>/dev/null || echo 0)
+	run=$((n + 1))
+	echo "$run" >"$state/count.$backend"
+	echo "${libs[*]:-}" >>"$state/args.$backend"
+fi
+# Misbehave only where asked.
+me=0
+[ "$backend" = "$on" ] && me=1
+this_run=0
+[ "$me" = 1 ] && [ "$run" = "$bad_run" ] && this_run=1
+
+hash() { printf '%s' "$1" | sha256sum | cut -c1-64; }
+
+schema=envparity/probe@1
+[ "$mode" = schema ] && [ "$this_run" = 1 ] && schema=envparity/probe@2
+
+# The library a --lib argument named, as "name": "path" pairs.
+libs_json() {
+	local out="" l
+	for l in ${libs[@]+"${libs[@]}"}; do
+		out="$out, \"${l%%=*}_path\": \"${l#*=}\""
+	done
+	case $backend in
+	cublas) echo "{\"cublas\": \"13.1.0\"$out}" ;;
+	cudnn) echo "{\"cudnn\": \"9.19.0\"$out}" ;;
+	*) echo "{}" ;;
+	esac
+}
+
+emit() { # workload status reason sha known_answer canary ms
+	local device
+	if [ "$backend" = cpu ]; then
+		device='{"arch": "x86_64"}'
+	elif [ "$2" = skip ]; then
+		device=null
+	else
+		device='{"name": "NVIDIA H100 80GB HBM3", "cc": "9.0", "sm_count": 132, "driver": "580.159.04", "cuda_driver": "13.0"}'
+	fi
+	local libs_out='{}'
+	[ "$2" = skip ] || libs_out=$(libs_json)
+	printf '{"schema": "%s", "backend": "%s", "workload": "%s", "status": "%s", "reason": %s, "sha256": %s, "known_answer": %s, "canary": %s, "elapsed_ms": %s, "device": %s, "libs": %s, "probe": "envparity-probe 1"}\n' \
+		"$schema" "$backend" "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$device" \
+		"$libs_out"
+}
+
+if [ "$mode" = exit3 ] && [ "$me" = 1 ]; then
+	echo "envparity-probe: cannot start: out of file descriptors" >&2
+	exit 3
+fi
+
+if [ "$backend" != cpu ] && [ "${FAKE_PROBE_GPU:-0}" != 1 ]; then
+	for w in $workloads; do
+		emit "$w" skip '"no NVIDIA driver (libcuda.so.1 not found)"' null null false 0
+	done
+	exit 0
+fi
+
+i=0
+for w in $workloads; do
+	i=$((i + 1))
+	if [ "$this_run" = 1 ]; then
+		case $mode in
+		hang)
+			if [ "$i" = 2 ]; then
+				sleep 1000 &
+				echo $! >"$state/hang.pid"
+				wait
+			fi ;;
+		crash)
+			[ "$i" = 3 ] && kill -SEGV $$ ;;
+		garbage)
+			[ "$i" = 2 ] && { printf 'Segmentation fault? \001not json\n'; continue; } ;;
+		esac
+	fi
+	[ "$mode" = missing ] && [ "$me" = 1 ] && [ "$w" = reduce ] && continue
+
+	seed="$backend/$w"
+	kat=null canary=false
+	case $w in
+	kat) kat=true ;;
+	atomic) canary=true
+		# The GPU atomicAdd canary varies; the CPU one does not here.
+		[ "$backend" = cuda ] && seed="$seed/$run" ;;
+	esac
+	if [ "$mode" = nondet ] && [ "$me" = 1 ] && [ "$w" = gemm ]; then
+		case $run in 2|4) seed="$seed/variant$run" ;; esac
+	fi
+	if [ "$mode" = kat_wrong ] && [ "$this_run" = 1 ] && [ "$w" = kat ]; then
+		kat=false seed="$seed/wrong"
+	fi
+	emit "$w" ok null "\"$(hash "$seed")\"" "$kat" "$canary" "$i.5"
+done
+exit 0
