@@ -10,6 +10,8 @@
 
 #include "capture.h"
 #include "cmd.h"
+#include "compare.h"
+#include "probeopt.h"
 #include "store.h"
 #include "storeopt.h"
 
@@ -40,14 +42,17 @@ EP_STORE_HELP
 "\n"
 EP_CAPTURE_HELP
 "\n"
+EP_PROBE_HELP
+"\n"
 "The author is $ENVPARITY_AUTHOR (\"Name <email>\"), else the CI's user\n"
 "($GITHUB_ACTOR, $GITLAB_USER_NAME and $GITLAB_USER_EMAIL), else git\n"
 "config's user.name and user.email, else envparity <envparity@HOST>.\n"
 "\n"
 "Prints \"blessed PROFILE at COMMIT on STORE BRANCH\".\n"
-"Exit codes: 0 blessed, 2 usage or a malformed manifest (nothing is\n"
-"committed), 3 the store could not be read or written, or a race with a\n"
-"bless of the same profile.\n",
+"Exit codes: 0 blessed, 1 the reference workload failed (--runs; nothing\n"
+"is committed), 2 usage or a malformed manifest (nothing is committed),\n"
+"3 the store could not be read or written, or a race with a bless of the\n"
+"same profile.\n",
 	.exec = cmd_bless_exec,
 };
 
@@ -119,9 +124,12 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		EP_STORE_LONGOPTS,
 		EP_CAPTURE_LONGOPTS,
+		EP_PROBE_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ep_capture_opts copts = { 0 };
+	struct ep_probeopt popt;
+	struct ep_results prs = { 0 };
 	struct ep_storeopt sopt = { 0 };
 	struct ep_store_opts so;
 	struct ep_store_info info = { 0 };
@@ -132,14 +140,23 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 	const char *message = NULL, *profile, *file = NULL, *host;
 	char *text = NULL, *msg = NULL, *abuf = NULL, commit[41];
 	char hostbuf[256] = "";
-	int c, quiet = 0, captured_opts = 0, have_author, rc = EP_EXIT_OK;
+	int c, v, quiet = 0, captured_opts = 0, have_author, rc = EP_EXIT_OK;
 
+	ep_probeopt_init(&popt);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "m:qh", longopts, NULL)) != -1) {
 		if (ep_store_opt(&sopt, c, optarg))
 			continue;
 		if (ep_capture_opt(&copts, c, optarg)) {
+			captured_opts = 1;
+			continue;
+		}
+		if ((v = ep_probe_opt(&popt, c, optarg, &err)) != 0) {
+			if (v < 0) {
+				rc = ep_cmd_usage_error(self, "%s", err.msg);
+				goto done;
+			}
 			captured_opts = 1;
 			continue;
 		}
@@ -167,8 +184,8 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 	if (optind < argc)
 		file = argv[optind];
 	if (file != NULL && captured_opts) {
-		rc = ep_cmd_usage_error(self, "collector options apply only "
-		    "when bless captures (no MANIFEST)");
+		rc = ep_cmd_usage_error(self, "collector and probe options "
+		    "apply only when bless captures (no MANIFEST)");
 		goto done;
 	}
 	if (message != NULL &&
@@ -188,6 +205,28 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 	    ep_capture(&m, &copts, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
+	}
+	/*
+	 * With --runs the golden records the reference workload's hashes
+	 * and determinism domain; a machine whose runs differ or whose known
+	 * answers are wrong is no golden, so nothing is blessed.
+	 */
+	if (file == NULL) {
+		if (ep_probeopt_run(&prs, m, &popt, &err) < 0) {
+			rc = ep_cmd_fail(self, &err);
+			goto done;
+		}
+		if (ep_results_exit(&prs) != EP_EXIT_OK) {
+			for (size_t i = 0; i < prs.n; i++)
+				if (prs.v[i].status == EP_FAIL ||
+				    prs.v[i].status == EP_ERROR)
+					fprintf(stderr, "envparity bless: %s\n",
+					    prs.v[i].message);
+			fprintf(stderr, "envparity bless: not blessed: the "
+			    "reference workload failed on this machine\n");
+			rc = EP_EXIT_DRIFT;
+			goto done;
+		}
 	}
 	if (file == NULL && !quiet)
 		echo_warnings(m);
@@ -225,6 +264,7 @@ done:
 	ep_store_free(s);
 	ep_manifest_free(m);
 	ep_capture_opts_clear(&copts);
+	ep_results_clear(&prs);
 	free(text);
 	free(msg);
 	free(abuf);

@@ -18,7 +18,7 @@
 #include "cmd.h"
 #include "compare.h"
 #include "policy.h"
-#include "probe.h"
+#include "probeopt.h"
 #include "report.h"
 #include "storeopt.h"
 
@@ -39,15 +39,7 @@ const struct ep_cmd ep_cmd_check = {
 "  -q, --quiet          print only the verdict line and the counts\n"
 "  -h, --help           show this help\n"
 "\n"
-"Reference workload (envparity-probe; not run unless --runs is given):\n"
-"  --runs N             run the probe N times per backend, each a fresh\n"
-"                       process: runs must be bit-identical, known answers\n"
-"                       exact, and output hashes equal the golden's within\n"
-"                       one determinism domain\n"
-"  --backend B          cpu, cuda, cublas, cudnn or all (default all)\n"
-"  --timeout S          kill a run after S seconds (default 60)\n"
-"  --require-gpu        a GPU backend that cannot run fails, not skips\n"
-"  --probe PATH         the probe binary (default: beside envparity)\n"
+EP_PROBE_HELP
 "\n"
 EP_STORE_HELP
 "\n"
@@ -61,64 +53,13 @@ EP_CAPTURE_HELP
 	.exec = cmd_check_exec,
 };
 
-enum {
-	OPT_RUNS = 0x500,
-	OPT_BACKEND,
-	OPT_TIMEOUT,
-	OPT_REQUIRE_GPU,
-	OPT_PROBE,
-};
-
-/* A whole number in [lo, hi], or -1. */
-static long
-number(const char *s, long lo, long hi)
-{
-	char *end;
-	long v;
-
-	if (*s == '\0')
-		return -1;
-	v = strtol(s, &end, 10);
-	return *end == '\0' && v >= lo && v <= hi ? v : -1;
-}
-
-/* Run the reference workload into current's facts and rs, or say in
- * current's meta that it was not run, so that a golden's probe facts show
- * as skips rather than drift. */
-static int
-run_probe(struct ep_results *rs, struct ep_manifest *current,
-    struct ep_probe_opts *po, const char *given, struct ep_err *err)
-{
-	struct ep_strv summary = { 0 };
-	char *probe = NULL;
-	int rc;
-
-	if (po->runs == 0) {
-		ep_manifest_unavailable(current, "probe", "not run (check "
-		    "--runs N runs the reference workload)");
-		return 0;
-	}
-	if (ep_probe_find(&probe, given, err) < 0)
-		return -1;
-	po->probe = probe;
-	rc = ep_probe_all(rs, current, &summary, po, current, err);
-	ep_strv_clear(&summary);
-	free(probe);
-	po->probe = NULL;
-	return rc;
-}
-
 static int
 cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
-		{ "runs", required_argument, NULL, OPT_RUNS },
-		{ "backend", required_argument, NULL, OPT_BACKEND },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "require-gpu", no_argument, NULL, OPT_REQUIRE_GPU },
-		{ "probe", required_argument, NULL, OPT_PROBE },
+		EP_PROBE_LONGOPTS,
 		EP_STORE_LONGOPTS,
 		EP_REPORT_LONGOPTS,
 		EP_CAPTURE_LONGOPTS,
@@ -131,20 +72,19 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	struct ep_store_info info = { 0 };
 	struct ep_report_ctx ctx = { 0 };
 	struct ep_results rs = { 0 };
-	struct ep_probe_opts po = { .backend = "all",
-	    .timeout_s = EP_PROBE_TIMEOUT_DEFAULT };
+	struct ep_probeopt popt;
 	struct ep_store *store = NULL;
 	struct ep_manifest *golden = NULL, *current = NULL;
 	struct ep_policy *policy = NULL;
 	struct ep_err err = { 0 };
-	const char *profile = NULL, *probe_path = NULL;
-	long v;
+	const char *profile = NULL;
 	size_t from;
 	char *mtext = NULL, *ptext = NULL, *name = NULL, *pname = NULL;
 	char *hint;
-	int c, quiet = 0, rc = EP_EXIT_NORUN;
+	int c, v, quiet = 0, rc = EP_EXIT_NORUN;
 	time_t now = time(NULL);
 
+	ep_probeopt_init(&popt);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+qh", longopts, NULL)) != -1) {
@@ -152,34 +92,14 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 		    ep_store_opt(&sopt, c, optarg) ||
 		    ep_report_opt(&ropt, c, optarg))
 			continue;
+		if ((v = ep_probe_opt(&popt, c, optarg, &err)) != 0) {
+			if (v < 0) {
+				rc = ep_cmd_usage_error(self, "%s", err.msg);
+				goto done;
+			}
+			continue;
+		}
 		switch (c) {
-		case OPT_RUNS:
-			if ((v = number(optarg, 1, EP_PROBE_RUNS_MAX)) < 0) {
-				rc = ep_cmd_usage_error(self, "--runs %s: not a "
-				    "number from 1 to %d", optarg,
-				    EP_PROBE_RUNS_MAX);
-				goto done;
-			}
-			po.runs = (unsigned)v;
-			break;
-		case OPT_BACKEND:
-			po.backend = optarg;
-			break;
-		case OPT_TIMEOUT:
-			if ((v = number(optarg, 1, EP_PROBE_TIMEOUT_MAX)) < 0) {
-				rc = ep_cmd_usage_error(self, "--timeout %s: not "
-				    "a number of seconds from 1 to %d", optarg,
-				    EP_PROBE_TIMEOUT_MAX);
-				goto done;
-			}
-			po.timeout_s = (unsigned)v;
-			break;
-		case OPT_REQUIRE_GPU:
-			po.require_gpu = 1;
-			break;
-		case OPT_PROBE:
-			probe_path = optarg;
-			break;
 		case 'q':
 			quiet = 1;
 			break;
@@ -196,12 +116,6 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	if (optind < argc) {
 		rc = ep_cmd_usage_error(self, "unexpected argument '%s'",
 		    argv[optind]);
-		goto done;
-	}
-	if (strcmp(po.backend, "all") != 0 &&
-	    ep_probe_workloads(po.backend) == NULL) {
-		rc = ep_cmd_usage_error(self, "--backend %s: one of cpu, cuda, "
-		    "cublas, cudnn, all", po.backend);
 		goto done;
 	}
 	if (ep_storeopt_resolve(&so, &profile, &sopt, &err) < 0 ||
@@ -239,7 +153,7 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	/* The probe's results need no golden: run-to-run identity and the
 	 * known answers; its hashes join the facts compared below. */
 	from = rs.n;
-	if (run_probe(&rs, current, &po, probe_path, &err) < 0) {
+	if (ep_probeopt_run(&rs, current, &popt, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}

@@ -7,11 +7,12 @@
 # (tools/gpu-run.sh does).
 set -eu
 cd "$(dirname "$0")/.."
-make -s -j"$(nproc)" all unit
+B=${B:-build}
+make -s -j"$(nproc)" B="$B" all unit
 rm -rf gpu-carry
 mkdir -p gpu-carry/bin gpu-carry/lib gpu-carry/tests
-cp build/envparity gpu-carry/bin/
-cp build/tests/test_* gpu-carry/tests/
+cp "$B/envparity" "$B/envparity-probe" gpu-carry/bin/
+cp "$B"/tests/test_* gpu-carry/tests/
 cp "$(command -v jq)" gpu-carry/bin/
 # Every shared library but glibc's own, resolved through symlinks.
 for f in gpu-carry/bin/* gpu-carry/tests/*; do

@@ -38,6 +38,24 @@ if [ -n "$sp" ] && [ -d "$sp/nvidia" ]; then
 	t "$EP" capture "${args[@]}" -o "$OUT/capture-torch.json" 2> "$OUT/capture-torch.err"
 fi
 
+# bless, then check with the reference workload, through a local store.
+(
+	cd "$(mktemp -d)" || exit 1
+	"$EP" bless -q -m "H100 reference" > "$OUT/bless.txt" 2>&1
+	if command -v git > /dev/null; then
+		git clone -q .envparity/store wt &&
+		mkdir -p wt/default &&
+		cp "$OLDPWD/manifests/examples/default/policy.json" wt/default/ &&
+		git -C wt add default/policy.json &&
+		git -C wt -c user.name=t -c user.email=t@x commit -qm policy &&
+		git -C wt push -q origin HEAD
+	fi
+	t "$EP" check --runs 5 --require-gpu --json "$OUT/check-report.json" > "$OUT/check.txt" 2>&1
+	echo "check exit $?" >> "$OUT/check.txt"
+	t "$EP" probe --runs 5 --backend all --require-gpu -o "$OUT/probe-facts.json" > "$OUT/probe.txt" 2>&1
+	echo "probe exit $?" >> "$OUT/probe.txt"
+)
+
 for u in gpu-carry/tests/test_*; do
 	CMOCKA_MESSAGE_OUTPUT=TAP "$u" > "$OUT/unit-$(basename "$u").tap" 2>&1
 done

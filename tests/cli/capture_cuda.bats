@@ -46,7 +46,7 @@ capture() { # out [options...]
 capture_gpu() { # mode out [options...]
 	local mode=$1
 	shift
-	FAKE_NVML_MODE=$mode LD_LIBRARY_PATH=$BATS_FILE_TMPDIR/drv capture "$@"
+	FAKE_NVML_MODE=$mode LD_LIBRARY_PATH=$BATS_FILE_TMPDIR/drv${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} capture "$@"
 }
 
 define() { # header NAME

@@ -1,0 +1,61 @@
+/*
+ * probeopt.h: the reference-workload options that check and bless share
+ * (--runs, --backend, --timeout, --require-gpu, --probe), used like
+ * capture.h's collector options, and running the probe into a manifest.
+ */
+#ifndef EP_PROBEOPT_H
+#define EP_PROBEOPT_H
+
+#include <getopt.h>
+
+#include "compare.h"
+#include "manifest.h"
+#include "probe.h"
+
+enum {
+	EP_OPT_RUNS = 0x500,
+	EP_OPT_BACKEND,
+	EP_OPT_TIMEOUT,
+	EP_OPT_REQUIRE_GPU,
+	EP_OPT_PROBE,
+};
+#define EP_PROBE_LONGOPTS						\
+	{ "runs", required_argument, NULL, EP_OPT_RUNS },		\
+	{ "backend", required_argument, NULL, EP_OPT_BACKEND },		\
+	{ "timeout", required_argument, NULL, EP_OPT_TIMEOUT },		\
+	{ "require-gpu", no_argument, NULL, EP_OPT_REQUIRE_GPU },	\
+	{ "probe", required_argument, NULL, EP_OPT_PROBE }
+
+#define EP_PROBE_HELP							\
+"Reference workload (envparity-probe; not run unless --runs is given):\n" \
+"  --runs N             run the probe N times per backend, each a fresh\n" \
+"                       process: runs must be bit-identical, known answers\n" \
+"                       exact, and output hashes equal the golden's within\n" \
+"                       one determinism domain\n"			\
+"  --backend B          cpu, cuda, cublas, cudnn or all (default all)\n" \
+"  --timeout S          kill a run after S seconds (default 60)\n"	\
+"  --require-gpu        a GPU backend that cannot run fails, not skips\n" \
+"  --probe PATH         the probe binary (default: beside envparity)\n"
+
+struct ep_probeopt {
+	struct ep_probe_opts po;	/* runs 0: not asked for */
+	const char *given;		/* --probe, or NULL */
+};
+
+/* Set the defaults (backend all, the default timeout, no runs). */
+void ep_probeopt_init(struct ep_probeopt *o);
+
+/* Apply one option (c a getopt_long code): 1 if it was one, 0 if not, -1
+ * with err (EP_E_INPUT) naming the option when its value is bad. */
+int ep_probe_opt(struct ep_probeopt *o, int c, const char *arg,
+    struct ep_err *err);
+
+/* With runs asked for, run the probe: its results to rs (waivable from
+ * policy when not NULL) and its facts into m, whose libraries the GPU
+ * backends load.  Without, say in m's meta.unavailable.probe that it was
+ * not run, so a golden's probe facts show as skips, not drift.  Fails
+ * (EP_E_IO) only when the probe cannot be found or started. */
+int ep_probeopt_run(struct ep_results *rs, struct ep_manifest *m,
+    struct ep_probeopt *o, struct ep_err *err);
+
+#endif
