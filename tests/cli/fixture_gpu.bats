@@ -51,3 +51,33 @@ H100=$FIXTURES/gpu/h100
 	cmp <(jq -S '.facts | with_entries(select(.key | startswith("lib.")))' "$m") \
 	    <(jq -S '.facts | with_entries(select(.key | startswith("lib.")))' "$H100/capture-lib-path-torch.json")
 }
+
+@test "the H100 check --runs 5 report: every backend ran, runs identical, canary varied" {
+	r=$H100/check-runs5-report.json
+	validate_schema report "$r"
+	[ "$(jq -r .exit_status "$r")" = 0 ]
+	for k in probe.cuda.kat probe.cuda.gemm probe.cuda.reduce \
+	    probe.cublas.sgemm_pedantic probe.cublas.sgemm_default \
+	    probe.cudnn.conv_fwd probe.cpu.gemm; do
+		[ "$(jq -r --arg k "$k.runs" '.results[] | select(.key == $k) | .status' "$r")" = pass ]
+	done
+	[ "$(jq -r '.results[] | select(.key == "probe.cuda.kat.known_answer") | .status' "$r")" = pass ]
+	[[ "$(jq -r '.results[] | select(.key == "probe.cuda.atomic.runs") | .message' "$r")" == *"varied across runs"* ]]
+	# The GPU computes kat, gemm and reduce bit for bit as the CPU does.
+	f=$H100/probe-facts.json
+	for w in kat gemm reduce; do
+		[ "$(fact "$f" probe.cuda.$w.sha256)" = "$(fact "$f" probe.cpu.$w.sha256)" ]
+	done
+	[[ "$(fact "$f" probe.domain)" == "NVIDIA H100 80GB HBM3 cc 9.0 132 SMs driver 580.159.04 "* ]]
+}
+
+@test "this machine's CPU backend computes the H100 host's CPU hashes" {
+	probe=${EP_BUILD:-$REPO_ROOT/build}/envparity-probe
+	[ -x "$probe" ] || skip "envparity-probe not built"
+	f=$H100/probe-facts.json
+	run "$EP" probe --runs 1 --backend cpu --probe "$probe" -o here.json
+	[ "$status" -eq 0 ]
+	for w in kat gemm reduce; do
+		[ "$(fact here.json probe.cpu.$w.sha256)" = "$(fact "$f" probe.cpu.$w.sha256)" ]
+	done
+}
