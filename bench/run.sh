@@ -195,3 +195,21 @@ if [ -n "${py:-}" ] && [ "$(command -v python3)" != "$py" ]; then
 fi
 printf '    %s facts; %s; unavailable: %s\n' "${nfacts:-?}" "${nhash:-?}" \
     "${unavail:-none}"
+echo
+
+# --- (d) the reference workload's CPU backend ------------------------------
+# Per run, process start included: what check --runs N pays N times.
+PROBE=${PROBE:-$(dirname "$EP")/envparity-probe}
+if [ -x "$PROBE" ]; then
+	one=$(bench_time "$RUNS" "$(printf %q "$PROBE") --backend cpu")
+	five=$(bench_time "$RUNS" \
+	    "$(printf %q "$EP") probe --runs 5 --backend cpu --probe $(printf %q "$PROBE")")
+	echo "(d) the reference workload, CPU backend (kat, gemm 1024x1024, reduce 16M, atomic)"
+	bench_row_head "vs aim"
+	bench_row "envparity-probe --backend cpu (one run)" "$one" "" "0.050" \
+	    "aim <= 1.00x (50 ms)"
+	bench_row "envparity probe --runs 5 --backend cpu" "$five" "" "0.250"
+	echo "    GPU backends: see tests/fixtures/gpu/h100/probe-run.txt (run on an H100)"
+else
+	echo "(d) envparity-probe not built: no probe figures"
+fi
