@@ -89,8 +89,8 @@ hash_queued(struct ep_collect *c, struct ep_err *err)
 	return rc;
 }
 
-static void
-set_meta(struct ep_manifest *m)
+void
+ep_capture_meta(struct ep_manifest *m)
 {
 	char host[256] = "", when[32];
 	time_t now = time(NULL);
@@ -127,7 +127,7 @@ ep_capture(struct ep_manifest **out, const struct ep_capture_opts *o,
 	*out = NULL;
 	c.opts = o;
 	c.m = ep_manifest_new();
-	set_meta(c.m);
+	ep_capture_meta(c.m);
 	if (!o->no_cache && (dir = ep_cache_dir()) != NULL) {
 		path = xasprintf("%s/cache-v1", dir);
 		c.cache = ep_cache_open(path);

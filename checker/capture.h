@@ -47,6 +47,10 @@ enum {
  * was a collector option, 0 if not. */
 int ep_capture_opt(struct ep_capture_opts *o, int c, const char *arg);
 
+/* meta.host, meta.captured_at and meta.tool, as every manifest this
+ * machine writes carries them. */
+void ep_capture_meta(struct ep_manifest *m);
+
 /* Capture the machine.  *out belongs to the caller.  Fails (EP_E_INPUT)
  * only when an explicitly named input is bad. */
 int ep_capture(struct ep_manifest **out, const struct ep_capture_opts *o,

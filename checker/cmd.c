@@ -2,6 +2,7 @@
  * cmd.c: the subcommand table and the messages every subcommand shares.
  */
 #include "cmd.h"
+#include "manifest.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -58,4 +59,19 @@ ep_cmd_warn(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+void
+ep_cmd_echo_meta(const struct ep_manifest *m)
+{
+	json_t *w = json_object_get(m->meta, "warnings");
+	json_t *u = json_object_get(m->meta, "unavailable");
+	const char *area;
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(w, i, v)
+		ep_cmd_warn("%s", json_string_value(v));
+	json_object_foreach(u, area, v)
+		ep_cmd_warn("%s not checked: %s", area, json_string_value(v));
 }

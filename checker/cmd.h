@@ -38,6 +38,12 @@ int ep_cmd_usage_error(const struct ep_cmd *self, const char *fmt, ...)
  * error's kind maps to. */
 int ep_cmd_fail(const struct ep_cmd *self, const struct ep_err *err);
 
+struct ep_manifest;
+
+/* Print a capture's meta.warnings and meta.unavailable to stderr, one
+ * "envparity: warning: ..." line each. */
+void ep_cmd_echo_meta(const struct ep_manifest *m);
+
 /* Print "envparity: warning: ..." to stderr. */
 void ep_cmd_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -100,21 +100,6 @@ env_author(struct ep_author *a, int *set, char **buf, struct ep_err *err)
 	return 0;
 }
 
-static void
-echo_warnings(const struct ep_manifest *m)
-{
-	json_t *w = json_object_get(m->meta, "warnings");
-	json_t *u = json_object_get(m->meta, "unavailable");
-	const char *area;
-	json_t *v;
-	size_t i;
-
-	json_array_foreach(w, i, v)
-		ep_cmd_warn("%s", json_string_value(v));
-	json_object_foreach(u, area, v)
-		ep_cmd_warn("%s not checked: %s", area, json_string_value(v));
-}
-
 static int
 cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 {
@@ -184,8 +169,9 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 	if (optind < argc)
 		file = argv[optind];
 	if (file != NULL && captured_opts) {
-		rc = ep_cmd_usage_error(self, "collector and probe options "
-		    "apply only when bless captures (no MANIFEST)");
+		rc = ep_cmd_usage_error(self, "collector options apply only "
+		    "when bless captures (no MANIFEST); so do --runs and the "
+		    "other probe options");
 		goto done;
 	}
 	if (message != NULL &&
@@ -229,7 +215,7 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 		}
 	}
 	if (file == NULL && !quiet)
-		echo_warnings(m);
+		ep_cmd_echo_meta(m);
 	if (ep_manifest_dump(&text, m, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;

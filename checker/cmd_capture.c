@@ -35,21 +35,6 @@ EP_CAPTURE_HELP
 	.exec = cmd_capture_exec,
 };
 
-static void
-echo_meta(const struct ep_manifest *m)
-{
-	json_t *w = json_object_get(m->meta, "warnings");
-	json_t *u = json_object_get(m->meta, "unavailable");
-	const char *area;
-	json_t *v;
-	size_t i;
-
-	json_array_foreach(w, i, v)
-		ep_cmd_warn("%s", json_string_value(v));
-	json_object_foreach(u, area, v)
-		ep_cmd_warn("%s not checked: %s", area, json_string_value(v));
-}
-
 static int
 cmd_capture_exec(const struct ep_cmd *self, int argc, char **argv)
 {
@@ -99,7 +84,7 @@ cmd_capture_exec(const struct ep_cmd *self, int argc, char **argv)
 		goto done;
 	}
 	if (!quiet)
-		echo_meta(m);
+		ep_cmd_echo_meta(m);
 	if (output != NULL) {
 		if (ep_manifest_write(m, output, &err) < 0)
 			rc = ep_cmd_fail(self, &err);

@@ -83,22 +83,6 @@ valid_backend(const char *b)
 }
 
 static void
-set_meta(struct ep_manifest *m)
-{
-	char host[256] = "", when[32];
-	time_t now = time(NULL);
-	struct tm tm;
-
-	if (gethostname(host, sizeof host - 1) < 0)
-		strcpy(host, "unknown");
-	ep_manifest_meta_set(m, "host", host);
-	gmtime_r(&now, &tm);
-	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	ep_manifest_meta_set(m, "captured_at", when);
-	ep_manifest_meta_set(m, "tool", "envparity " EP_VERSION);
-}
-
-static void
 print_summary(const struct ep_probe_opts *po, const struct ep_strv *summary,
     const struct ep_results *rs)
 {
@@ -211,7 +195,7 @@ cmd_probe_exec(const struct ep_cmd *self, int argc, char **argv)
 		goto done;
 	}
 	facts = ep_manifest_new();
-	set_meta(facts);
+	ep_capture_meta(facts);
 	if (ep_probe_all(&rs, facts, &summary, &po, captured, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
