@@ -163,7 +163,6 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 		goto done;
 	}
 	ep_checks_run(&rs, current, policy, now);
-	ep_results_sort(&rs);
 
 	ctx.command = "check";
 	ctx.golden_name = name;
@@ -174,13 +173,8 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	ctx.current_name = "this machine";
 	ctx.current = current;
 	ctx.generated = now;
-	ctx.exit_status = ep_results_exit(&rs);
-	if (ep_reports_write(&ropt, &ctx, &rs, &err) < 0) {
+	if ((rc = ep_reports_finish(&ctx, &rs, &ropt, quiet, &err)) < 0)
 		rc = ep_cmd_fail(self, &err);
-		goto done;
-	}
-	ep_report_summary(stdout, &ctx, &rs, quiet);
-	rc = ctx.exit_status;
 done:
 	free(mtext);
 	free(ptext);

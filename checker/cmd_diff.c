@@ -194,7 +194,6 @@ cmd_diff_exec(const struct ep_cmd *self, int argc, char **argv)
 		goto done;
 	}
 	ep_checks_run(&rs, b.m, policy, now);
-	ep_results_sort(&rs);
 
 	ctx.command = "diff";
 	ctx.golden_name = a.name;
@@ -205,13 +204,8 @@ cmd_diff_exec(const struct ep_cmd *self, int argc, char **argv)
 	ctx.current_name = b.name;
 	ctx.current = b.m;
 	ctx.generated = now;
-	ctx.exit_status = ep_results_exit(&rs);
-	if (ep_reports_write(&ropt, &ctx, &rs, &err) < 0) {
+	if ((rc = ep_reports_finish(&ctx, &rs, &ropt, quiet, &err)) < 0)
 		rc = ep_cmd_fail(self, &err);
-		goto done;
-	}
-	ep_report_summary(stdout, &ctx, &rs, quiet);
-	rc = ctx.exit_status;
 done:
 	free(pname);
 	side_clear(&a);

@@ -69,4 +69,11 @@ int ep_reports_write(const struct ep_reportopt *o,
     const struct ep_report_ctx *ctx, const struct ep_results *rs,
     struct ep_err *err);
 
+/* What check and diff do last: sort rs, set ctx->exit_status from it,
+ * write every report asked for, print the summary on standard output.
+ * Returns the exit status, or -1 with err when a report cannot be written
+ * (then nothing is printed). */
+int ep_reports_finish(struct ep_report_ctx *ctx, struct ep_results *rs,
+    const struct ep_reportopt *o, int brief, struct ep_err *err);
+
 #endif
