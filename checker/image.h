@@ -1,0 +1,199 @@
+/*
+ * image.h: container image references and the digests they resolve to.
+ *
+ * A reference is parsed once (imgref.c) into its parts and a canonical
+ * name, the one fact keys use: image.<name>.digest, .platform_digest,
+ * .config_digest.  Resolving goes to a registry over the OCI distribution
+ * API (registry.c, the only libcurl user) or to a local image: an OCI
+ * image layout directory or a `docker save` archive (imglocal.c).  Both
+ * walk the same documents (imgdoc.c): an index names one manifest per
+ * platform, a manifest names its config.
+ *
+ * No wrong digest is ever recorded: every document read is hashed and
+ * must equal the digest that named it, or the reference fails.
+ */
+#ifndef EP_IMAGE_H
+#define EP_IMAGE_H
+
+#include <getopt.h>
+#include <stddef.h>
+
+#include "util.h"
+
+enum ep_imgkind {
+	EP_IMG_REGISTRY = 1,	/* [host[:port]/]name[:tag][@sha256:hex] */
+	EP_IMG_OCI,		/* oci:DIR[:TAG] */
+	EP_IMG_ARCHIVE,		/* docker-archive:FILE[:REF] */
+};
+
+/* A parsed reference; every string is owned (ep_imgref_clear). */
+struct ep_imgref {
+	int kind;		/* enum ep_imgkind */
+	char *input;		/* as the user wrote it */
+	char *name;		/* canonical, for fact keys and messages:
+				   "docker.io/library/ubuntu:latest",
+				   "127.0.0.1:5000/a/b@sha256:<hex>",
+				   "oci:DIR:TAG", "docker-archive:FILE" */
+	char *registry;		/* "docker.io", "127.0.0.1:5000"; NULL if
+				   local */
+	char *api_host;		/* where to connect: "registry-1.docker.io"
+				   for docker.io, else registry; NULL if
+				   local */
+	char *repository;	/* "library/ubuntu"; NULL if local */
+	char *tag;		/* "latest" (the default), the TAG of oci:,
+				   or NULL when pinned by digest alone */
+	char *digest;		/* "sha256:<64 hex>" when pinned, else NULL */
+	char *path;		/* oci: the directory; docker-archive: the
+				   file; NULL for a registry */
+};
+
+/* Parse s (the usual normalization: "ubuntu" is
+ * docker.io/library/ubuntu:latest; a first element with '.' or ':' or
+ * "localhost" is a host).  On error r is left cleared and err is
+ * EP_E_INPUT, naming s and the part that is wrong ("bad tag", "bad
+ * digest", "uppercase in repository name", ...). */
+int ep_imgref_parse(struct ep_imgref *r, const char *s, struct ep_err *err);
+void ep_imgref_clear(struct ep_imgref *r);
+
+/* How to reach registries; ep_imgopt_init fills the defaults. */
+struct ep_imgopt {
+	const char *platform;		/* "linux/amd64" (default),
+					   "linux/arm64/v8", ... */
+	const char *ca_file;		/* --registry-ca FILE, or NULL */
+	struct ep_strv insecure;	/* --insecure-registry HOST[:PORT]:
+					   plain http, only for these */
+	const char *auth_file;		/* --registry-auth-file, or NULL: then
+					   $REGISTRY_AUTH_FILE,
+					   $XDG_RUNTIME_DIR/containers/auth.json,
+					   ~/.docker/config.json */
+	long connect_timeout_ms;	/* default 5000 */
+	long timeout_ms;		/* each request, default 30000 */
+	size_t max_body;		/* default 4 MiB per document */
+	int retries;			/* on 429 and 5xx, default 3 */
+	int no_cache;			/* do not use the document cache */
+};
+
+void ep_imgopt_init(struct ep_imgopt *o);
+void ep_imgopt_clear(struct ep_imgopt *o);	/* frees insecure */
+
+/* The registry options `digest`, `capture` and `check` share (image.c),
+ * like capture.h's; --image itself is a collector option. */
+enum {
+	EP_OPT_PLATFORM = 0x600,
+	EP_OPT_REGISTRY_CA,
+	EP_OPT_INSECURE_REGISTRY,
+	EP_OPT_REGISTRY_AUTH_FILE,
+	EP_OPT_REGISTRY_TIMEOUT,
+	EP_OPT_IMAGE_LAST,
+};
+#define EP_IMAGE_LONGOPTS						\
+	{ "platform", required_argument, NULL, EP_OPT_PLATFORM },	\
+	{ "registry-ca", required_argument, NULL, EP_OPT_REGISTRY_CA },	\
+	{ "insecure-registry", required_argument, NULL,			\
+	    EP_OPT_INSECURE_REGISTRY },					\
+	{ "registry-auth-file", required_argument, NULL,		\
+	    EP_OPT_REGISTRY_AUTH_FILE },				\
+	{ "registry-timeout", required_argument, NULL,			\
+	    EP_OPT_REGISTRY_TIMEOUT }
+#define EP_IMAGE_HELP							\
+"Registry options:\n"							\
+"  --platform OS/ARCH[/VARIANT]  the platform to pick from an index\n"	\
+"                       (default linux/amd64)\n"			\
+"  --registry-ca FILE   trust this CA bundle for registries' TLS\n"	\
+"  --insecure-registry HOST[:PORT]  plain http for this registry only\n" \
+"                       (repeatable; never chosen silently)\n"	\
+"  --registry-auth-file FILE  credentials (default $REGISTRY_AUTH_FILE,\n" \
+"                       $XDG_RUNTIME_DIR/containers/auth.json,\n"	\
+"                       ~/.docker/config.json)\n"			\
+"  --registry-timeout SECONDS  each request's limit (default 30)\n"
+
+/* Apply one registry option; 1 if c was one, 0 if not, -1 with err
+ * (EP_E_INPUT) for a bad value. */
+int ep_image_opt(struct ep_imgopt *o, int c, const char *arg,
+    struct ep_err *err);
+
+/* What one reference resolved to; every string owned (ep_imgres_clear). */
+struct ep_imgres {
+	char *digest;		/* what the reference points to: an index or
+				   a manifest */
+	char *media_type;	/* of that document */
+	char *platform_digest;	/* the manifest for the platform: equal to
+				   digest when the reference names a
+				   manifest */
+	char *platform;		/* os/arch[/variant] of that manifest, when
+				   known */
+	char *config_digest;	/* the image config that manifest names */
+	struct ep_err err;	/* kind 0 when resolved; otherwise the
+				   message names the reference and, for a
+				   registry, the registry; the digests are
+				   then all NULL */
+};
+
+void ep_imgres_clear(struct ep_imgres *r);
+
+/* Resolve n references (image.c): registry ones together, concurrently
+ * (ep_registry_resolve), local ones in turn (ep_imglocal_resolve).
+ * out[i] belongs to refs[i]; failures are per reference, in out[i].err
+ * (EP_E_INPUT for a bad local image, EP_E_IO for anything a registry or
+ * the network did).  Returns the number of references that failed. */
+size_t ep_image_resolve(const struct ep_imgref *refs, size_t n,
+    const struct ep_imgopt *o, struct ep_imgres *out);
+
+/* registry.c: refs[i]->kind is EP_IMG_REGISTRY for every i. */
+void ep_registry_resolve(const struct ep_imgref *const *refs, size_t n,
+    const struct ep_imgopt *o, struct ep_imgres *const *out);
+
+/* imglocal.c: ref->kind is EP_IMG_OCI or EP_IMG_ARCHIVE. */
+void ep_imglocal_resolve(const struct ep_imgref *ref,
+    const struct ep_imgopt *o, struct ep_imgres *out);
+
+/*
+ * imgdoc.c: the documents both kinds walk.
+ */
+
+#define EP_MT_OCI_INDEX "application/vnd.oci.image.index.v1+json"
+#define EP_MT_OCI_MANIFEST "application/vnd.oci.image.manifest.v1+json"
+#define EP_MT_DOCKER_LIST \
+	"application/vnd.docker.distribution.manifest.list.v2+json"
+#define EP_MT_DOCKER_MANIFEST \
+	"application/vnd.docker.distribution.manifest.v2+json"
+/* All four, for an Accept header. */
+#define EP_MT_ACCEPT EP_MT_OCI_INDEX ", " EP_MT_OCI_MANIFEST ", " \
+	EP_MT_DOCKER_LIST ", " EP_MT_DOCKER_MANIFEST
+
+/* A manifest or an index, parsed from its exact bytes. */
+struct ep_imgdoc {
+	int is_index;
+	char *media_type;	/* the body's mediaType, else the
+				   Content-Type it came with */
+	char *config_digest;	/* a manifest's config.digest */
+	/* An index's manifests, in order. */
+	size_t n;
+	struct ep_imgdoc_entry {
+		char *digest;
+		char *media_type;
+		char *platform;		/* "os/arch[/variant]", or NULL */
+	} *v;
+};
+
+/* Parse body (len bytes; content_type may be NULL).  EP_E_INPUT with a
+ * message saying what is wrong ("not JSON", "no config digest", "bad
+ * digest in manifests[2]", ...), for the caller to prefix with the
+ * reference. */
+int ep_imgdoc_parse(struct ep_imgdoc *d, const char *body, size_t len,
+    const char *content_type, struct ep_err *err);
+void ep_imgdoc_clear(struct ep_imgdoc *d);
+
+/* The entry of index d for platform ("os/arch[/variant]"; an absent
+ * variant matches any, as containerd's default matcher does for arm64
+ * v8), or NULL; *why then lists the platforms the index has. */
+const struct ep_imgdoc_entry *ep_imgdoc_pick(const struct ep_imgdoc *d,
+    const char *platform, char **why);
+
+/* 1 if s is "sha256:" and 64 lowercase hex digits. */
+int ep_digest_valid(const char *s);
+
+/* 1 if the SHA-256 of data equals digest ("sha256:<hex>"). */
+int ep_digest_matches(const char *digest, const void *data, size_t len);
+
+#endif
