@@ -189,6 +189,12 @@ ep_manifest_parse(struct ep_manifest **out, const char *text, size_t len,
 		    "objects", name);
 	}
 	json_object_foreach(facts, key, v) {
+		if (*key == '\0') {
+			ep_err_set(err, EP_E_INPUT, "%s: a fact key is empty",
+			    name);
+			json_decref(root);
+			return -1;
+		}
 		if (!json_is_string(v)) {
 			ep_err_set(err, EP_E_INPUT,
 			    "%s: fact \"%s\" is not a string", name, key);

@@ -1,7 +1,11 @@
 /*
  * report.h: the writers that render results (DESIGN.md: reports only
- * render results).  Each writes to a temporary file beside the target and
- * renames it, so a crash or a full disk never leaves a half report.
+ * render results): JSON (json.c), JUnit XML (junit.c), Markdown
+ * (markdown.c), GitHub Actions' step summary and annotations (github.c),
+ * the human summary (summary.c).  Every report is rendered to memory
+ * first, then each is written to a temporary file beside the target and
+ * renamed (reports.c), so a crash or a full disk never leaves a half
+ * report.  Untrusted text passes through text.c on the way.
  */
 #ifndef EP_REPORT_H
 #define EP_REPORT_H
@@ -28,6 +32,8 @@ struct ep_report_ctx {
 						   be NULL */
 	time_t generated;
 	int exit_status;
+	double elapsed;		/* seconds the run took; ep_reports_finish
+				   fills it when 0 */
 };
 
 /* The JSON report (manifests/report.schema.json) as text; *out is owned
@@ -45,32 +51,95 @@ int ep_report_json_write(const char *path, const struct ep_report_ctx *ctx,
 void ep_report_summary(FILE *f, const struct ep_report_ctx *ctx,
     const struct ep_results *rs, int brief);
 
+/* The JUnit XML report (manifests/junit.xsd): one testsuite per result
+ * area, one testcase per result.  *out is owned by the caller; fails
+ * (EP_E_IO) only if libxml2 cannot render. */
+int ep_report_junit(char **out, const struct ep_report_ctx *ctx,
+    const struct ep_results *rs, struct ep_err *err);
+
+/* The Markdown report: the verdict and the golden, what drifted, what was
+ * waived, what was skipped, the counts.  max_rows limits each table (0:
+ * no limit; GitHub's step summary takes at most 1 MiB).  A new string. */
+char *ep_report_markdown(const struct ep_report_ctx *ctx,
+    const struct ep_results *rs, size_t max_rows);
+
+/* GitHub Actions workflow commands (::error, ::notice) for the failures,
+ * errors and waivers in rs, at most a screenful, on f (standard error:
+ * standard output carries the human summary only). */
+void ep_report_annotations(FILE *f, const struct ep_results *rs);
+
+/* Append text to the file at path (GitHub's $GITHUB_STEP_SUMMARY) in one
+ * write, after a blank line when the file has content; on failure the
+ * file is cut back to its old length and err (EP_E_IO) names the path. */
+int ep_report_append(const char *path, const char *text, struct ep_err *err);
+
+/*
+ * text.c: every string from a fact or a manifest goes through these.
+ */
+/* A copy of s (NULL for NULL) that is valid UTF-8 (invalid bytes become
+ * U+FFFD), has no character XML 1.0 forbids and nothing a terminal acts
+ * on: C0 controls become their Control Pictures (ESC shows as U+241B),
+ * DEL U+2421, C1 controls and U+FFFE/U+FFFF U+FFFD.  keep_lines keeps
+ * tab, LF and CR. */
+char *ep_text_clean(const char *s, int keep_lines);
+
+/* s (NULL as "") cleaned, cut to max bytes (0: no limit) with an
+ * ellipsis, and escaped to be literal text in a Markdown table cell:
+ * one line (newlines become <br>), | as \|, HTML and Markdown syntax as
+ * entities.  A new string. */
+char *ep_md_escape(const char *s, size_t max);
+
+/* s (NULL as "") cleaned and escaped for a GitHub workflow command: %,
+ * CR and LF as %25, %0D, %0A; in a property (title=) also ':' and ','.
+ * A new string. */
+char *ep_gh_escape(const char *s, int property);
+
+/* Why a result was skipped or errored: its message without the leading
+ * "KEY: " producers write (borrowed; "" when there is none). */
+const char *ep_result_reason(const struct ep_result *r);
+
 /* The report options check and diff share, like capture.h's. */
 enum {
 	EP_OPT_JSON = 0x300,
+	EP_OPT_JUNIT,
+	EP_OPT_MARKDOWN,
 	EP_OPT_REPORT_LAST,
 };
 #define EP_REPORT_LONGOPTS						\
-	{ "json", required_argument, NULL, EP_OPT_JSON }
+	{ "json", required_argument, NULL, EP_OPT_JSON },		\
+	{ "junit", required_argument, NULL, EP_OPT_JUNIT },		\
+	{ "markdown", required_argument, NULL, EP_OPT_MARKDOWN }
 #define EP_REPORT_HELP							\
-"Report options:\n"							\
-"  --json FILE          the JSON report (manifests/report.schema.json)\n"
+"Report options (each written whole or not at all):\n"			\
+"  --json FILE          the JSON report (manifests/report.schema.json)\n" \
+"  --junit FILE         JUnit XML for CI test views (manifests/junit.xsd)\n" \
+"  --markdown FILE      a Markdown summary for job pages and comments\n"	\
+"Under GitHub Actions the Markdown summary is also appended to\n"	\
+"$GITHUB_STEP_SUMMARY, and failures are annotated (::error, on stderr).\n"
 
 struct ep_reportopt {
 	const char *json;
+	const char *junit;
+	const char *markdown;
 };
 
 /* Apply one report option; 1 if c was one, 0 if not. */
 int ep_report_opt(struct ep_reportopt *o, int c, const char *arg);
 
-/* Write every report asked for, each atomically.  Stops at the first
- * that fails (EP_E_IO naming its path). */
+/* Render every report asked for to memory, then write each atomically,
+ * then append the Markdown to $GITHUB_STEP_SUMMARY when that is set.
+ * Stops at the first that fails (EP_E_IO naming its path); reports
+ * written before it stay whole, the failed one is left as it was.  A path
+ * that exists and is not a regular file (a device, a directory) cannot
+ * hold a report (EP_E_IO: renaming over /dev/full would replace the
+ * device); a path two reports share is EP_E_INPUT. */
 int ep_reports_write(const struct ep_reportopt *o,
     const struct ep_report_ctx *ctx, const struct ep_results *rs,
     struct ep_err *err);
 
 /* What check and diff do last: sort rs, set ctx->exit_status from it,
- * write every report asked for, print the summary on standard output.
+ * write every report asked for, print GitHub annotations on standard
+ * error when GITHUB_ACTIONS=true, print the summary on standard output.
  * Returns the exit status, or -1 with err when a report cannot be written
  * (then nothing is printed). */
 int ep_reports_finish(struct ep_report_ctx *ctx, struct ep_results *rs,

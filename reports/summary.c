@@ -3,7 +3,8 @@
  * output: a verdict line, what failed, what was waived (with its expiry),
  * what could not be checked here, and the counts.  Skips of one reason are
  * folded into one line: a runner without a GPU should say so once, not
- * forty times.
+ * forty times.  Text from facts is cleaned (text.c) so that a value
+ * cannot drive the terminal (an ANSI escape shows as U+241B).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,18 @@ or_dash(const char *s)
 	return s != NULL ? s : "(none)";
 }
 
+/* Print before, s cleaned of control characters, then after. */
+static void
+line(FILE *f, const char *before, const char *s, const char *after)
+{
+	char *c = ep_text_clean(s != NULL ? s : "", 0);
+
+	fputs(before, f);
+	fputs(c, f);
+	fputs(after, f);
+	free(c);
+}
+
 static void
 print_skips(FILE *f, const struct ep_results *rs)
 {
@@ -24,24 +37,30 @@ print_skips(FILE *f, const struct ep_results *rs)
 
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct ep_result *r = &rs->v[i];
-		const char *msg = r->message != NULL ? r->message : "";
+		const char *why = ep_result_reason(r);
+		char *area;
 		size_t same = 0;
 
 		if (r->status != EP_SKIP || done[i])
 			continue;
+		/* The same reason whatever the key: "KEY: " is not part of
+		 * it. */
 		for (size_t j = i; j < rs->n; j++)
 			if (rs->v[j].status == EP_SKIP && !done[j] &&
 			    strcmp(rs->v[j].area, r->area) == 0 &&
-			    strcmp(rs->v[j].message ? rs->v[j].message : "",
-			    msg) == 0) {
+			    strcmp(ep_result_reason(&rs->v[j]), why) == 0) {
 				done[j] = 1;
 				same++;
 			}
 		if (same == 1)
-			fprintf(f, "  skip    %s\n", *msg ? msg : r->key);
-		else
-			fprintf(f, "  skip    %zu %s facts: %s\n", same, r->area,
-			    msg);
+			line(f, "  skip    ", r->message != NULL &&
+			    *r->message ? r->message : r->key, "\n");
+		else {
+			area = ep_text_clean(r->area, 0);
+			fprintf(f, "  skip    %zu %s facts: ", same, area);
+			line(f, "", why, "\n");
+			free(area);
+		}
 	}
 	free(done);
 }
@@ -55,9 +74,10 @@ ep_report_summary(FILE *f, const struct ep_report_ctx *ctx,
 	ep_results_count(rs, c);
 	for (int i = 0; i < EP_NSTATUS; i++)
 		total += c[i];
-	fprintf(f, "envparity %s: %s: %s against %s", ctx->command,
-	    ctx->exit_status == 0 ? "PARITY" : "DRIFT",
-	    or_dash(ctx->current_name), or_dash(ctx->golden_name));
+	fprintf(f, "envparity %s: %s: ", ctx->command,
+	    ctx->exit_status == 0 ? "PARITY" : "DRIFT");
+	line(f, "", or_dash(ctx->current_name), " against ");
+	line(f, "", or_dash(ctx->golden_name), "");
 	if (ctx->golden_commit != NULL)
 		fprintf(f, " (commit %.12s)", ctx->golden_commit);
 	fputc('\n', f);
@@ -65,15 +85,15 @@ ep_report_summary(FILE *f, const struct ep_report_ctx *ctx,
 		const struct ep_result *r = &rs->v[i];
 
 		if (r->status == EP_FAIL || r->status == EP_ERROR)
-			fprintf(f, "  %-7s %s\n", r->status == EP_FAIL ?
-			    "FAIL" : "ERROR", r->message ? r->message : r->key);
+			line(f, r->status == EP_FAIL ? "  FAIL    " :
+			    "  ERROR   ", r->message ? r->message : r->key, "\n");
 	}
 	for (size_t i = 0; i < rs->n && !brief; i++) {
 		const struct ep_result *r = &rs->v[i];
 
 		if (r->status == EP_WAIVED)
-			fprintf(f, "  waived  %s\n", r->message ? r->message :
-			    r->key);
+			line(f, "  waived  ", r->message ? r->message : r->key,
+			    "\n");
 	}
 	if (!brief)
 		print_skips(f, rs);

@@ -13,6 +13,8 @@ setup() {
 	# A cache of our own, never the user's.
 	export XDG_CACHE_HOME=$T/cache
 	export HOME=$T/home
+	# Never the real CI's job summary or annotations.
+	unset GITHUB_ACTIONS GITHUB_STEP_SUMMARY
 	mkdir -p "$HOME"
 	cd "$T" || return 1
 }

@@ -140,6 +140,8 @@ test_parse_errors(void **state)
 	    "must be objects");
 	expect_parse_error("{\"schema\": \"envparity/manifest@1\", "
 	    "\"facts\": {\"cpu.count\": 2}}", "fact \"cpu.count\" is not a string");
+	expect_parse_error("{\"schema\": \"envparity/manifest@1\", "
+	    "\"facts\": {\"\": \"x\"}}", "a fact key is empty");
 	expect_parse_error("{\"schema\": \"envparity/manifest@1\", \"facts\": "
 	    "{\"a.b\": \"1\", \"a.b\": \"2\"}}", "duplicate");
 }

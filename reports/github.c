@@ -1,0 +1,130 @@
+/*
+ * github.c: GitHub Actions.  Workflow commands ("::error title=T::MSG")
+ * turn failures into annotations on the run's page, and the Markdown
+ * report is appended to the file $GITHUB_STEP_SUMMARY names, which the
+ * runner shows as the job's summary.
+ *
+ * The commands go to standard error: the runner reads workflow commands
+ * from both streams, and standard output carries the human summary only.
+ * Their text is escaped as the runner unescapes it (%25, %0D, %0A; in
+ * properties also %3A and %2C), after text.c has removed anything a
+ * terminal would act on, so a fact's value cannot start a command of its
+ * own on a new line.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report.h"
+
+/* GitHub shows 10 error annotations per step; past a screenful the rest
+ * are in the reports. */
+#define ANNOTATIONS_MAX	50
+
+void
+ep_report_annotations(FILE *f, const struct ep_results *rs)
+{
+	size_t n = 0, left = 0;
+
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct ep_result *r = &rs->v[i];
+		const char *cmd, *what;
+		char *title, *msg, *t, *m;
+
+		switch (r->status) {
+		case EP_FAIL:
+			cmd = "error";
+			what = "drift";
+			break;
+		case EP_ERROR:
+			cmd = "error";
+			what = "could not check";
+			break;
+		case EP_WAIVED:
+			/* Not fatal, yet someone owns it until a date. */
+			cmd = "notice";
+			what = "waived";
+			break;
+		default:
+			continue;
+		}
+		if (n == ANNOTATIONS_MAX) {
+			left++;
+			continue;
+		}
+		n++;
+		title = xasprintf("envparity %s: %s", what, r->key);
+		if (r->status == EP_FAIL)
+			msg = xasprintf("%s (rule %s)", r->message != NULL ?
+			    r->message : r->key, r->rule != NULL ? r->rule :
+			    "(none)");
+		else
+			msg = xstrdup(r->message != NULL ? r->message : r->key);
+		t = ep_gh_escape(title, 1);
+		m = ep_gh_escape(msg, 0);
+		fprintf(f, "::%s title=%s::%s\n", cmd, t, m);
+		free(title);
+		free(msg);
+		free(t);
+		free(m);
+	}
+	if (left > 0)
+		fprintf(f, "::warning title=envparity::%zu more findings are "
+		    "not annotated: see the reports\n", left);
+	fflush(f);
+}
+
+int
+ep_report_append(const char *path, const char *text, struct ep_err *err)
+{
+	struct stat st;
+	const char *p = text;
+	size_t len = strlen(text);
+	int fd, rc = -1;
+
+	if ((fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+	    0666)) < 0)
+		return ep_err_set(err, EP_E_IO, "%s: cannot write: %s", path,
+		    strerror(errno));
+	if (fstat(fd, &st) < 0) {
+		ep_err_set(err, EP_E_IO, "%s: cannot write: %s", path,
+		    strerror(errno));
+		goto done;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ep_err_set(err, EP_E_IO, "%s: cannot write: not a regular file",
+		    path);
+		goto done;
+	}
+	/* A blank line first, so that our heading starts a block even when
+	 * an earlier step left the file without a final newline. */
+	if (st.st_size > 0 && write(fd, "\n", 1) != 1)
+		goto fail;
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	rc = 0;
+	goto done;
+fail:
+	ep_err_set(err, EP_E_IO, "%s: cannot write: %s", path,
+	    strerror(errno));
+	/* Never leave half a summary: cut back to what was there. */
+	if (ftruncate(fd, st.st_size) < 0) {
+		/* The error above is the one to report. */
+	}
+done:
+	close(fd);
+	return rc;
+}

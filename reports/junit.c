@@ -1,0 +1,294 @@
+/*
+ * junit.c: the JUnit XML report, in the shape Ant wrote and Jenkins,
+ * GitLab, xunit, dorny/test-reporter and mikepenz/action-junit-report
+ * read (manifests/junit.xsd):
+ *
+ *   <testsuites name="envparity" tests failures errors skipped time
+ *       timestamp>
+ *     <testsuite name="envparity.AREA" ...>	one per area with results
+ *       <properties>				where the golden came from
+ *       <testcase name="KEY" classname="envparity.AREA" time="0.000">
+ *
+ * Every testsuite carries name, tests, failures, errors, skipped, time and
+ * timestamp: some readers reject a suite without them.  A fail is a
+ * <failure>, an error an <error>, a skip a <skipped message="why">.
+ * Text is cleaned (text.c) before libxml2's writer escapes it: the writer
+ * escapes markup but passes control characters and broken UTF-8 through,
+ * and those would make the file unreadable as XML 1.0.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libxml/xmlwriter.h>
+
+#include "report.h"
+#include "version.h"
+
+struct jw {
+	xmlTextWriterPtr w;
+	int bad;		/* a libxml2 call failed (out of memory) */
+};
+
+static void
+start(struct jw *j, const char *name)
+{
+	if (xmlTextWriterStartElement(j->w, BAD_CAST name) < 0)
+		j->bad = 1;
+}
+
+static void
+end(struct jw *j)
+{
+	if (xmlTextWriterEndElement(j->w) < 0)
+		j->bad = 1;
+}
+
+static void
+attr(struct jw *j, const char *name, const char *value)
+{
+	char *c = ep_text_clean(value != NULL ? value : "", 1);
+
+	if (xmlTextWriterWriteAttribute(j->w, BAD_CAST name, BAD_CAST c) < 0)
+		j->bad = 1;
+	free(c);
+}
+
+static void __attribute__((format(printf, 3, 4)))
+attrf(struct jw *j, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = xvasprintf(fmt, ap);
+	va_end(ap);
+	attr(j, name, s);
+	free(s);
+}
+
+static void
+text(struct jw *j, const char *s)
+{
+	char *c = ep_text_clean(s, 1);
+
+	if (xmlTextWriterWriteString(j->w, BAD_CAST c) < 0)
+		j->bad = 1;
+	free(c);
+}
+
+static void
+property(struct jw *j, const char *name, const char *value)
+{
+	if (value == NULL)
+		return;
+	start(j, "property");
+	attr(j, "name", name);
+	attr(j, "value", value);
+	end(j);
+}
+
+static const char *
+or_absent(const char *s)
+{
+	return s != NULL ? s : "(absent)";
+}
+
+/* The counts of rs->v[from, to). */
+static void
+count(const struct ep_results *rs, size_t from, size_t to,
+    size_t c[EP_NSTATUS])
+{
+	memset(c, 0, EP_NSTATUS * sizeof c[0]);
+	for (size_t i = from; i < to; i++)
+		if (rs->v[i].status >= 0 && rs->v[i].status < EP_NSTATUS)
+			c[rs->v[i].status]++;
+}
+
+/* tests, failures, errors, skipped, time, timestamp.  A waived result is
+ * a test that passed: it is counted in tests only. */
+static void
+totals(struct jw *j, const size_t c[EP_NSTATUS], double time,
+    const char *when)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < EP_NSTATUS; i++)
+		n += c[i];
+	attrf(j, "tests", "%zu", n);
+	attrf(j, "failures", "%zu", c[EP_FAIL]);
+	attrf(j, "errors", "%zu", c[EP_ERROR]);
+	attrf(j, "skipped", "%zu", c[EP_SKIP]);
+	attrf(j, "time", "%.3f", time);
+	attr(j, "timestamp", when);
+}
+
+/* Where the golden came from, on every suite: a reader that shows one
+ * suite (GitLab, Jenkins) shows it whole. */
+static void
+suite_properties(struct jw *j, const struct ep_report_ctx *ctx,
+    const char *area)
+{
+	json_t *u = ctx->current != NULL ?
+	    json_object_get(ctx->current->meta, "unavailable") : NULL;
+
+	start(j, "properties");
+	property(j, "envparity.version", EP_VERSION);
+	property(j, "envparity.command", ctx->command);
+	property(j, "golden", ctx->golden_name);
+	property(j, "golden.store", ctx->golden_store);
+	property(j, "golden.ref", ctx->golden_ref);
+	property(j, "golden.commit", ctx->golden_commit);
+	property(j, "golden.profile", ctx->golden_profile);
+	property(j, "current", ctx->current_name);
+	/* Why a whole area could not be looked at here (no GPU). */
+	property(j, "unavailable", json_string_value(json_object_get(u,
+	    area)));
+	end(j);
+}
+
+static void
+details(struct jw *j, const struct ep_result *r)
+{
+	char *s;
+
+	s = xasprintf("%s\nkey:      %s\nexpected: %s\nactual:   %s\n"
+	    "rule:     %s\n", r->message != NULL ? r->message : r->key, r->key,
+	    or_absent(r->expected), or_absent(r->actual),
+	    r->rule != NULL ? r->rule : "(none)");
+	text(j, s);
+	free(s);
+	if (r->waiver_owner != NULL || r->waiver_reason != NULL ||
+	    r->waiver_expires != NULL) {
+		s = xasprintf("waiver:   owner %s, expires %s, reason: %s\n",
+		    or_absent(r->waiver_owner), or_absent(r->waiver_expires),
+		    or_absent(r->waiver_reason));
+		text(j, s);
+		free(s);
+	}
+}
+
+static void
+testcase(struct jw *j, const struct ep_result *r)
+{
+	char *s;
+
+	start(j, "testcase");
+	attr(j, "name", *r->key != '\0' ? r->key : "(empty key)");
+	attrf(j, "classname", "envparity.%s", r->area);
+	attr(j, "time", "0.000");
+	if (r->waiver_owner != NULL || r->waiver_reason != NULL ||
+	    r->waiver_expires != NULL) {
+		/* Per-testcase properties, as pytest writes them: a waiver
+		 * that covers the result, or one that has expired. */
+		start(j, "properties");
+		property(j, "waiver.reason", r->waiver_reason);
+		property(j, "waiver.owner", r->waiver_owner);
+		property(j, "waiver.expires", r->waiver_expires);
+		end(j);
+	}
+	switch (r->status) {
+	case EP_FAIL:
+		start(j, "failure");
+		s = xasprintf("expected %s, got %s (rule %s)",
+		    or_absent(r->expected), or_absent(r->actual),
+		    r->rule != NULL ? r->rule : "(none)");
+		attr(j, "message", s);
+		free(s);
+		attr(j, "type", "drift");
+		details(j, r);
+		end(j);
+		break;
+	case EP_ERROR:
+		start(j, "error");
+		attr(j, "message", ep_result_reason(r));
+		attr(j, "type", "error");
+		details(j, r);
+		end(j);
+		break;
+	case EP_SKIP:
+		start(j, "skipped");
+		attr(j, "message", ep_result_reason(r));
+		end(j);
+		break;
+	case EP_WAIVED:
+		/*
+		 * JUnit has no "waived".  A <failure> would turn the CI's test
+		 * view red (Jenkins marks the build unstable) while envparity
+		 * exits 0; a <skipped> would say the fact was not checked,
+		 * when it was and it drifted.  So a waived result is a test
+		 * that passed, its waiver in properties and the finding in
+		 * system-out, which every reader shows beside the case.
+		 */
+		start(j, "system-out");
+		text(j, "WAIVED: ");
+		details(j, r);
+		end(j);
+		break;
+	}
+	end(j);
+}
+
+int
+ep_report_junit(char **out, const struct ep_report_ctx *ctx,
+    const struct ep_results *rs, struct ep_err *err)
+{
+	struct jw j = { 0 };
+	xmlBufferPtr buf;
+	size_t c[EP_NSTATUS];
+	char when[32], host[256] = "";
+	struct tm tm;
+	int id = 0;
+
+	*out = NULL;
+	/* Ant's form, with no zone (its schema's pattern); the time is UTC,
+	 * as the JSON report's generated_at says with its "Z". */
+	gmtime_r(&ctx->generated, &tm);
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (gethostname(host, sizeof host - 1) < 0)
+		strcpy(host, "unknown");
+	if ((buf = xmlBufferCreate()) == NULL ||
+	    (j.w = xmlNewTextWriterMemory(buf, 0)) == NULL) {
+		xmlBufferFree(buf);
+		return ep_err_set(err, EP_E_IO, "cannot render the JUnit "
+		    "report: out of memory");
+	}
+	xmlTextWriterSetIndent(j.w, 1);
+	xmlTextWriterSetIndentString(j.w, BAD_CAST "  ");
+	if (xmlTextWriterStartDocument(j.w, "1.0", "UTF-8", NULL) < 0)
+		j.bad = 1;
+	start(&j, "testsuites");
+	attr(&j, "name", "envparity");
+	count(rs, 0, rs->n, c);
+	totals(&j, c, ctx->elapsed, when);
+	/* rs is sorted by area: each run of one area is a suite. */
+	for (size_t i = 0, k; i < rs->n; i = k) {
+		for (k = i; k < rs->n && strcmp(rs->v[k].area,
+		    rs->v[i].area) == 0; k++)
+			;
+		start(&j, "testsuite");
+		attrf(&j, "name", "envparity.%s", rs->v[i].area);
+		count(rs, i, k, c);
+		totals(&j, c, 0.0, when);
+		attr(&j, "hostname", host);
+		attrf(&j, "id", "%d", id++);
+		attr(&j, "package", "envparity");
+		suite_properties(&j, ctx, rs->v[i].area);
+		for (size_t t = i; t < k; t++)
+			testcase(&j, &rs->v[t]);
+		end(&j);
+	}
+	end(&j);
+	if (xmlTextWriterEndDocument(j.w) < 0)
+		j.bad = 1;
+	xmlFreeTextWriter(j.w);
+	if (!j.bad)
+		*out = xstrndup((const char *)xmlBufferContent(buf),
+		    (size_t)xmlBufferLength(buf));
+	xmlBufferFree(buf);
+	if (*out == NULL)
+		return ep_err_set(err, EP_E_IO, "cannot render the JUnit "
+		    "report");
+	return 0;
+}
