@@ -352,24 +352,25 @@ ep_cache_dir(void)
 	return NULL;
 }
 
-/* Length of the valid UTF-8 sequence at s (of at most n bytes), 0 if none. */
-static size_t
-utf8_seq(const unsigned char *s, size_t n)
+size_t
+ep_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
 {
 	size_t len;
-	uint32_t cp;
+	uint32_t c;
 
-	if (s[0] < 0x80)
+	if (s[0] < 0x80) {
+		*cp = s[0];
 		return 1;
+	}
 	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
 		len = 2;
-		cp = s[0] & 0x1f;
+		c = s[0] & 0x1f;
 	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
 		len = 3;
-		cp = s[0] & 0x0f;
+		c = s[0] & 0x0f;
 	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
 		len = 4;
-		cp = s[0] & 0x07;
+		c = s[0] & 0x07;
 	} else
 		return 0;
 	if (len > n)
@@ -377,12 +378,22 @@ utf8_seq(const unsigned char *s, size_t n)
 	for (size_t i = 1; i < len; i++) {
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
+		c = (c << 6) | (s[i] & 0x3f);
 	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+	if ((len == 3 && c < 0x800) || (len == 4 && c < 0x10000) ||
+	    c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
 		return 0;
+	*cp = c;
 	return len;
+}
+
+/* Length of the valid UTF-8 sequence at s (of at most n bytes), 0 if none. */
+static size_t
+utf8_seq(const unsigned char *s, size_t n)
+{
+	uint32_t cp;
+
+	return ep_utf8_decode(s, n, &cp);
 }
 
 char *

@@ -89,6 +89,11 @@ char *ep_cache_dir(void);
  * string read from the machine can become a JSON string. */
 char *ep_utf8_sanitize(const char *s, size_t len);
 
+/* The code point of the well-formed UTF-8 sequence at s (at most n > 0
+ * bytes) in *cp, and its length; 0 if it is not well formed (overlong,
+ * surrogate, beyond U+10FFFF, cut short). */
+size_t ep_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
+
 /* Trim ASCII white space at both ends, in place; returns s. */
 char *ep_trim(char *s);
 

@@ -11,43 +11,6 @@
 
 #include "report.h"
 
-/* Decode one UTF-8 sequence at s (n bytes left): its length, or 0 when
- * it is not well formed (overlong, surrogate, beyond U+10FFFF, cut). */
-static size_t
-utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
-{
-	size_t len;
-	uint32_t c;
-
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
-	}
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		len = 2;
-		c = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		len = 3;
-		c = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4;
-		c = s[0] & 0x07;
-	} else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 3 && c < 0x800) || (len == 4 && c < 0x10000) ||
-	    c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	*cp = c;
-	return len;
-}
-
 static char *
 put_cp(char *o, uint32_t c)
 {
@@ -83,7 +46,7 @@ ep_text_clean(const char *s, int keep_lines)
 	/* Each input byte becomes at most three output bytes. */
 	out = o = xmalloc(len * 3 + 1);
 	for (size_t i = 0; i < len;) {
-		size_t k = utf8_decode(u + i, len - i, &c);
+		size_t k = ep_utf8_decode(u + i, len - i, &c);
 
 		if (k == 0) {
 			c = 0xfffd;
