@@ -10,6 +10,10 @@
 #   (b) the package inventory of a generated 1,000-distribution
 #       site-packages against `pip list --path`.  Aim: 30x faster.
 #   (c) a warm `envparity capture -q` of the whole machine.  Aim: 50 ms.
+#   (d) the reference workload's CPU backend.
+#   (e) `envparity digest` of 50 image references at a local
+#       docker-registry against 50 runs of `skopeo inspect`.  Aim: 10x
+#       faster.
 #
 # The bench is not a test: it reports, and fails only when it cannot run
 # at all.  Timing: hyperfine when installed, else a loop of `date +%s%N`;
@@ -212,4 +216,71 @@ if [ -x "$PROBE" ]; then
 	echo "    GPU backends: see tests/fixtures/gpu/h100/probe-run.txt (run on an H100)"
 else
 	echo "(d) envparity-probe not built: no probe figures"
+fi
+echo
+
+# --- (e) image digests at a registry ------------------------------------
+# Debian's docker-registry on 127.0.0.1 (tests/cli/registry.bash, as the
+# tests start it), 50 images pushed with curl; envparity digest of all 50
+# in one run (concurrent requests) against skopeo inspect of each in
+# turn, as a user would script it.
+if ! command -v docker-registry >/dev/null 2>&1 ||
+    ! command -v skopeo >/dev/null 2>&1; then
+	echo "(e) image digests: docker-registry or skopeo not installed; skipped"
+else
+	. tests/cli/registry.bash
+	trap 'reg_stop_all; rm -rf "$work"' EXIT
+	NREFS=${BENCH_REFS:-50}
+	refs=()
+	if reg_start "$work/registry" >/dev/null 2>&1; then
+		for ((i = 0; i < NREFS; i++)); do
+			r=$REG_HOST/bench/app$((i % 10)):t$((i / 10))
+			reg_push_image "$REG_HOST" "bench/app$((i % 10))" \
+			    "t$((i / 10))" >>"$work/pushed" 2>/dev/null &&
+			    refs+=("$r")
+		done
+	fi
+	if [ ${#refs[@]} -ne "$NREFS" ]; then
+		echo "(e) image digests: the local registry did not start or take the images; skipped"
+	else
+		ecache=$work/digest-cache
+		ep_dig="XDG_CACHE_HOME=$(printf %q "$ecache") $(printf %q "$EP")"
+		ep_dig+=" digest --insecure-registry $REG_HOST $(printf '%q ' "${refs[@]}")"
+		ep_dig+=" >/dev/null"
+		sk="for r in $(printf '%q ' "${refs[@]}"); do"
+		sk+=" skopeo inspect --tls-verify=false docker://\$r >/dev/null; done"
+		dig_cold=$(bench_time "$RUNS" "$ep_dig" \
+		    "rm -rf $(printf %q "$ecache")")
+		eval "$ep_dig"
+		dig_warm=$(bench_time "$RUNS" "$ep_dig")
+		dig_sk=$(bench_time 3 "$sk")
+		# The same digests, by skopeo's word.
+		XDG_CACHE_HOME=$ecache "$EP" digest --insecure-registry \
+		    "$REG_HOST" "${refs[@]}" 2>/dev/null | cut -d' ' -f1 \
+		    >"$work/ep.digests"
+		for r in "${refs[@]}"; do
+			skopeo inspect --tls-verify=false --format '{{.Digest}}' \
+			    "docker://$r" 2>/dev/null
+		done >"$work/sk.digests"
+		if cmp -s "$work/ep.digests" "$work/sk.digests" &&
+		    cmp -s "$work/ep.digests" "$work/pushed"; then
+			agree="equal to skopeo's and to the registry's at push"
+		else
+			agree="DIFFER from skopeo's or the registry's"
+		fi
+		echo "(e) digests of $NREFS image references at a local docker-registry (plain http, 127.0.0.1)"
+		bench_row_head "vs skopeo"
+		bench_row "envparity digest ($NREFS refs), no cache" \
+		    "$dig_cold" "" "${dig_sk%% *}" "aim <= 0.10x (10x faster)"
+		bench_row "envparity digest ($NREFS refs), warm cache" \
+		    "$dig_warm" "" "${dig_sk%% *}"
+		bench_row "skopeo inspect, $NREFS runs in turn" "$dig_sk" "" \
+		    "${dig_sk%% *}"
+		printf '    envparity: %sx faster cold, %sx warm; digests %s\n' \
+		    "$(bench_ratio "$dig_sk" "$dig_cold")" \
+		    "$(bench_ratio "$dig_sk" "$dig_warm")" "$agree"
+		printf '    %s; %s\n' "$(docker-registry --version 2>/dev/null)" \
+		    "$(skopeo --version 2>/dev/null)"
+	fi
+	reg_stop_all
 fi

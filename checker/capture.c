@@ -18,6 +18,8 @@ ep_capture_opts_clear(struct ep_capture_opts *o)
 	ep_strv_clear(&o->site_dirs);
 	ep_strv_clear(&o->lockfiles);
 	ep_strv_clear(&o->lib_paths);
+	ep_strv_clear(&o->images);
+	ep_imgopt_clear(&o->img);
 }
 
 int
@@ -44,6 +46,9 @@ ep_capture_opt(struct ep_capture_opts *o, int c, const char *arg)
 		return 1;
 	case EP_OPT_NO_CACHE:
 		o->no_cache = 1;
+		return 1;
+	case EP_OPT_IMAGE:
+		ep_strv_push(&o->images, arg);
 		return 1;
 	}
 	return 0;
@@ -111,6 +116,8 @@ ep_capture(struct ep_manifest **out, const struct ep_capture_opts *o,
 {
 	static int (*const collectors[])(struct ep_collect *,
 	    struct ep_err *) = {
+		ep_collect_image,	/* first: a registry that fails
+					   fails the capture early */
 		ep_collect_os,
 		ep_collect_env,
 		ep_collect_conda,

@@ -20,6 +20,7 @@ enum {
 	EP_OPT_NO_DISCOVER,
 	EP_OPT_LIB_PATH,
 	EP_OPT_NO_CACHE,
+	EP_OPT_IMAGE,
 	EP_OPT_CAPTURE_LAST,
 };
 #define EP_CAPTURE_LONGOPTS						\
@@ -29,7 +30,8 @@ enum {
 	{ "lockfile", required_argument, NULL, EP_OPT_LOCKFILE },	\
 	{ "no-discover", no_argument, NULL, EP_OPT_NO_DISCOVER },	\
 	{ "lib-path", required_argument, NULL, EP_OPT_LIB_PATH },	\
-	{ "no-cache", no_argument, NULL, EP_OPT_NO_CACHE }
+	{ "no-cache", no_argument, NULL, EP_OPT_NO_CACHE },		\
+	{ "image", required_argument, NULL, EP_OPT_IMAGE }
 
 /* The help text for those options. */
 #define EP_CAPTURE_HELP							\
@@ -41,7 +43,11 @@ enum {
 "  --lockfile PATH      hash and read the pins of PATH (repeatable)\n"	\
 "  --no-discover        do not pick up lockfiles in the current directory\n" \
 "  --lib-path DIR       look for CUDA libraries in DIR first (repeatable)\n" \
-"  --no-cache           hash every file again, ignoring the cache\n"
+"  --no-cache           hash every file again, ignoring the cache\n"	\
+"  --image REF          record the digests REF resolves to (repeatable):\n" \
+"                       [HOST/]NAME[:TAG][@DIGEST], oci:DIR[:TAG],\n"	\
+"                       docker-archive:FILE[:NAME:TAG]; see the registry\n" \
+"                       options\n"
 
 /* Apply one collector option (c is a getopt_long code).  Returns 1 if c
  * was a collector option, 0 if not. */

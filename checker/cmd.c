@@ -15,6 +15,7 @@ const struct ep_cmd *const ep_cmd_table[] = {
 	&ep_cmd_diff,
 	&ep_cmd_log,
 	&ep_cmd_probe,
+	&ep_cmd_digest,
 	&ep_cmd_version,
 	NULL,
 };

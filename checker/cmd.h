@@ -19,6 +19,7 @@ struct ep_cmd {
 extern const struct ep_cmd ep_cmd_capture;
 extern const struct ep_cmd ep_cmd_check;
 extern const struct ep_cmd ep_cmd_diff;
+extern const struct ep_cmd ep_cmd_digest;
 extern const struct ep_cmd ep_cmd_bless;
 extern const struct ep_cmd ep_cmd_log;
 extern const struct ep_cmd ep_cmd_probe;

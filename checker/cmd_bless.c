@@ -42,6 +42,8 @@ EP_STORE_HELP
 "\n"
 EP_CAPTURE_HELP
 "\n"
+EP_IMAGE_HELP
+"\n"
 EP_PROBE_HELP
 "\n"
 "The author is $ENVPARITY_AUTHOR (\"Name <email>\"), else the CI's user\n"
@@ -109,6 +111,7 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		EP_STORE_LONGOPTS,
 		EP_CAPTURE_LONGOPTS,
+		EP_IMAGE_LONGOPTS,
 		EP_PROBE_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -128,6 +131,7 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 	int c, v, quiet = 0, captured_opts = 0, have_author, rc = EP_EXIT_OK;
 
 	ep_probeopt_init(&popt);
+	ep_imgopt_init(&copts.img);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "m:qh", longopts, NULL)) != -1) {
@@ -137,7 +141,8 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 			captured_opts = 1;
 			continue;
 		}
-		if ((v = ep_probe_opt(&popt, c, optarg, &err)) != 0) {
+		if ((v = ep_image_opt(&copts.img, c, optarg, &err)) != 0 ||
+		    (v = ep_probe_opt(&popt, c, optarg, &err)) != 0) {
 			if (v < 0) {
 				rc = ep_cmd_usage_error(self, "%s", err.msg);
 				goto done;

@@ -8,6 +8,7 @@
 
 #include "capture.h"
 #include "cmd.h"
+#include "image.h"
 
 static int cmd_capture_exec(const struct ep_cmd *, int, char **);
 
@@ -20,8 +21,9 @@ const struct ep_cmd ep_cmd_capture = {
 "Capture this machine as a manifest of facts: OS, kernel, glibc, CPU ISA,\n"
 "Python and conda packages, lockfile hashes and pins, the allowlisted\n"
 "environment variables, and the NVIDIA stack (driver, GPUs, and the CUDA\n"
-"libraries' versions, real paths and SHA-256).  What could not be looked\n"
-"at is listed under meta.unavailable.\n"
+"libraries' versions, real paths and SHA-256), and the digests of the\n"
+"container images named with --image.  What could not be looked at is\n"
+"listed under meta.unavailable.\n"
 "\n"
 "  -o, --output FILE    write the manifest to FILE (atomically) instead of\n"
 "                       standard output\n"
@@ -30,8 +32,11 @@ const struct ep_cmd ep_cmd_capture = {
 "\n"
 EP_CAPTURE_HELP
 "\n"
-"Exit codes: 0 captured, 2 a named input is missing or malformed,\n"
-"3 the output could not be written.\n",
+EP_IMAGE_HELP
+"\n"
+"Exit codes: 0 captured, 2 a named input is missing or malformed (a bad\n"
+"image reference or local image included), 3 the output could not be\n"
+"written or a registry could not resolve an --image.\n",
 	.exec = cmd_capture_exec,
 };
 
@@ -43,6 +48,7 @@ cmd_capture_exec(const struct ep_cmd *self, int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		EP_CAPTURE_LONGOPTS,
+		EP_IMAGE_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ep_capture_opts opts = { 0 };
@@ -50,13 +56,21 @@ cmd_capture_exec(const struct ep_cmd *self, int argc, char **argv)
 	struct ep_err err = { 0 };
 	const char *output = NULL;
 	char *text = NULL;
-	int c, quiet = 0, rc = EP_EXIT_OK;
+	int c, v, quiet = 0, rc = EP_EXIT_OK;
 
+	ep_imgopt_init(&opts.img);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
 		if (ep_capture_opt(&opts, c, optarg))
 			continue;
+		if ((v = ep_image_opt(&opts.img, c, optarg, &err)) != 0) {
+			if (v < 0) {
+				rc = ep_cmd_usage_error(self, "%s", err.msg);
+				goto done;
+			}
+			continue;
+		}
 		switch (c) {
 		case 'o':
 			output = optarg;

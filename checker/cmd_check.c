@@ -47,6 +47,8 @@ EP_REPORT_HELP
 "\n"
 EP_CAPTURE_HELP
 "\n"
+EP_IMAGE_HELP
+"\n"
 "Exit codes: 0 parity (waived findings included), 1 drift or a failed\n"
 "check, 2 usage, malformed input or no golden manifest, 3 could not run\n"
 "(store unreachable, I/O error).\n",
@@ -63,6 +65,7 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 		EP_STORE_LONGOPTS,
 		EP_REPORT_LONGOPTS,
 		EP_CAPTURE_LONGOPTS,
+		EP_IMAGE_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ep_capture_opts copts = { 0 };
@@ -85,6 +88,7 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	time_t now = time(NULL);
 
 	ep_probeopt_init(&popt);
+	ep_imgopt_init(&copts.img);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+qh", longopts, NULL)) != -1) {
@@ -92,7 +96,8 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 		    ep_store_opt(&sopt, c, optarg) ||
 		    ep_report_opt(&ropt, c, optarg))
 			continue;
-		if ((v = ep_probe_opt(&popt, c, optarg, &err)) != 0) {
+		if ((v = ep_image_opt(&copts.img, c, optarg, &err)) != 0 ||
+		    (v = ep_probe_opt(&popt, c, optarg, &err)) != 0) {
 			if (v < 0) {
 				rc = ep_cmd_usage_error(self, "%s", err.msg);
 				goto done;

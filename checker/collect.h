@@ -6,7 +6,9 @@
  * at goes to meta.unavailable (ep_manifest_unavailable) and recoverable
  * trouble to meta.warnings (ep_manifest_warn).  It returns -1 with err set
  * (EP_E_INPUT) only when an input the user named explicitly is bad, which
- * stops the capture with exit 2.
+ * stops the capture with exit 2, or (EP_E_IO) when an image the user
+ * named cannot be resolved, which stops it with exit 3: no manifest holds
+ * a wrong or partial digest.
  *
  * Files to hash are not hashed by collectors: they are queued with
  * ep_collect_hash_later() and hashed together, in parallel and through the
@@ -16,6 +18,7 @@
 #define EP_COLLECT_H
 
 #include "cache.h"
+#include "image.h"
 #include "manifest.h"
 #include "util.h"
 
@@ -28,8 +31,13 @@ struct ep_capture_opts {
 	int no_discover;		/* --no-discover: skip lockfiles in . */
 	struct ep_strv lib_paths;	/* --lib-path DIR (repeatable) */
 	int no_cache;			/* --no-cache */
+	struct ep_strv images;		/* --image REF (repeatable) */
+	struct ep_imgopt img;		/* the registry options; set up with
+					   ep_imgopt_init (a zeroed one gets
+					   the defaults) */
 };
 
+/* Frees the vectors and img's; o itself is the caller's. */
 void ep_capture_opts_clear(struct ep_capture_opts *o);
 
 struct ep_collect {
@@ -57,6 +65,7 @@ int ep_collect_conda(struct ep_collect *c, struct ep_err *err);	/* conda */
 int ep_collect_python(struct ep_collect *c, struct ep_err *err); /* python */
 int ep_collect_lockfiles(struct ep_collect *c, struct ep_err *err); /* lockfile */
 int ep_collect_cudastack(struct ep_collect *c, struct ep_err *err); /* gpu, lib */
+int ep_collect_image(struct ep_collect *c, struct ep_err *err); /* image */
 
 /* The environment variables env.<VAR> may record (sorted, NULL-ended). */
 extern const char *const ep_env_allowlist[];

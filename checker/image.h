@@ -33,14 +33,17 @@ struct ep_imgref {
 	char *name;		/* canonical, for fact keys and messages:
 				   "docker.io/library/ubuntu:latest",
 				   "127.0.0.1:5000/a/b@sha256:<hex>",
-				   "oci:DIR:TAG", "docker-archive:FILE" */
+				   "oci:DIR[:TAG]", "docker-archive:FILE[:REF]"
+				   (DIR and FILE as written, split at the
+				   first ':' as skopeo does) */
 	char *registry;		/* "docker.io", "127.0.0.1:5000"; NULL if
 				   local */
 	char *api_host;		/* where to connect: "registry-1.docker.io"
 				   for docker.io, else registry; NULL if
 				   local */
 	char *repository;	/* "library/ubuntu"; NULL if local */
-	char *tag;		/* "latest" (the default), the TAG of oci:,
+	char *tag;		/* "latest" (the default), the TAG of oci:
+				   or the NAME:TAG of docker-archive:,
 				   or NULL when pinned by digest alone */
 	char *digest;		/* "sha256:<64 hex>" when pinned, else NULL */
 	char *path;		/* oci: the directory; docker-archive: the
@@ -115,11 +118,18 @@ int ep_image_opt(struct ep_imgopt *o, int c, const char *arg,
 /* What one reference resolved to; every string owned (ep_imgres_clear). */
 struct ep_imgres {
 	char *digest;		/* what the reference points to: an index or
-				   a manifest */
-	char *media_type;	/* of that document */
+				   a manifest; for a legacy docker-archive
+				   (manifest.json only: no registry manifest
+				   survives `docker save`, the layers are
+				   stored uncompressed), the image config,
+				   i.e. the image ID */
+	char *media_type;	/* of that document (legacy docker-archive:
+				   application/vnd.docker.container.image.
+				   v1+json) */
 	char *platform_digest;	/* the manifest for the platform: equal to
 				   digest when the reference names a
-				   manifest */
+				   manifest; NULL for a legacy
+				   docker-archive */
 	char *platform;		/* os/arch[/variant] of that manifest, when
 				   known */
 	char *config_digest;	/* the image config that manifest names */
@@ -130,6 +140,18 @@ struct ep_imgres {
 };
 
 void ep_imgres_clear(struct ep_imgres *r);
+
+/* Parse s and append it to refs[0..*n) (room for one more is the
+ * caller's), unless a reference with the same canonical name is there
+ * already: the same image named twice is resolved once.  -1 with err
+ * (EP_E_INPUT, naming s and the part) when s is malformed. */
+int ep_imgrefs_add(struct ep_imgref *refs, size_t *n, const char *s,
+    struct ep_err *err);
+
+/* Clear refs[i] and, when res is not NULL, res[i] for i < n; free both
+ * arrays. */
+void ep_images_free(struct ep_imgref *refs, struct ep_imgres *res,
+    size_t n);
 
 /* Resolve n references (image.c): registry ones together, concurrently
  * (ep_registry_resolve), local ones in turn (ep_imglocal_resolve).
@@ -143,7 +165,13 @@ size_t ep_image_resolve(const struct ep_imgref *refs, size_t n,
 void ep_registry_resolve(const struct ep_imgref *const *refs, size_t n,
     const struct ep_imgopt *o, struct ep_imgres *const *out);
 
-/* imglocal.c: ref->kind is EP_IMG_OCI or EP_IMG_ARCHIVE. */
+/* imglocal.c: ref->kind is EP_IMG_OCI or EP_IMG_ARCHIVE.  Every failure
+ * is EP_E_INPUT (the image the user named is missing, malformed or
+ * tampered with: a blob that does not hash to its name is named in the
+ * message); every JSON document and config read is capped by
+ * o->max_body, layers are never read.  An archive with an OCI layout
+ * inside (docker 25 and later) is walked as oci: is; a legacy one gives
+ * digest = config_digest = the image ID (see struct ep_imgres). */
 void ep_imglocal_resolve(const struct ep_imgref *ref,
     const struct ep_imgopt *o, struct ep_imgres *out);
 

@@ -1,0 +1,198 @@
+/*
+ * cmd_digest.c: `envparity digest REF... [--json] [registry options]`:
+ * resolve image references to digests, all in one batch, and print one
+ * line each, or one JSON document (envparity/digest@1).
+ */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "image.h"
+
+#define EP_DIGEST_SCHEMA "envparity/digest@1"
+
+static int cmd_digest_exec(const struct ep_cmd *, int, char **);
+
+const struct ep_cmd ep_cmd_digest = {
+	.name = "digest",
+	.summary = "resolve container image references to digests",
+	.usage =
+"usage: envparity digest REF... [--json] [registry options]\n"
+"\n"
+"Resolve each image reference to the digest it points to (an index or a\n"
+"manifest), the manifest for the platform, and that manifest's config.\n"
+"References: [HOST[:PORT]/]NAME[:TAG][@sha256:HEX] (a registry; \"ubuntu\"\n"
+"is docker.io/library/ubuntu:latest), oci:DIR[:TAG] (an OCI image layout)\n"
+"and docker-archive:FILE[:NAME:TAG] (a `docker save` tar).  Every document\n"
+"read is hashed and must match the digest that named it.\n"
+"\n"
+"Each resolved reference prints one line, in the order given:\n"
+"  DIGEST PLATFORM_DIGEST CONFIG_DIGEST PLATFORM NAME\n"
+"with \"-\" for a value the image does not have, and NAME the canonical\n"
+"name (docker.io/library/ubuntu:latest).\n"
+"\n"
+"  --json               print one JSON document instead (schema\n"
+"                       envparity/digest@1: manifests/digest.schema.json)\n"
+"  --no-cache           fetch every document again; without it, documents\n"
+"                       already read and verified are taken from the cache\n"
+"                       by digest (one HEAD per reference)\n"
+"  -h, --help           show this help\n"
+"\n"
+EP_IMAGE_HELP
+"\n"
+"Exit codes: 0 all resolved, 2 usage, a malformed reference or a bad\n"
+"local image, 3 a registry could not be reached or did not answer with\n"
+"the image.  The resolved references are printed even when others fail;\n"
+"each failure is one line on standard error.\n",
+	.exec = cmd_digest_exec,
+};
+
+static json_t *
+str_or_null(const char *s)
+{
+	return s != NULL ? json_string(s) : json_null();
+}
+
+static int
+print_json(const struct ep_imgref *refs, const struct ep_imgres *res,
+    size_t n, const struct ep_imgopt *o, struct ep_err *err)
+{
+	json_t *root = json_object(), *images = json_object();
+	json_t *errors = json_object();
+	char *text;
+	int rc = 0;
+
+	json_object_set_new(root, "schema", json_string(EP_DIGEST_SCHEMA));
+	json_object_set_new(root, "platform", json_string(o->platform));
+	for (size_t i = 0; i < n; i++) {
+		json_t *im;
+
+		if (res[i].err.kind != 0) {
+			json_object_set_new(errors, refs[i].name,
+			    json_string(res[i].err.msg));
+			continue;
+		}
+		im = json_object();
+		json_object_set_new(im, "input", json_string(refs[i].input));
+		json_object_set_new(im, "digest", json_string(res[i].digest));
+		json_object_set_new(im, "media_type",
+		    str_or_null(res[i].media_type));
+		json_object_set_new(im, "platform_digest",
+		    str_or_null(res[i].platform_digest));
+		json_object_set_new(im, "platform",
+		    str_or_null(res[i].platform));
+		json_object_set_new(im, "config_digest",
+		    str_or_null(res[i].config_digest));
+		json_object_set_new(images, refs[i].name, im);
+	}
+	json_object_set_new(root, "images", images);
+	json_object_set_new(root, "errors", errors);
+	text = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2));
+	json_decref(root);
+	if (text == NULL)
+		return ep_err_set(err, EP_E_IO, "cannot serialize JSON");
+	if (printf("%s\n", text) < 0 || fflush(stdout) == EOF)
+		rc = ep_err_set(err, EP_E_IO, "standard output: write failed");
+	free(text);
+	return rc;
+}
+
+#define DASH(s) ((s) != NULL ? (s) : "-")
+
+static int
+cmd_digest_exec(const struct ep_cmd *self, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "no-cache", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		EP_IMAGE_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ep_imgopt o;
+	struct ep_imgref *refs = NULL;
+	struct ep_imgres *res = NULL;
+	struct ep_err err = { 0 };
+	size_t n = 0, nargs;
+	int c, r, json = 0, rc = EP_EXIT_OK, bad = 0;
+
+	ep_imgopt_init(&o);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		if ((r = ep_image_opt(&o, c, optarg, &err)) < 0) {
+			rc = ep_cmd_usage_error(self, "%s", err.msg);
+			goto done;
+		}
+		if (r > 0)
+			continue;
+		switch (c) {
+		case 'j':
+			json = 1;
+			break;
+		case 'n':
+			o.no_cache = 1;
+			break;
+		case 'h':
+			fputs(self->usage, stdout);
+			goto done;
+		default:
+			rc = ep_cmd_usage_error(self, "unknown or incomplete "
+			    "option '%s'", argv[optind - 1]);
+			goto done;
+		}
+	}
+	nargs = (size_t)(argc - optind);
+	if (nargs == 0) {
+		rc = ep_cmd_usage_error(self, "no image reference given");
+		goto done;
+	}
+
+	/* Parse all first: a malformed one resolves nothing. */
+	refs = xcalloc(nargs, sizeof *refs);
+	for (size_t i = 0; i < nargs; i++)
+		if (ep_imgrefs_add(refs, &n, argv[optind + (int)i],
+		    &err) < 0) {
+			fprintf(stderr, "envparity %s: %s\n", self->name,
+			    err.msg);
+			bad = 1;
+		}
+	if (bad) {
+		rc = EP_EXIT_USAGE;
+		goto done;
+	}
+
+	res = xcalloc(n, sizeof *res);
+	ep_image_resolve(refs, n, &o, res);
+	for (size_t i = 0; i < n; i++) {
+		if (res[i].err.kind == 0)
+			continue;
+		fprintf(stderr, "envparity %s: %s\n", self->name,
+		    res[i].err.msg);
+		if (res[i].err.kind > rc)
+			rc = res[i].err.kind;
+	}
+	if (json) {
+		if (print_json(refs, res, n, &o, &err) < 0)
+			rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (res[i].err.kind != 0)
+			continue;
+		printf("%s %s %s %s %s\n", res[i].digest,
+		    DASH(res[i].platform_digest), DASH(res[i].config_digest),
+		    DASH(res[i].platform), refs[i].name);
+	}
+	if (fflush(stdout) == EOF) {
+		ep_err_set(&err, EP_E_IO, "standard output: write failed");
+		rc = ep_cmd_fail(self, &err);
+	}
+done:
+	ep_images_free(refs, res, n);
+	ep_imgopt_clear(&o);
+	return rc;
+}

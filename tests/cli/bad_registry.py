@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""bad_registry.py: a registry that answers badly, for the answers
+docker-registry never gives.  Plain http on 127.0.0.1; what a request
+gets depends on its repository's name (the first part of it):
+
+  good       a manifest, with a correct Docker-Content-Digest
+  garbage    a body that is not JSON (its digest header is correct)
+  big        a 5 MiB body with Content-Length
+  bigstream  a 5 MiB body without Content-Length (ends at close)
+  liar       HEAD and GET report a digest the body does not hash to
+  liarget    no digest on HEAD; the GET's header disagrees with its body
+  stall      accepts, reads the request, never answers
+  r429-*     the repository's first request: 429 with Retry-After: 1
+  r500-*     the repository's first request: 500
+  always503  503, always
+  nodigest   a manifest without Docker-Content-Digest, HEAD and GET
+  badchild   an index whose linux/amd64 entry names a digest its
+             manifest does not hash to
+  noauth     401 without any WWW-Authenticate
+
+Each request is logged to LOG as "METHOD PATH".
+usage: bad_registry.py PORTFILE LOG
+"""
+import hashlib
+import http.server
+import json
+import os
+import sys
+import threading
+import time
+
+PORTFILE, LOG = sys.argv[1:3]
+LOCK = threading.Lock()
+SEEN = set()
+
+MT_MANIFEST = "application/vnd.docker.distribution.manifest.v2+json"
+MT_INDEX = "application/vnd.oci.image.index.v1+json"
+
+
+def digest(b):
+    return "sha256:" + hashlib.sha256(b).hexdigest()
+
+
+MANIFEST = json.dumps({
+    "schemaVersion": 2, "mediaType": MT_MANIFEST,
+    "config": {"mediaType": "application/vnd.docker.container.image.v1+json",
+               "size": 2, "digest": digest(b"{}")},
+    "layers": []}, separators=(",", ":")).encode()
+OTHER = MANIFEST.replace(b'"layers":[]', b'"layers":[ ]')
+BADCHILD = json.dumps({
+    "schemaVersion": 2, "mediaType": MT_INDEX,
+    "manifests": [{"mediaType": MT_MANIFEST, "size": len(MANIFEST),
+                   "digest": digest(OTHER),
+                   "platform": {"os": "linux", "architecture": "amd64"}}]},
+    separators=(",", ":")).encode()
+GARBAGE = b"<html>this is not a manifest</html>\n"
+BIG = b"x" * (5 << 20)
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def answer(self, code, body=b"", ctype=None, dg=None, extra=(),
+               length=True):
+        self.send_response(code)
+        if ctype:
+            self.send_header("Content-Type", ctype)
+        if dg:
+            self.send_header("Docker-Content-Digest", dg)
+        for k, v in extra:
+            self.send_header(k, v)
+        if length:
+            self.send_header("Content-Length", str(len(body)))
+        else:
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def do_HEAD(self):
+        self.route()
+
+    def do_GET(self):
+        self.route()
+
+    def route(self):
+        with LOCK, open(LOG, "a") as f:
+            f.write("%s %s\n" % (self.command, self.path))
+        parts = self.path.split("/")
+        if self.path == "/v2/":
+            return self.answer(200, b"{}", "application/json")
+        if len(parts) < 5 or parts[1] != "v2" or parts[-2] != "manifests":
+            return self.answer(404, b"{}", "application/json")
+        repo = "/".join(parts[2:-2])
+        ref = parts[-1]
+        first = False
+        with LOCK:
+            if repo not in SEEN:
+                SEEN.add(repo)
+                first = True
+        if repo == "good" or repo == "nodigest":
+            return self.answer(200, MANIFEST, MT_MANIFEST,
+                               digest(MANIFEST) if repo == "good" else None)
+        if repo == "garbage":
+            return self.answer(200, GARBAGE, MT_MANIFEST, digest(GARBAGE))
+        if repo == "big":
+            return self.answer(200, BIG, MT_MANIFEST)
+        if repo == "bigstream":
+            return self.answer(200, BIG, MT_MANIFEST, length=False)
+        if repo == "liar":
+            return self.answer(200, MANIFEST, MT_MANIFEST, digest(OTHER))
+        if repo == "liarget":
+            dg = digest(OTHER) if self.command == "GET" else None
+            return self.answer(200, MANIFEST, MT_MANIFEST, dg)
+        if repo == "stall":
+            time.sleep(60)
+            self.close_connection = True
+            return
+        if repo.startswith("r429-") and first:
+            return self.answer(429, b"{}", "application/json",
+                               extra=[("Retry-After", "1")])
+        if repo.startswith("r500-") and first:
+            return self.answer(500, b"{}", "application/json")
+        if repo.startswith("r429-") or repo.startswith("r500-"):
+            return self.answer(200, MANIFEST, MT_MANIFEST, digest(MANIFEST))
+        if repo == "always503":
+            return self.answer(503, b"{}", "application/json")
+        if repo == "badchild":
+            if ref.startswith("sha256:") and ref != digest(BADCHILD):
+                # The child, named by a digest it does not have.
+                return self.answer(200, MANIFEST, MT_MANIFEST)
+            return self.answer(200, BADCHILD, MT_INDEX, digest(BADCHILD))
+        if repo == "noauth":
+            return self.answer(401, b"{}", "application/json")
+        return self.answer(404, b'{"errors":[{"code":"NAME_UNKNOWN"}]}',
+                           "application/json")
+
+
+def main():
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    srv.daemon_threads = True
+    tmp = PORTFILE + ".tmp"
+    with open(tmp, "w") as f:
+        f.write("%d\n" % srv.server_address[1])
+    os.rename(tmp, PORTFILE)
+    srv.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,139 @@
+#!/usr/bin/env bats
+# digest_bad.bats: a registry that answers badly (bad_registry.py): a
+# body that is not JSON, bodies over the size cap (with and without
+# Content-Length), digest headers that disagree with the body, an index
+# entry whose manifest hashes to something else, a server that stalls,
+# 429 and 5xx (retried), a missing digest header (GET and hash), and 401
+# without a challenge.  Never a digest for a reference that failed.
+
+load setup
+load registry
+
+setup_file() {
+	unset REGISTRY_AUTH_FILE XDG_RUNTIME_DIR DOCKER_CONFIG
+	reg_start_bad "$BATS_FILE_TMPDIR/bad" || return 1
+	export BAD=$BAD_HOST BAD_LOG
+	# What the server's good manifest hashes to, fetched by curl.
+	GOOD=sha256:$(curl -sS "http://$BAD/v2/good/manifests/v1" | sha256sum | cut -c1-64)
+	export GOOD
+}
+
+teardown_file() {
+	reg_stop_all
+}
+
+digest() {
+	run "$EP" digest --insecure-registry "$BAD" "$@"
+}
+
+# One failure line for REF, exit 3, and no digest printed.
+fails() { # ref message
+	[ "$status" -eq 3 ]
+	[ "$output" = "envparity digest: $1: registry $BAD: $2" ]
+}
+
+@test "the good manifest resolves (the server itself is sound)" {
+	digest "$BAD/good:v1"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "$GOOD $GOOD sha256:"*" - $BAD/good:v1" ]]
+}
+
+@test "a body that is not JSON" {
+	local g=sha256:$(printf '<html>this is not a manifest</html>\n' | sha256sum | cut -c1-64)
+	digest "$BAD/garbage:v1"
+	[ "$status" -eq 3 ]
+	[[ "$output" == "envparity digest: $BAD/garbage:v1: registry $BAD: manifest $g: not JSON"* ]]
+	[ "${#lines[@]}" -eq 1 ]
+}
+
+@test "a body over the cap, with Content-Length and without" {
+	digest "$BAD/big:v1"
+	fails "$BAD/big:v1" "document larger than 4194304 bytes"
+	digest "$BAD/bigstream:v1"
+	fails "$BAD/bigstream:v1" "document larger than 4194304 bytes"
+}
+
+@test "a digest header that disagrees with the body: HEAD then GET by digest" {
+	local other
+	other=$(curl -sS -I "http://$BAD/v2/liar/manifests/v1" | tr -d '\r' |
+	    sed -n 's/^Docker-Content-Digest: //p')
+	[ -n "$other" ] && [ "$other" != "$GOOD" ]
+	digest "$BAD/liar:v1"
+	fails "$BAD/liar:v1" "digest mismatch: Docker-Content-Digest says $other, the body hashes to $GOOD"
+	# Nothing of it was cached.
+	[ ! -e "$XDG_CACHE_HOME/envparity/manifests/sha256/${other#sha256:}" ]
+	[ ! -e "$XDG_CACHE_HOME/envparity/manifests/sha256/${GOOD#sha256:}" ]
+}
+
+@test "a digest header that disagrees with the body: GET by tag" {
+	digest "$BAD/liarget:v1"
+	[ "$status" -eq 3 ]
+	[[ "$output" == "envparity digest: $BAD/liarget:v1: registry $BAD: digest mismatch: Docker-Content-Digest says sha256:"*", the body hashes to $GOOD" ]]
+}
+
+@test "a pinned digest the registry answers another digest for" {
+	local pin=sha256:$(printf pin | sha256sum | cut -c1-64)
+	digest "$BAD/liar@$pin"
+	[ "$status" -eq 3 ]
+	[[ "$output" == "envparity digest: $BAD/liar@$pin: registry $BAD: digest mismatch: asked for $pin, the registry answered sha256:"* ]]
+}
+
+@test "an index entry whose manifest hashes to something else" {
+	digest "$BAD/badchild:v1"
+	[ "$status" -eq 3 ]
+	[[ "$output" == "envparity digest: $BAD/badchild:v1: registry $BAD: digest mismatch: asked for sha256:"*", the body hashes to $GOOD" ]]
+}
+
+@test "no Docker-Content-Digest: GET by tag, and the body's hash is the digest" {
+	digest "$BAD/nodigest:v1"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "$GOOD $GOOD sha256:"*" - $BAD/nodigest:v1" ]]
+	grep -q "^HEAD /v2/nodigest/manifests/v1$" "$BAD_LOG"
+	grep -q "^GET /v2/nodigest/manifests/v1$" "$BAD_LOG"
+}
+
+@test "a server that accepts and never answers: a timeout" {
+	digest --registry-timeout 1 "$BAD/stall:v1"
+	[ "$status" -eq 3 ]
+	[[ "$output" == "envparity digest: $BAD/stall:v1: registry $BAD: timed out ("*"); see --registry-timeout" ]]
+}
+
+@test "429 with Retry-After, then success: retried" {
+	local r=r429-$BATS_TEST_NUMBER-$$
+	digest "$BAD/$r:v1"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "$GOOD $GOOD "* ]]
+	[ "$(grep -c "^HEAD /v2/$r/manifests/v1$" "$BAD_LOG")" -eq 2 ]
+}
+
+@test "500, then success: retried" {
+	local r=r500-$BATS_TEST_NUMBER-$$
+	digest "$BAD/$r:v1"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "$GOOD $GOOD "* ]]
+	[ "$(grep -c "^HEAD /v2/$r/manifests/v1$" "$BAD_LOG")" -eq 2 ]
+}
+
+@test "503 every time: given up after the retries" {
+	local before
+	before=$(grep -c "^HEAD /v2/always503/" "$BAD_LOG" || true)
+	digest "$BAD/always503:v1"
+	fails "$BAD/always503:v1" "server error (503), 4 attempts"
+	[ "$(grep -c "^HEAD /v2/always503/" "$BAD_LOG")" -eq $((before + 4)) ]
+}
+
+@test "401 without a challenge" {
+	digest "$BAD/noauth:v1"
+	fails "$BAD/noauth:v1" "authentication required (401), and no WWW-Authenticate challenge"
+}
+
+@test "good and bad in one run: the good resolved, each bad one its own line" {
+	digest "$BAD/garbage:v1" "$BAD/good:v1" "$BAD/big:v1" "$BAD/nodigest:v1" \
+	    "$BAD/liar:v1" "$BAD/missing:v1"
+	[ "$status" -eq 3 ]
+	[ "$(grep -c '^sha256:' <<<"$output")" -eq 2 ]
+	[ "$(grep -c '^envparity digest: ' <<<"$output")" -eq 4 ]
+	[[ "$output" == *"$BAD/missing:v1: registry $BAD: manifest unknown (404)"* ]]
+	# No failed reference has a digest line.
+	! grep -E "^sha256:.* $BAD/(garbage|big|liar|missing):v1$" <<<"$output"
+}

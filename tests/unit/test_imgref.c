@@ -1,0 +1,250 @@
+/*
+ * test_imgref.c: image reference parsing: docker.io normalization, hosts
+ * with ports, tags and digests, local references, and errors that say
+ * which part is wrong.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "image.h"
+
+#define HEX64 \
+	"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+struct good {
+	const char *in;
+	int kind;
+	const char *name, *registry, *api_host, *repository, *tag, *digest,
+	    *path;
+};
+
+static const struct good goods[] = {
+	{ "ubuntu", EP_IMG_REGISTRY, "docker.io/library/ubuntu:latest",
+	    "docker.io", "registry-1.docker.io", "library/ubuntu", "latest",
+	    NULL, NULL },
+	{ "ubuntu:22.04", EP_IMG_REGISTRY,
+	    "docker.io/library/ubuntu:22.04", "docker.io",
+	    "registry-1.docker.io", "library/ubuntu", "22.04", NULL, NULL },
+	{ "library/ubuntu", EP_IMG_REGISTRY,
+	    "docker.io/library/ubuntu:latest", "docker.io",
+	    "registry-1.docker.io", "library/ubuntu", "latest", NULL, NULL },
+	{ "docker.io/ubuntu", EP_IMG_REGISTRY,
+	    "docker.io/library/ubuntu:latest", "docker.io",
+	    "registry-1.docker.io", "library/ubuntu", "latest", NULL, NULL },
+	{ "index.docker.io/ubuntu", EP_IMG_REGISTRY,
+	    "docker.io/library/ubuntu:latest", "docker.io",
+	    "registry-1.docker.io", "library/ubuntu", "latest", NULL, NULL },
+	{ "docker://ubuntu:20.04", EP_IMG_REGISTRY,
+	    "docker.io/library/ubuntu:20.04", "docker.io",
+	    "registry-1.docker.io", "library/ubuntu", "20.04", NULL, NULL },
+	{ "nvidia/cuda:12.4.1-base", EP_IMG_REGISTRY,
+	    "docker.io/nvidia/cuda:12.4.1-base", "docker.io",
+	    "registry-1.docker.io", "nvidia/cuda", "12.4.1-base", NULL, NULL },
+	{ "localhost/x", EP_IMG_REGISTRY, "localhost/x:latest", "localhost",
+	    "localhost", "x", "latest", NULL, NULL },
+	{ "localhost", EP_IMG_REGISTRY, "docker.io/library/localhost:latest",
+	    "docker.io", "registry-1.docker.io", "library/localhost",
+	    "latest", NULL, NULL },
+	{ "localhost:5000/x:t", EP_IMG_REGISTRY, "localhost:5000/x:t",
+	    "localhost:5000", "localhost:5000", "x", "t", NULL, NULL },
+	{ "127.0.0.1:5000/a/b@sha256:" HEX64, EP_IMG_REGISTRY,
+	    "127.0.0.1:5000/a/b@sha256:" HEX64, "127.0.0.1:5000",
+	    "127.0.0.1:5000", "a/b", NULL, "sha256:" HEX64, NULL },
+	{ "a:b@sha256:" HEX64, EP_IMG_REGISTRY,
+	    "docker.io/library/a:b@sha256:" HEX64, "docker.io",
+	    "registry-1.docker.io", "library/a", "b", "sha256:" HEX64, NULL },
+	{ "ghcr.io/o-r/p__q.r/s--t:V1_x", EP_IMG_REGISTRY,
+	    "ghcr.io/o-r/p__q.r/s--t:V1_x", "ghcr.io", "ghcr.io",
+	    "o-r/p__q.r/s--t", "V1_x", NULL, NULL },
+	{ "Registry.Example.COM/x", EP_IMG_REGISTRY,
+	    "Registry.Example.COM/x:latest", "Registry.Example.COM",
+	    "Registry.Example.COM", "x", "latest", NULL, NULL },
+	{ "[::1]:5000/x", EP_IMG_REGISTRY, "[::1]:5000/x:latest",
+	    "[::1]:5000", "[::1]:5000", "x", "latest", NULL, NULL },
+	{ "oci:/dir:tag", EP_IMG_OCI, "oci:/dir:tag", NULL, NULL, NULL,
+	    "tag", NULL, "/dir" },
+	{ "oci:relative", EP_IMG_OCI, "oci:relative", NULL, NULL, NULL, NULL,
+	    NULL, "relative" },
+	{ "oci:l/ay:out/v1.0-rc_1", EP_IMG_OCI, "oci:l/ay:out/v1.0-rc_1",
+	    NULL, NULL, NULL, "out/v1.0-rc_1", NULL, "l/ay" },
+	{ "docker-archive:f.tar", EP_IMG_ARCHIVE, "docker-archive:f.tar",
+	    NULL, NULL, NULL, NULL, NULL, "f.tar" },
+	{ "docker-archive:/x/f.tar:app:1", EP_IMG_ARCHIVE,
+	    "docker-archive:/x/f.tar:app:1", NULL, NULL, NULL, "app:1", NULL,
+	    "/x/f.tar" },
+};
+
+static void
+eq_or_null(const char *want, const char *got, const char *what,
+    const char *in)
+{
+	if (want == NULL && got == NULL)
+		return;
+	if (want == NULL || got == NULL || strcmp(want, got) != 0) {
+		print_error("%s: %s: want '%s', got '%s'\n", in, what,
+		    want != NULL ? want : "(null)", got != NULL ? got :
+		    "(null)");
+		fail();
+	}
+}
+
+static void
+test_good(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof goods / sizeof goods[0]; i++) {
+		const struct good *g = &goods[i];
+		struct ep_imgref r;
+		struct ep_err err = { 0 };
+
+		if (ep_imgref_parse(&r, g->in, &err) != 0) {
+			print_error("%s: %s\n", g->in, err.msg);
+			fail();
+		}
+		assert_int_equal(r.kind, g->kind);
+		assert_string_equal(r.input, g->in);
+		eq_or_null(g->name, r.name, "name", g->in);
+		eq_or_null(g->registry, r.registry, "registry", g->in);
+		eq_or_null(g->api_host, r.api_host, "api_host", g->in);
+		eq_or_null(g->repository, r.repository, "repository", g->in);
+		eq_or_null(g->tag, r.tag, "tag", g->in);
+		eq_or_null(g->digest, r.digest, "digest", g->in);
+		eq_or_null(g->path, r.path, "path", g->in);
+		ep_imgref_clear(&r);
+		assert_null(r.name);
+	}
+}
+
+struct bad {
+	const char *in;
+	const char *part;	/* in the message */
+};
+
+static const struct bad bads[] = {
+	{ "", "empty" },
+	{ "Ubuntu", "uppercase in repository name" },
+	{ "docker.io/Library/ubuntu", "uppercase in repository name" },
+	{ "ubuntu:", "empty tag" },
+	{ "ubuntu:-x", "bad tag '-x'" },
+	{ "ubuntu:a+b", "bad tag 'a+b'" },
+	{ "ubuntu:" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+	    "bad tag" },
+	{ "ubuntu@sha256:abc", "bad digest 'sha256:abc'" },
+	{ "ubuntu@sha256:" "0123456789ABCDEF0123456789abcdef0123456789abcdef"
+	    "0123456789abcdef", "bad digest" },
+	{ "ubuntu@md5:" HEX64, "bad digest" },
+	{ "ubuntu@", "bad digest" },
+	{ "a//b", "empty path component" },
+	{ "/a", "empty path component" },
+	{ "a/", "empty path component" },
+	{ "localhost:5000/", "empty path component" },
+	{ ":tag", "empty repository name" },
+	{ "a_-b", "bad character or separator" },
+	{ "a___b", "bad character or separator" },
+	{ "a.", "bad character or separator" },
+	{ "host:99999999/x", "bad registry host" },
+	{ "ho st/x", "white space" },
+	{ "oci:", "empty directory" },
+	{ "oci::tag", "empty directory" },
+	{ "oci:/d:", "empty tag" },
+	{ "oci:/d:a b", "bad tag 'a b'" },
+	{ "oci:/d:a\tb", "control character" },
+	{ "oci:/d:-x", "bad tag '-x'" },
+	{ "docker-archive:", "empty archive path" },
+	{ "docker-archive:f.tar:", "empty image reference" },
+	{ "docker-archive:f.tar:Bad:1", "bad image in the archive" },
+	{ "docker-archive:f.tar:x@sha256:" HEX64,
+	    "bad image in the archive" },
+};
+
+static void
+test_bad(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof bads / sizeof bads[0]; i++) {
+		struct ep_imgref r;
+		struct ep_err err = { 0 };
+
+		if (ep_imgref_parse(&r, bads[i].in, &err) == 0) {
+			print_error("'%s' parsed as %s\n", bads[i].in, r.name);
+			ep_imgref_clear(&r);
+			fail();
+		}
+		assert_int_equal(err.kind, EP_E_INPUT);
+		assert_null(r.name);
+		if (strstr(err.msg, bads[i].part) == NULL) {
+			print_error("'%s': message '%s' lacks '%s'\n",
+			    bads[i].in, err.msg, bads[i].part);
+			fail();
+		}
+		/* The message names the input (but an empty one has no
+		 * name, and a long one is cut). */
+		if (*bads[i].in != '\0' && strlen(bads[i].in) < 64)
+			assert_non_null(strstr(err.msg, bads[i].in));
+	}
+}
+
+/* distribution's limit: 255 characters for host and path together. */
+static void
+test_long_names(void **state)
+{
+	char buf[600];
+	struct ep_imgref r;
+	struct ep_err err = { 0 };
+	size_t n;
+
+	(void)state;
+	/* docker.io/ (10) + library/ (8) + 237 = 255: allowed. */
+	n = 237;
+	memset(buf, 'a', n);
+	buf[n] = '\0';
+	assert_int_equal(ep_imgref_parse(&r, buf, &err), 0);
+	assert_int_equal(strlen(r.registry) + 1 + strlen(r.repository), 255);
+	ep_imgref_clear(&r);
+	buf[n++] = 'a';
+	buf[n] = '\0';
+	assert_int_equal(ep_imgref_parse(&r, buf, &err), -1);
+	assert_non_null(strstr(err.msg, "longer than 255"));
+	memset(buf, 'b', 300);
+	memcpy(buf, "example.com/", 12);
+	buf[300] = '\0';
+	assert_int_equal(ep_imgref_parse(&r, buf, &err), -1);
+	assert_non_null(strstr(err.msg, "longer than 255"));
+}
+
+static void
+test_digest_valid(void **state)
+{
+	(void)state;
+	assert_true(ep_digest_valid("sha256:" HEX64));
+	assert_false(ep_digest_valid(NULL));
+	assert_false(ep_digest_valid("sha256:" HEX64 "0"));
+	assert_false(ep_digest_valid("sha256:" "0123456789abcdef"));
+	assert_false(ep_digest_valid("sha512:" HEX64));
+	assert_false(ep_digest_valid(HEX64));
+	assert_false(ep_digest_valid("sha256:g123456789abcdef0123456789abcdef"
+	    "0123456789abcdef0123456789abcdef"));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_good),
+		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_long_names),
+		cmocka_unit_test(test_digest_valid),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
