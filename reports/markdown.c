@@ -73,6 +73,19 @@ header(FILE *f, const struct ep_report_ctx *ctx, const size_t c[EP_NSTATUS])
 		    "skipped as shown below.\n\n", f);
 }
 
+/* "KEY | EXPECTED | ACTUAL | ": the cells every finding's row starts
+ * with. */
+static void
+key_values(FILE *f, const struct ep_result *r)
+{
+	code(f, r->key);
+	fputs(" | ", f);
+	code(f, r->expected);
+	fputs(" | ", f);
+	code(f, r->actual);
+	fputs(" | ", f);
+}
+
 static void
 more(FILE *f, size_t shown, size_t n)
 {
@@ -103,12 +116,7 @@ drift(FILE *f, const struct ep_results *rs, const size_t c[EP_NSTATUS],
 			break;
 		shown++;
 		fprintf(f, "| %s | ", r->status == EP_FAIL ? "fail" : "error");
-		code(f, r->key);
-		fputs(" | ", f);
-		code(f, r->expected);
-		fputs(" | ", f);
-		code(f, r->actual);
-		fputs(" | ", f);
+		key_values(f, r);
 		plain(f, r->rule);
 		fputs(" | ", f);
 		if (r->status == EP_ERROR)
@@ -147,12 +155,7 @@ waived(FILE *f, const struct ep_results *rs, const size_t c[EP_NSTATUS],
 			break;
 		shown++;
 		fputs("| ", f);
-		code(f, r->key);
-		fputs(" | ", f);
-		code(f, r->expected);
-		fputs(" | ", f);
-		code(f, r->actual);
-		fputs(" | ", f);
+		key_values(f, r);
 		plain(f, r->waiver_expires);
 		fputs(" | ", f);
 		plain(f, r->waiver_owner);
