@@ -7,7 +7,9 @@
 
 #include "cmd.h"
 #include "hash.h"
+#include "image.h"
 #include "manifest.h"
+#include "report.h"
 #include "store.h"
 #include "version.h"
 
@@ -51,5 +53,7 @@ cmd_version_exec(const struct ep_cmd *self, int argc, char **argv)
 	printf("%s\n", ep_manifest_library_version());
 	printf("%s\n", ep_hash_library_version());
 	printf("%s\n", ep_store_library_version());
+	printf("%s\n", ep_registry_library_version());
+	printf("%s\n", ep_report_library_version());
 	return EP_EXIT_OK;
 }

@@ -62,6 +62,9 @@ void ep_imgref_clear(struct ep_imgref *r);
 struct ep_imgopt {
 	const char *platform;		/* "linux/amd64" (default),
 					   "linux/arm64/v8", ... */
+	int platform_explicit;		/* --platform was given: a single
+					   manifest of another platform
+					   then fails (ep_image_resolve) */
 	const char *ca_file;		/* --registry-ca FILE, or NULL */
 	struct ep_strv insecure;	/* --insecure-registry HOST[:PORT]:
 					   plain http, only for these */
@@ -101,7 +104,9 @@ enum {
 #define EP_IMAGE_HELP							\
 "Registry options:\n"							\
 "  --platform OS/ARCH[/VARIANT]  the platform to pick from an index\n"	\
-"                       (default linux/amd64)\n"			\
+"                       (default linux/amd64; arm64 means arm64/v8);\n" \
+"                       given explicitly, a single image of another\n" \
+"                       platform fails\n"				\
 "  --registry-ca FILE   trust this CA bundle for registries' TLS\n"	\
 "  --insecure-registry HOST[:PORT]  plain http for this registry only\n" \
 "                       (repeatable; never chosen silently)\n"	\
@@ -130,8 +135,9 @@ struct ep_imgres {
 				   digest when the reference names a
 				   manifest; NULL for a legacy
 				   docker-archive */
-	char *platform;		/* os/arch[/variant] of that manifest, when
-				   known */
+	char *platform;		/* os/arch[/variant] of that manifest: the
+				   index entry's, else its image config's;
+				   NULL when the config names none */
 	char *config_digest;	/* the image config that manifest names */
 	struct ep_err err;	/* kind 0 when resolved; otherwise the
 				   message names the reference and, for a
@@ -157,13 +163,30 @@ void ep_images_free(struct ep_imgref *refs, struct ep_imgres *res,
  * (ep_registry_resolve), local ones in turn (ep_imglocal_resolve).
  * out[i] belongs to refs[i]; failures are per reference, in out[i].err
  * (EP_E_INPUT for a bad local image, EP_E_IO for anything a registry or
- * the network did).  Returns the number of references that failed. */
+ * the network did).  Returns the number of references that failed.
+ *
+ * The platform: an index is walked to o->platform's manifest, or the
+ * reference fails.  A reference that names a single manifest (or a
+ * legacy docker-archive's config) has the platform its config gives;
+ * with an explicit --platform (o->platform_explicit) that differs (os
+ * and architecture, and the variant when both give one; arm64 alone is
+ * arm64/v8) the reference fails: "the image is linux/amd64, not
+ * linux/arm64 (it names a single manifest, not an index)".  That
+ * failure, and an index without the platform, are EP_E_INPUT wherever
+ * the image lives: the image was read in full and verified, and it is
+ * the request (reference and --platform together) that names something
+ * that does not exist; asking again will not help, unlike what EP_E_IO
+ * (exit 3, could not run) tells CI. */
 size_t ep_image_resolve(const struct ep_imgref *refs, size_t n,
     const struct ep_imgopt *o, struct ep_imgres *out);
 
 /* registry.c: refs[i]->kind is EP_IMG_REGISTRY for every i. */
 void ep_registry_resolve(const struct ep_imgref *const *refs, size_t n,
     const struct ep_imgopt *o, struct ep_imgres *const *out);
+
+/* "libcurl 7.88.1 (OpenSSL/3.0.19)", for `envparity version`
+ * (registry.c). */
+const char *ep_registry_library_version(void);
 
 /* imglocal.c: ref->kind is EP_IMG_OCI or EP_IMG_ARCHIVE.  Every failure
  * is EP_E_INPUT (the image the user named is missing, malformed or
@@ -217,6 +240,12 @@ void ep_imgdoc_clear(struct ep_imgdoc *d);
  * v8), or NULL; *why then lists the platforms the index has. */
 const struct ep_imgdoc_entry *ep_imgdoc_pick(const struct ep_imgdoc *d,
     const char *platform, char **why);
+
+/* "os/arch[/variant]" from the image config in buf (len bytes), new;
+ * NULL when it names no os and architecture.  NULL with err (EP_E_INPUT,
+ * "image config is not a JSON object") when it is not JSON.  The local and
+ * registry walks both read a single manifest's platform with it. */
+char *ep_imgconfig_platform(const char *buf, size_t len, struct ep_err *err);
 
 /* 1 if s is "sha256:" and 64 lowercase hex digits. */
 int ep_digest_valid(const char *s);

@@ -289,3 +289,30 @@ ep_imgdoc_pick(const struct ep_imgdoc *d, const char *platform, char **why)
 	*why = list;
 	return NULL;
 }
+
+char *
+ep_imgconfig_platform(const char *buf, size_t len, struct ep_err *err)
+{
+	json_t *c = json_loadb(buf, len, 0, NULL), *os, *arch, *var;
+	char *p = NULL;
+
+	if (c == NULL || !json_is_object(c)) {
+		ep_err_set(err, EP_E_INPUT, "image config is not a JSON "
+		    "object");
+		json_decref(c);
+		return NULL;
+	}
+	os = json_object_get(c, "os");
+	arch = json_object_get(c, "architecture");
+	var = json_object_get(c, "variant");
+	if (json_is_string(os) && json_is_string(arch) &&
+	    *json_string_value(os) != '\0' &&
+	    *json_string_value(arch) != '\0')
+		p = json_is_string(var) && *json_string_value(var) != '\0' ?
+		    xasprintf("%s/%s/%s", json_string_value(os),
+		    json_string_value(arch), json_string_value(var)) :
+		    xasprintf("%s/%s", json_string_value(os),
+		    json_string_value(arch));
+	json_decref(c);
+	return p;
+}

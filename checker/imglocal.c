@@ -87,33 +87,6 @@ read_blob(const struct src *s, const char *digest, char **buf, size_t *len,
 	return 0;
 }
 
-/* "os/arch[/variant]" from an image config, or NULL. */
-static char *
-config_platform(const char *buf, size_t len, struct ep_err *err)
-{
-	json_t *c = json_loadb(buf, len, 0, NULL), *os, *arch, *var;
-	char *p = NULL;
-
-	if (c == NULL || !json_is_object(c)) {
-		ep_err_set(err, EP_E_INPUT, "image config is not a JSON "
-		    "object");
-		json_decref(c);
-		return NULL;
-	}
-	os = json_object_get(c, "os");
-	arch = json_object_get(c, "architecture");
-	var = json_object_get(c, "variant");
-	if (json_is_string(os) && json_is_string(arch) &&
-	    *json_string_value(os) != '\0' && *json_string_value(arch) != '\0')
-		p = json_is_string(var) && *json_string_value(var) != '\0' ?
-		    xasprintf("%s/%s/%s", json_string_value(os),
-		    json_string_value(arch), json_string_value(var)) :
-		    xasprintf("%s/%s", json_string_value(os),
-		    json_string_value(arch));
-	json_decref(c);
-	return p;
-}
-
 /* Read the config a manifest names; fill config_digest and, when not yet
  * known, platform. */
 static int
@@ -127,7 +100,7 @@ walk_config(const struct src *s, const char *digest, struct ep_imgres *out,
 	if (read_blob(s, digest, &buf, &len, err) < 0)
 		return -1;
 	if (out->platform == NULL)
-		out->platform = config_platform(buf, len, &e2);
+		out->platform = ep_imgconfig_platform(buf, len, &e2);
 	free(buf);
 	if (e2.kind != 0)
 		return ep_err_set(err, EP_E_INPUT, "config %s: %s", digest,
@@ -414,7 +387,7 @@ resolve_legacy(const struct src *s, const char *ref, struct ep_imgres *out,
 		    "hash to its name (changed or corrupt)", cfg);
 		goto done;
 	}
-	out->platform = config_platform(buf, len, &e2);
+	out->platform = ep_imgconfig_platform(buf, len, &e2);
 	if (e2.kind != 0) {
 		ep_err_set(err, EP_E_INPUT, "config %s: %s", cfg, e2.msg);
 		goto done;

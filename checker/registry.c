@@ -8,10 +8,11 @@
  * regauth.c's): HEAD its manifest by tag (or by its pinned digest); GET
  * the document when the registry gave no digest, when it is an index to
  * walk, or for the config digest a manifest names; then the same for
- * the platform's manifest.  Every
- * body is hashed and must equal the digest that named it.  Documents
- * are cached by digest under ep_cache_dir()/manifests/sha256 (immutable;
- * hashed again when read), so a warm resolution is one HEAD.
+ * the platform's manifest, or for a single manifest the image config
+ * blob (its platform).  Every body is hashed and must equal the digest
+ * that named it.  Documents and configs are cached by digest under
+ * ep_cache_dir()/manifests/sha256 (immutable; hashed again when read),
+ * so a warm resolution is one HEAD.
  *
  * Authentication follows the registry's 401 challenge: Basic with the
  * user's credentials (regauth.c), or a Bearer token asked of the realm
@@ -234,12 +235,27 @@ reg_start_manifest(struct reg_ctx *ctx, struct reg_rq *rq,
 	struct reg_xfer *x;
 	char *url;
 
-	url = xasprintf("%s/v2/%s/manifests/%s", s->base,
-	    rq->ref->repository, rq->target);
+	url = xasprintf("%s/v2/%s/%s/%s", s->base, rq->ref->repository,
+	    rq->step == STEP_CONFIG ? "blobs" : "manifests", rq->target);
 	x = xfer_new(ctx, url, rq->head, s->plain);
 	free(url);
 	x->rq = rq;
-	x->hdrs = curl_slist_append(x->hdrs, "Accept: " EP_MT_ACCEPT);
+	if (rq->step == STEP_CONFIG) {
+		/*
+		 * Registries answer a blob with a redirect to their storage
+		 * (S3, a CDN) with the access signed into the URL.  Followed
+		 * (https only, unless the registry is plain http), and the
+		 * credentials stay with the registry: libcurl (7.83 and
+		 * later) sends neither CURLOPT_USERNAME/PASSWORD nor a
+		 * custom Authorization header to another host, port or
+		 * scheme unless CURLOPT_UNRESTRICTED_AUTH, never set here
+		 * (tested: digest_bad.bats).
+		 */
+		curl_easy_setopt(x->h, CURLOPT_FOLLOWLOCATION, 1L);
+		curl_easy_setopt(x->h, CURLOPT_MAXREDIRS, 3L);
+		curl_easy_setopt(x->h, CURLOPT_UNRESTRICTED_AUTH, 0L);
+	} else
+		x->hdrs = curl_slist_append(x->hdrs, "Accept: " EP_MT_ACCEPT);
 	rq->authed = 0;
 	if (token != NULL) {
 		xfer_bearer(x, token);
@@ -443,4 +459,16 @@ ep_registry_resolve(const struct ep_imgref *const *refs, size_t n,
 	curl_share_cleanup(ctx.share);
 	reg_ctx_clear(&ctx);
 	curl_global_cleanup();
+}
+
+const char *
+ep_registry_library_version(void)
+{
+	static char buf[128];
+	const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
+
+	if (buf[0] == '\0')
+		snprintf(buf, sizeof buf, "libcurl %s (%s)", v->version,
+		    v->ssl_version != NULL ? v->ssl_version : "no TLS");
+	return buf;
 }

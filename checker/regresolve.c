@@ -8,8 +8,10 @@
  *        from the cache or GET manifests/<digest>; no digest header:
  *        GET manifests/<tag> and hash the body
  *     -> an index: pick the platform, its manifest from the cache or
- *        GET manifests/<digest>
- *     -> a manifest: its config digest; done.
+ *        GET manifests/<digest>; that manifest's config digest; done.
+ *     -> a manifest (no index to say its platform): its image config
+ *        from the cache or GET blobs/<config digest> (redirects
+ *        followed), for the os and architecture it gives; done.
  *
  * Every body hashes to the digest that named it, or the reference
  * fails; results are staged and reach the caller only complete.
@@ -68,7 +70,9 @@ reg_rq_request(struct reg_rq *rq, int step, int head, const char *target,
 
 /*
  * The document cache: <cache>/<hex> holds the Content-Type, a newline,
- * and the exact bytes; hashed again on every read.
+ * and the exact bytes; hashed again on every read.  Image configs are
+ * kept the same way (with an empty Content-Type): a digest names one
+ * content, whatever it is.
  */
 
 static char *
@@ -111,7 +115,8 @@ cache_put(struct reg_ctx *ctx, const char *digest, const char *ct,
 	if (ctx->cache == NULL || ep_mkdirs(ctx->cache, NULL) < 0)
 		return;
 	data = xmalloc(cl + 1 + len);
-	memcpy(data, ct, cl);
+	if (cl > 0)
+		memcpy(data, ct, cl);
 	data[cl] = '\n';
 	memcpy(data + cl + 1, body, len);
 	path = xasprintf("%s/%s", ctx->cache, digest + 7);
@@ -121,6 +126,61 @@ cache_put(struct reg_ctx *ctx, const char *digest, const char *ct,
 }
 
 static void fetch_doc(struct reg_ctx *, struct reg_rq *, int, const char *);
+
+/* The image config a single manifest names, verified: its platform;
+ * done.  0 when it parsed. */
+static int
+config_ok(struct reg_rq *rq, const char *digest, const char *body,
+    size_t len)
+{
+	struct ep_err err;
+
+	memset(&err, 0, sizeof err);
+	free(rq->res.platform);
+	rq->res.platform = ep_imgconfig_platform(body, len, &err);
+	if (err.kind != 0) {
+		reg_rq_fail(rq, "config blob %s: %s", digest, err.msg);
+		return -1;
+	}
+	rq_finish(rq);
+	return 0;
+}
+
+/* The config named digest: from the cache, else a GET of the blob. */
+static void
+fetch_config(struct reg_ctx *ctx, struct reg_rq *rq, const char *digest)
+{
+	char *body, *ct = NULL;
+	size_t len;
+
+	if ((body = cache_get(ctx, digest, &len, &ct)) == NULL) {
+		reg_rq_request(rq, STEP_CONFIG, 0, digest, digest);
+		return;
+	}
+	config_ok(rq, digest, body, len);
+	free(body);
+	free(ct);
+}
+
+/* A config blob's answer: the body must hash to the digest the
+ * manifest named (a header is not needed: storage a registry redirects
+ * to sends none). */
+static void
+blob_ok(struct reg_ctx *ctx, struct reg_rq *rq, const struct reg_answer *a)
+{
+	char hex[EP_SHA256_HEX], bd[8 + EP_SHA256_HEX];
+	const char *body = a->body != NULL ? a->body : "";
+
+	ep_hash_buf(hex, body, a->len);
+	snprintf(bd, sizeof bd, "sha256:%s", hex);
+	if (strcmp(rq->want, bd) != 0) {
+		reg_rq_fail(rq, "config blob %s: digest mismatch: the body "
+		    "hashes to %s", rq->want, bd);
+		return;
+	}
+	if (config_ok(rq, bd, body, a->len) == 0)
+		cache_put(ctx, bd, NULL, body, a->len);
+}
 
 /* A document of rq's, verified: walk on.  0 when it parsed. */
 static int
@@ -151,10 +211,13 @@ doc_ok(struct reg_ctx *ctx, struct reg_rq *rq, int step, const char *digest,
 		    xstrdup(d.media_type) : NULL;
 		rq->res.platform_digest = xstrdup(digest);
 		rq->res.config_digest = xstrdup(d.config_digest);
-		rq_finish(rq);
+		fetch_config(ctx, rq, rq->res.config_digest);
 	} else if ((e = ep_imgdoc_pick(&d, ctx->o->platform, &why)) == NULL) {
 		reg_rq_fail(rq, "index %s has no manifest for %s (it has %s)",
 		    digest, ctx->o->platform, why);
+		/* The image is whole and verified: it is the platform asked
+		 * for that it does not have (see image.h). */
+		rq->out->err.kind = EP_E_INPUT;
 		free(why);
 	} else {
 		rq->res.media_type = d.media_type != NULL ?
@@ -344,7 +407,11 @@ reg_manifest_done(struct reg_ctx *ctx, struct reg_rq *rq,
 	long st = a->status;
 
 	if (a->failure != NULL) {
-		reg_rq_fail(rq, "%s", a->failure);
+		if (rq->step == STEP_CONFIG)
+			reg_rq_fail(rq, "config blob %s: %s", rq->target,
+			    a->failure);
+		else
+			reg_rq_fail(rq, "%s", a->failure);
 		return;
 	}
 	if (st == 401) {
@@ -366,6 +433,8 @@ reg_manifest_done(struct reg_ctx *ctx, struct reg_rq *rq,
 	}
 	if (st == 404 && rq->step == STEP_TOP)
 		reg_rq_fail(rq, "manifest unknown (404)");
+	else if (st == 404 && rq->step == STEP_CONFIG)
+		reg_rq_fail(rq, "config blob %s unknown (404)", rq->target);
 	else if (st == 404)
 		reg_rq_fail(rq, "platform manifest %s unknown (404)", rq->target);
 	else if (st == 403)
@@ -375,6 +444,8 @@ reg_manifest_done(struct reg_ctx *ctx, struct reg_rq *rq,
 		    "(--insecure-registry); does it serve https?");
 	else if (st != 200)
 		reg_rq_fail(rq, "unexpected answer (%ld)", st);
+	else if (rq->step == STEP_CONFIG)
+		blob_ok(ctx, rq, a);
 	else if (rq->head)
 		head_ok(ctx, rq, a);
 	else

@@ -43,7 +43,9 @@ struct reg_token {
 };
 
 enum { RQ_READY, RQ_RUNNING, RQ_WAIT, RQ_DONE };
-enum { STEP_TOP, STEP_CHILD };
+/* The document a request is for: the reference's own, an index's
+ * platform manifest, or a single manifest's image config (a blob). */
+enum { STEP_TOP, STEP_CHILD, STEP_CONFIG };
 
 /* One reference. */
 struct reg_rq {
@@ -96,8 +98,8 @@ void reg_manifest_done(struct reg_ctx *ctx, struct reg_rq *rq,
  * results are dropped. */
 void reg_rq_fail(struct reg_rq *rq, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* rq's next request: HEAD or GET manifests/<target>; want is the
- * digest the body must hash to, or NULL. */
+/* rq's next request: HEAD or GET manifests/<target> (blobs/<target>
+ * for STEP_CONFIG); want is the digest the body must hash to, or NULL. */
 void reg_rq_request(struct reg_rq *rq, int step, int head,
     const char *target, const char *want);
 /* "authentication required (401); no credentials for R in FILES" */
@@ -118,7 +120,8 @@ long reg_pump(struct reg_ctx *ctx);
 void reg_token_done(struct reg_ctx *ctx, struct reg_token *t,
     const struct reg_answer *a);
 
-/* registry.c */
+/* registry.c: rq's request (a manifest, or for STEP_CONFIG a blob,
+ * following redirects), with the bearer token when not NULL. */
 void reg_start_manifest(struct reg_ctx *ctx, struct reg_rq *rq,
     const char *token);
 void reg_start_token(struct reg_ctx *ctx, struct reg_token *t);

@@ -292,3 +292,18 @@ ep_report_junit(char **out, const struct ep_report_ctx *ctx,
 		    "report");
 	return 0;
 }
+
+const char *
+ep_report_library_version(void)
+{
+	/* The library loaded, not the headers built against. */
+	static char buf[64];
+
+	if (buf[0] == '\0') {
+		int v = atoi(xmlParserVersion);
+
+		snprintf(buf, sizeof buf, "libxml2 %d.%d.%d", v / 10000,
+		    v / 100 % 100, v % 100);
+	}
+	return buf;
+}

@@ -73,6 +73,9 @@ void ep_report_annotations(FILE *f, const struct ep_results *rs);
  * file is cut back to its old length and err (EP_E_IO) names the path. */
 int ep_report_append(const char *path, const char *text, struct ep_err *err);
 
+/* "libxml2 2.9.14", for `envparity version` (junit.c). */
+const char *ep_report_library_version(void);
+
 /*
  * text.c: every string from a fact or a manifest goes through these.
  */

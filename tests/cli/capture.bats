@@ -43,6 +43,10 @@ load setup
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" =~ ^envparity\ [0-9]+\.[0-9]+\.[0-9]+$ ]]
 	[[ "$output" == *"envparity/manifest@1"* ]]
+	# The libraries it runs with, as loaded: what a bug report needs.
+	[[ "$output" == *"libgit2 $(pkg-config --modversion libgit2)"* ]]
+	[[ "$output" == *"libcurl $(pkg-config --modversion libcurl)"* ]]
+	[[ "$output" == *"libxml2 $(pkg-config --modversion libxml-2.0)"* ]]
 	run "$EP" --version
 	[ "$status" -eq 0 ]
 }

@@ -4,7 +4,10 @@
 # Content-Length), digest headers that disagree with the body, an index
 # entry whose manifest hashes to something else, a server that stalls,
 # 429 and 5xx (retried), a missing digest header (GET and hash), and 401
-# without a challenge.  Never a digest for a reference that failed.
+# without a challenge; config blobs that do not hash to their digest, are
+# missing or too big, and blob redirects to storage on another origin
+# (followed, credentials never sent there).  Never a digest for a
+# reference that failed.
 
 load setup
 load registry
@@ -136,4 +139,81 @@ fails() { # ref message
 	[[ "$output" == *"$BAD/missing:v1: registry $BAD: manifest unknown (404)"* ]]
 	# No failed reference has a digest line.
 	! grep -E "^sha256:.* $BAD/(garbage|big|liar|missing):v1$" <<<"$output"
+}
+
+# The config digest the manifest of REPO names, by curl.
+config_of() { # repo
+	curl -sS "http://$BAD/v2/$1/manifests/v1" | jq -r .config.digest
+}
+
+@test "a config blob whose bytes are not what its digest names: fails naming the blob" {
+	local c
+	c=$(config_of badconfig)
+	digest "$BAD/badconfig:v1"
+	[ "$status" -eq 3 ]
+	[[ "$output" == "envparity digest: $BAD/badconfig:v1: registry $BAD: config blob $c: digest mismatch: the body hashes to sha256:"* ]]
+	[ "${#lines[@]}" -eq 1 ]
+	# Neither the config nor what came instead is cached.
+	[ ! -e "$XDG_CACHE_HOME/envparity/manifests/sha256/${c#sha256:}" ]
+	[ "$(ls "$XDG_CACHE_HOME/envparity/manifests/sha256" | wc -l)" -eq 1 ]
+}
+
+@test "a config blob the registry does not have, or over the cap" {
+	local c
+	c=$(config_of noconfig)
+	digest "$BAD/noconfig:v1"
+	fails "$BAD/noconfig:v1" "config blob $c unknown (404)"
+	c=$(config_of bigconfig)
+	digest "$BAD/bigconfig:v1"
+	fails "$BAD/bigconfig:v1" "config blob $c: document larger than 4194304 bytes"
+}
+
+# The storage server's log lines for the last blob request.
+storage_headers() {
+	awk '/^STORAGE GET /{ buf = "" } /^STORAGE/{ buf = buf $0 "\n" } END { printf "%s", buf }' "$BAD_LOG"
+}
+
+@test "a blob redirected to storage on another port: followed, its platform recorded" {
+	local c
+	c=$(config_of redir)
+	digest "$BAD/redir:v1"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "sha256:"*" $c linux/arm64 $BAD/redir:v1" ]]
+	grep -q "^GET /v2/redir/blobs/$c$" "$BAD_LOG"
+	grep -q "^STORAGE GET /storage/$c$" "$BAD_LOG"
+	# An explicit --platform is held against it.
+	digest --platform linux/arm64/v8 "$BAD/redir:v1"
+	[ "$status" -eq 0 ]
+	digest --platform linux/amd64 "$BAD/redir:v1"
+	[ "$status" -eq 2 ]
+	[ "$output" = "envparity digest: $BAD/redir:v1: registry $BAD: the image is linux/arm64, not linux/amd64 (it names a single manifest, not an index)" ]
+}
+
+@test "Basic credentials go to the registry, never to the storage it redirects to" {
+	local pw=basic-pa55-$$
+	jq -n --arg h "$BAD" --arg a "$(printf 'bob:%s' "$pw" | base64 -w0)" \
+	    '.auths[$h] = {auth: $a}' >"$T/auth.json"
+	: >"$BAD_LOG"
+	digest --registry-auth-file "$T/auth.json" "$BAD/basicredir:v1"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" linux/arm64 $BAD/basicredir:v1" ]]
+	# The registry got them for the blob too...
+	grep -A1 "^GET /v2/basicredir/blobs/" "$BAD_LOG" | grep -q '^AUTHORIZATION Basic$'
+	# ...the storage did not.
+	storage_headers | grep -q "^STORAGE GET /storage/sha256:"
+	! storage_headers | grep -qi '^STORAGE-HEADER authorization'
+	! grep -q "$(printf 'bob:%s' "$pw" | base64 -w0)" "$BAD_LOG"
+}
+
+@test "a bearer token goes to the registry, never to the storage it redirects to" {
+	: >"$BAD_LOG"
+	digest "$BAD/tokenredir:v1"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" linux/arm64 $BAD/tokenredir:v1" ]]
+	grep -q "^GET /token" "$BAD_LOG"
+	grep -A1 "^GET /v2/tokenredir/blobs/" "$BAD_LOG" | grep -q '^AUTHORIZATION Bearer$'
+	storage_headers | grep -q "^STORAGE GET /storage/sha256:"
+	! storage_headers | grep -qi '^STORAGE-HEADER authorization'
+	! storage_headers | grep -q bad-registry-token-s3cret
+	[[ "$output" != *s3cret* ]]
 }

@@ -4,8 +4,8 @@
 # two-platform index), docker-archive files written by skopeo, each digest
 # checked against skopeo (an independent reader) and sha256sum; then what
 # must fail: a tampered blob, a missing tag or oci-layout, unsafe and
-# truncated tars, an oversized index.json; and bless/check with an image
-# that moved.
+# truncated tars, an oversized index.json, an explicit --platform a
+# single image is not; and bless/check with an image that moved.
 
 load setup
 
@@ -304,7 +304,9 @@ EOF
 
 @test "capture --image: the image facts, and a manifest that validates" {
 	make_layout L
-	skopeo copy -q oci:L:v1 docker-archive:a.tar:app:1
+	# The archive's image is the arm64 one, as --platform asks.
+	skopeo --override-os linux --override-arch arm64 --override-variant v8 \
+	    copy -q oci:L:multi docker-archive:a.tar:app:1
 	run "$EP" capture -q --no-discover --image oci:L:multi \
 	    --image docker-archive:a.tar:app:1 --platform linux/arm64/v8 -o m.json
 	echo "$output"
@@ -320,6 +322,7 @@ EOF
 	[ "$(fact m.json image.docker-archive:a.tar:app:1.digest)" = "$cfg" ]
 	[ "$(fact m.json image.docker-archive:a.tar:app:1.config_digest)" = "$cfg" ]
 	[ -z "$(fact m.json image.docker-archive:a.tar:app:1.platform_digest)" ]
+	[ "$(fact m.json image.docker-archive:a.tar:app:1.platform)" = linux/arm64/v8 ]
 	[ "$(jq '[.facts | keys[] | select(startswith("image."))] | length' m.json)" = 9 ]
 }
 
@@ -370,4 +373,55 @@ EOF
 	run "$EP" check -q --no-discover --site-packages sp --image Bad:x
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"'Bad:x': uppercase in repository name"* ]]
+}
+
+@test "an explicit --platform a single manifest is not: exit 2 naming both, nothing recorded" {
+	make_layout L
+	run "$EP" digest --platform linux/arm64 oci:L:v1
+	[ "$status" -eq 2 ]
+	[ "$output" = "envparity digest: oci:L:v1: the image is linux/amd64, not linux/arm64 (it names a single manifest, not an index)" ]
+	# skopeo reads the same platform from the config.
+	[ "$(skopeo inspect --config --raw oci:L:v1 | jq -r '.os + "/" + .architecture')" = linux/amd64 ]
+	# Asked explicitly for what it is: fine; the default: fine.
+	want=$("$EP" digest oci:L:v1)
+	[[ "$want" == *" linux/amd64 oci:L:v1" ]]
+	[ "$("$EP" digest --platform linux/amd64 oci:L:v1)" = "$want" ]
+	# capture and check stop; no manifest.
+	run "$EP" capture -q --no-discover --platform linux/arm64 --image oci:L:v1 -o m.json
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"oci:L:v1: the image is linux/amd64, not linux/arm64"* ]]
+	[ ! -e m.json ]
+}
+
+@test "an explicit --platform against a legacy docker-archive: its config's platform" {
+	make_layout L
+	skopeo copy -q oci:L:v1 docker-archive:a.tar:app:1
+	run "$EP" digest --platform linux/arm64/v8 docker-archive:a.tar
+	[ "$status" -eq 2 ]
+	[ "$output" = "envparity digest: docker-archive:a.tar: the image is linux/amd64, not linux/arm64/v8 (a legacy docker-archive holds a single image, not an index)" ]
+	run "$EP" digest --platform linux/amd64 docker-archive:a.tar
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" linux/amd64 docker-archive:a.tar" ]]
+	# An arm64 image in an archive: arm64 alone is arm64/v8.
+	skopeo --override-os linux --override-arch arm64 --override-variant v8 \
+	    copy -q oci:L:multi docker-archive:b.tar:app:2
+	run "$EP" digest --platform linux/arm64 docker-archive:b.tar
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" linux/arm64/v8 docker-archive:b.tar" ]]
+}
+
+@test "an explicit --platform against a config that names none: exit 2, it cannot be checked" {
+	mkdir -p L/blobs/sha256
+	printf '{"imageLayoutVersion":"1.0.0"}' > L/oci-layout
+	cd=$(blob L '{"rootfs":{"type":"layers","diff_ids":[]}}')
+	man="{\"schemaVersion\":2,\"mediaType\":\"$MT_MANIFEST\",\"config\":{\"mediaType\":\"$MT_CONFIG\",\"digest\":\"$cd\",\"size\":42},\"layers\":[]}"
+	md=$(blob L "$man")
+	printf '{"schemaVersion":2,"manifests":[{"mediaType":"%s","digest":"%s","size":%d}]}' \
+	    "$MT_MANIFEST" "$md" "${#man}" > L/index.json
+	run "$EP" digest oci:L
+	[ "$status" -eq 0 ]
+	[ "$output" = "$md $md $cd - oci:L" ]
+	run "$EP" digest --platform linux/amd64 oci:L
+	[ "$status" -eq 2 ]
+	[ "$output" = "envparity digest: oci:L: the image config names no platform (os and architecture), so --platform linux/amd64 cannot be checked (it names a single manifest, not an index)" ]
 }

@@ -1,10 +1,11 @@
 #!/usr/bin/env bats
 # digest_registry.bats: `envparity digest` against Debian's
 # docker-registry on 127.0.0.1 (one per file, images pushed with curl):
-# a manifest, a two-platform index, pinned digests, 404s, bad references,
-# twenty references in one run, the document cache, plain http only when
-# asked, and TLS with --registry-ca.  skopeo is the witness for every
-# digest.
+# a manifest (its platform from its config), a two-platform index, an
+# explicit --platform held against single manifests, pinned digests,
+# 404s, bad references, twenty references in one run, the document
+# cache, plain http only when asked, and TLS with --registry-ca.  skopeo
+# is the witness for every digest and platform.
 
 load setup
 load registry
@@ -15,6 +16,8 @@ setup_file() {
 	reg_start "$d/plain" || return 1
 	export PLAIN=$REG_HOST PLAIN_LOG=$REG_LOG
 	SINGLE=$(reg_push_image "$PLAIN" app v1) || return 1
+	ARMSINGLE=$(reg_push_image "$PLAIN" armapp v1 arm64 v8) || return 1
+	export ARMSINGLE
 	read -r IDX AMD ARM < <(reg_push_index "$PLAIN" multi v1)
 	[ -n "$ARM" ] || return 1
 	export SINGLE IDX AMD ARM
@@ -51,7 +54,61 @@ field() { # n: the nth field of $output's line for name $2
 	[ "$dg" = "$(skopeo inspect --tls-verify=false "docker://$PLAIN/app:v1" | jq -r .Digest)" ]
 	[ "$pdg" = "$dg" ]
 	[ "$cdg" = "$(skopeo_digest config "$PLAIN/app:v1")" ]
-	[ "$plat" = - ]
+	# The platform, from the config: skopeo's reading of it.
+	[ "$plat" = linux/amd64 ]
+	[ "$plat" = "$(skopeo inspect --tls-verify=false --config --raw \
+	    "docker://$PLAIN/app:v1" | jq -r '.os + "/" + .architecture')" ]
+	grep -q "GET /v2/app/blobs/$cdg " "$PLAIN_LOG"
+}
+
+@test "a single arm64 manifest: its platform recorded with the default --platform" {
+	digest "$PLAIN/armapp:v1"
+	[ "$status" -eq 0 ]
+	read -r dg pdg cdg plat name <<<"$output"
+	[ "$dg" = "$ARMSINGLE" ] && [ "$pdg" = "$ARMSINGLE" ]
+	[ "$plat" = linux/arm64/v8 ]
+	[ "$plat" = "$(skopeo inspect --tls-verify=false --config --raw \
+	    "docker://$PLAIN/armapp:v1" | jq -r '.os + "/" + .architecture + "/" + .variant')" ]
+	# arm64 alone is arm64/v8.
+	for p in linux/arm64 linux/arm64/v8; do
+		digest --platform "$p" "$PLAIN/armapp:v1"
+		[ "$status" -eq 0 ]
+		[ "$output" = "$ARMSINGLE $ARMSINGLE $cdg linux/arm64/v8 $PLAIN/armapp:v1" ]
+	done
+}
+
+@test "an explicit --platform that a single manifest is not: exit 2 naming both, no digest" {
+	digest --platform linux/arm64 "$PLAIN/app:v1"
+	[ "$status" -eq 2 ]
+	[ "$output" = "envparity digest: $PLAIN/app:v1: registry $PLAIN: the image is linux/amd64, not linux/arm64 (it names a single manifest, not an index)" ]
+	digest --platform linux/amd64 "$PLAIN/armapp:v1" "$PLAIN/app:v1"
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "envparity digest: $PLAIN/armapp:v1: registry $PLAIN: the image is linux/arm64/v8, not linux/amd64 (it names a single manifest, not an index)" ]
+	[ "${lines[1]}" = "$SINGLE $SINGLE $(skopeo_digest config "$PLAIN/app:v1") linux/amd64 $PLAIN/app:v1" ]
+	[ "${#lines[@]}" -eq 2 ]
+	# Another variant is another platform.
+	digest --platform linux/arm64/v7 "$PLAIN/armapp:v1"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"the image is linux/arm64/v8, not linux/arm64/v7 "* ]]
+	# --json: listed under errors only.
+	run "$EP" digest --json --insecure-registry "$PLAIN" --platform linux/arm64 "$PLAIN/app:v1"
+	[ "$status" -eq 2 ]
+	"$EP" digest --json --insecure-registry "$PLAIN" --platform linux/arm64 \
+	    "$PLAIN/app:v1" 2>/dev/null >d.json || true
+	[ "$(jq -r '.images | length' d.json)" = 0 ]
+	[[ "$(jq -r --arg n "$PLAIN/app:v1" '.errors[$n]' d.json)" == *"the image is linux/amd64, not linux/arm64"* ]]
+	# capture --image stops, and writes nothing.
+	run "$EP" capture -q --no-discover --insecure-registry "$PLAIN" \
+	    --platform linux/arm64 --image "$PLAIN/app:v1" -o m.json
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"$PLAIN/app:v1: registry $PLAIN: the image is linux/amd64, not linux/arm64"* ]]
+	[ ! -e m.json ]
+}
+
+@test "an explicit --platform that a single manifest is: passes" {
+	digest --platform linux/amd64 "$PLAIN/app:v1"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$SINGLE $SINGLE $(skopeo_digest config "$PLAIN/app:v1") linux/amd64 $PLAIN/app:v1" ]
 }
 
 @test "an index: linux/amd64 by default, each digest as skopeo sees it" {
@@ -85,7 +142,7 @@ field() { # n: the nth field of $output's line for name $2
 
 @test "an index without the platform asked for: the error lists what it has" {
 	digest --platform linux/s390x "$PLAIN/multi:v1"
-	[ "$status" -eq 3 ]
+	[ "$status" -eq 2 ]
 	[ "$output" = "envparity digest: $PLAIN/multi:v1: registry $PLAIN: index $IDX has no manifest for linux/s390x (it has linux/amd64, linux/arm64/v8)" ]
 }
 
@@ -118,7 +175,7 @@ field() { # n: the nth field of $output's line for name $2
 	digest "$PLAIN/app:nope" "$PLAIN/app:v1"
 	[ "$status" -eq 3 ]
 	[[ "$output" == *"$PLAIN/app:nope: registry $PLAIN: manifest unknown (404)"* ]]
-	[[ "$output" == *"$SINGLE $SINGLE "*" - $PLAIN/app:v1"* ]]
+	[[ "$output" == *"$SINGLE $SINGLE "*" linux/amd64 $PLAIN/app:v1"* ]]
 }
 
 @test "a malformed reference: exit 2, and nothing is asked of the registry" {
@@ -150,17 +207,20 @@ field() { # n: the nth field of $output's line for name $2
 	done
 }
 
-@test "warm: one HEAD per reference, the documents from the cache" {
-	local before after
+@test "warm: one HEAD per reference, the documents and the config from the cache" {
+	local before after cfg
 	# Each test has a cache of its own: this run fills it.
 	before=$(wc -l <"$PLAIN_LOG")
 	digest "$PLAIN/multi:v1" "$PLAIN/app:v1"
 	[ "$status" -eq 0 ]
 	cold=$output
-	# HEAD and GET for each document: 2 + 3.
-	reg_wait_log "$PLAIN_LOG" . $((before + 5))
+	# HEAD and GET for each document, 2 + 2, and the index's manifest
+	# and the single manifest's config: 6.
+	reg_wait_log "$PLAIN_LOG" . $((before + 6))
 	[ -f "$XDG_CACHE_HOME/envparity/manifests/sha256/${IDX#sha256:}" ]
 	[ -f "$XDG_CACHE_HOME/envparity/manifests/sha256/${AMD#sha256:}" ]
+	cfg=$(skopeo_digest config "$PLAIN/app:v1")
+	[ -f "$XDG_CACHE_HOME/envparity/manifests/sha256/${cfg#sha256:}" ]
 	before=$(wc -l <"$PLAIN_LOG")
 	digest "$PLAIN/multi:v1" "$PLAIN/app:v1"
 	[ "$status" -eq 0 ]
@@ -219,4 +279,21 @@ field() { # n: the nth field of $output's line for name $2
 	run "$EP" digest --insecure-registry "127.0.0.1:$port" "127.0.0.1:$port/app:v1"
 	[ "$status" -eq 3 ]
 	[[ "$output" == "envparity digest: 127.0.0.1:$port/app:v1: registry 127.0.0.1:$port: "*"onnect"* ]]
+}
+
+@test "a damaged cached config is never believed: fetched again" {
+	local cfg f before
+	digest "$PLAIN/app:v1"
+	[ "$status" -eq 0 ]
+	good=$output
+	cfg=$(skopeo_digest config "$PLAIN/app:v1")
+	f=$XDG_CACHE_HOME/envparity/manifests/sha256/${cfg#sha256:}
+	[ -f "$f" ]
+	sed -i 's/amd64/arm64/g' "$f"
+	before=$(grep -c "GET /v2/app/blobs/$cfg " "$PLAIN_LOG" || true)
+	digest "$PLAIN/app:v1"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$good" ]
+	reg_wait_log "$PLAIN_LOG" "GET /v2/app/blobs/$cfg " $((before + 1))
+	[ "$(tail -n +2 "$f" | sha256sum | cut -c1-64)" = "${cfg#sha256:}" ]
 }

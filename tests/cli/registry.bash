@@ -14,9 +14,12 @@
 #     certificate for 127.0.0.1 signed by its own CA, DIR/ca.crt.
 # reg_start_bad DIR
 #     bad_registry.py: the answers docker-registry never gives; sets
-#     BAD_HOST and BAD_LOG ("METHOD PATH" per request)
+#     BAD_HOST and BAD_LOG ("METHOD PATH" per request, and the headers
+#     its blob storage on another port got: see bad_registry.py)
 # reg_push_image HOST REPO TAG [ARCH [VARIANT [docker|oci]]]
-#     push a config, a layer and a manifest; prints the manifest digest
+#     push a config (linux/ARCH[/VARIANT], default amd64: what a single
+#     manifest's platform is read from), a layer and a manifest; prints
+#     the manifest digest
 # reg_push_index HOST REPO TAG
 #     push linux/amd64 and linux/arm64/v8 manifests and an OCI index of
 #     them; prints "INDEX_DIGEST AMD64_DIGEST ARM64_DIGEST"
