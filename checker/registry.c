@@ -457,6 +457,7 @@ ep_registry_resolve(const struct ep_imgref *const *refs, size_t n,
 	}
 	curl_multi_cleanup(ctx.multi);
 	curl_share_cleanup(ctx.share);
+	reg_cache_remember(&ctx);
 	reg_ctx_clear(&ctx);
 	curl_global_cleanup();
 }

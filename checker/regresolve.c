@@ -120,9 +120,62 @@ cache_put(struct reg_ctx *ctx, const char *digest, const char *ct,
 	data[cl] = '\n';
 	memcpy(data + cl + 1, body, len);
 	path = xasprintf("%s/%s", ctx->cache, digest + 7);
-	(void)ep_write_atomic(path, data, cl + 1 + len, NULL);
+	(void)ep_write_cache(path, data, cl + 1 + len, NULL);
 	free(path);
 	free(data);
+}
+
+/* Where the hint that name was resolved before lives: one empty file
+ * per name under ctx->tags (by its SHA-256: a name has '/' and ':'). */
+static char *
+tag_hint(const struct reg_ctx *ctx, const char *name)
+{
+	char hex[EP_SHA256_HEX];
+
+	ep_hash_buf(hex, name, strlen(name));
+	return xasprintf("%s/%s", ctx->tags, hex);
+}
+
+int
+reg_cache_may_answer(struct reg_ctx *ctx, const struct ep_imgref *ref)
+{
+	char *path, *ct = NULL, *body;
+	size_t len;
+	int yes;
+
+	if (ctx->cache == NULL)
+		return 0;
+	if (ref->digest != NULL) {
+		if ((body = cache_get(ctx, ref->digest, &len, &ct)) == NULL)
+			return 0;
+		free(body);
+		free(ct);
+		return 1;
+	}
+	path = tag_hint(ctx, ref->name);
+	yes = access(path, F_OK) == 0;
+	free(path);
+	return yes;
+}
+
+void
+reg_cache_remember(struct reg_ctx *ctx)
+{
+	char *path;
+
+	if (ctx->tags == NULL)
+		return;
+	for (size_t i = 0; i < ctx->n; i++) {
+		const struct reg_rq *rq = &ctx->rq[i];
+
+		if (rq->ref->digest != NULL || rq->out->err.kind != 0 ||
+		    rq->out->digest == NULL)
+			continue;
+		path = tag_hint(ctx, rq->ref->name);
+		if (access(path, F_OK) != 0 && ep_mkdirs(ctx->tags, NULL) == 0)
+			(void)ep_write_cache(path, "", 0, NULL);
+		free(path);
+	}
 }
 
 static void fetch_doc(struct reg_ctx *, struct reg_rq *, int, const char *);

@@ -38,7 +38,7 @@ void
 reg_ctx_init(struct reg_ctx *ctx, const struct ep_imgref *const *refs,
     size_t n, const struct ep_imgopt *o, struct ep_imgres *const *out)
 {
-	int creds_ok;
+	int creds_ok, head;
 	char *dir;
 
 	memset(ctx, 0, sizeof *ctx);
@@ -47,6 +47,7 @@ reg_ctx_init(struct reg_ctx *ctx, const struct ep_imgref *const *refs,
 	    &ctx->creds_err) == 0;
 	if (!o->no_cache && (dir = ep_cache_dir()) != NULL) {
 		ctx->cache = xasprintf("%s/manifests/sha256", dir);
+		ctx->tags = xasprintf("%s/manifests/tags", dir);
 		free(dir);
 	}
 	ctx->rq = xcalloc(n ? n : 1, sizeof *ctx->rq);
@@ -68,13 +69,13 @@ reg_ctx_init(struct reg_ctx *ctx, const struct ep_imgref *const *refs,
 		rq->site = site_get(ctx, r);
 		rq->cred = ep_regcreds_find(&ctx->creds, r->registry,
 		    r->repository);
-		/* HEAD when a cache may answer the GET; else GET. */
+		/* HEAD when the cache may answer the GET; else GET. */
+		head = reg_cache_may_answer(ctx, r);
 		if (r->digest != NULL)
-			reg_rq_request(rq, STEP_TOP, !o->no_cache, r->digest,
-			    o->no_cache ? r->digest : NULL);
+			reg_rq_request(rq, STEP_TOP, head, r->digest,
+			    head ? NULL : r->digest);
 		else
-			reg_rq_request(rq, STEP_TOP, !o->no_cache, r->tag,
-			    NULL);
+			reg_rq_request(rq, STEP_TOP, head, r->tag, NULL);
 	}
 }
 
@@ -87,6 +88,7 @@ reg_ctx_clear(struct reg_ctx *ctx)
 		ep_imgres_clear(&ctx->rq[i].res);
 	}
 	free(ctx->rq);
+	free(ctx->tags);
 	for (size_t i = 0; i < ctx->nsites; i++) {
 		free(ctx->sites[i]->registry);
 		free(ctx->sites[i]->base);

@@ -78,6 +78,7 @@ struct reg_ctx {
 	struct ep_regcreds creds;
 	struct ep_err creds_err;	/* kind != 0: loading them failed */
 	char *cache;		/* the documents' directory, or NULL */
+	char *tags;		/* hints: the tags resolved before, or NULL */
 	int active;		/* requests in flight */
 };
 
@@ -108,6 +109,15 @@ char *reg_no_credentials(const struct reg_ctx *ctx, const char *registry);
  * due (Retry-After honoured up to REG_RETRY_CAP_MS, else backoff). */
 int reg_retry_due(const struct reg_ctx *ctx, int *attempts,
     const struct reg_answer *a, uint64_t *not_before);
+
+/* Whether the first request for ref should be a HEAD: only when the
+ * cache may answer the GET that follows, that is when the documents of
+ * a pinned digest are cached, or when this tag was resolved before (a
+ * hint under the cache).  Otherwise one GET gives digest and body
+ * together: a first run costs no extra round trip. */
+int reg_cache_may_answer(struct reg_ctx *ctx, const struct ep_imgref *ref);
+/* Remember the tags resolved in this run, for reg_cache_may_answer. */
+void reg_cache_remember(struct reg_ctx *ctx);
 
 /* regsession.c: the run's registries, tokens and scheduling. */
 void reg_ctx_init(struct reg_ctx *ctx, const struct ep_imgref *const *refs,

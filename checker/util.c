@@ -239,8 +239,8 @@ done:
 	return rc;
 }
 
-int
-ep_write_atomic(const char *path, const void *data, size_t len,
+static int
+write_replace(const char *path, const void *data, size_t len, int sync,
     struct ep_err *err)
 {
 	const char *slash = strrchr(path, '/');
@@ -276,7 +276,7 @@ ep_write_atomic(const char *path, const void *data, size_t len,
 		p += w;
 		len -= (size_t)w;
 	}
-	if (fsync(fd) < 0) {
+	if (sync && fsync(fd) < 0) {
 		ep_err_set(err, EP_E_IO, "%s: cannot write: %s", path,
 		    strerror(errno));
 		goto done;
@@ -301,6 +301,20 @@ done:
 		unlink(tmp);
 	free(tmp);
 	return rc;
+}
+
+int
+ep_write_atomic(const char *path, const void *data, size_t len,
+    struct ep_err *err)
+{
+	return write_replace(path, data, len, 1, err);
+}
+
+int
+ep_write_cache(const char *path, const void *data, size_t len,
+    struct ep_err *err)
+{
+	return write_replace(path, data, len, 0, err);
 }
 
 char *

@@ -72,6 +72,12 @@ int ep_read_file(char **out, size_t *len, const char *path, size_t max,
 int ep_write_atomic(const char *path, const void *data, size_t len,
     struct ep_err *err);
 
+/* The same without the fsync, for cache entries that are checked when
+ * read (hashed against their name): a crash may lose one, and a reader
+ * then discards it, so durability is not worth a disk flush per entry. */
+int ep_write_cache(const char *path, const void *data, size_t len,
+    struct ep_err *err);
+
 /* The identity of the file at path, as text ("dev:ino:size:mtime:ctime",
  * nanoseconds included), for cached values that depend on more files than
  * the one they are keyed on; "-" when the file cannot be stat'd.  A new

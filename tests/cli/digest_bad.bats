@@ -78,7 +78,7 @@ fails() { # ref message
 	local pin=sha256:$(printf pin | sha256sum | cut -c1-64)
 	digest "$BAD/liar@$pin"
 	[ "$status" -eq 3 ]
-	[[ "$output" == "envparity digest: $BAD/liar@$pin: registry $BAD: digest mismatch: asked for $pin, the registry answered sha256:"* ]]
+	[[ "$output" == "envparity digest: $BAD/liar@$pin: registry $BAD: digest mismatch: "* ]]
 }
 
 @test "an index entry whose manifest hashes to something else" {
@@ -88,11 +88,21 @@ fails() { # ref message
 }
 
 @test "no Docker-Content-Digest: GET by tag, and the body's hash is the digest" {
+	local first
 	digest "$BAD/nodigest:v1"
 	[ "$status" -eq 0 ]
 	[[ "$output" == "$GOOD $GOOD sha256:"*" - $BAD/nodigest:v1" ]]
-	grep -q "^HEAD /v2/nodigest/manifests/v1$" "$BAD_LOG"
+	first=$output
 	grep -q "^GET /v2/nodigest/manifests/v1$" "$BAD_LOG"
+	# A tag seen before is asked with HEAD first; without a digest
+	# header the GET by tag still decides.
+	local before
+	before=$(wc -l <"$BAD_LOG")
+	digest "$BAD/nodigest:v1"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$first" ]
+	tail -n +$((before + 1)) "$BAD_LOG" | grep -q "^HEAD /v2/nodigest/manifests/v1$"
+	tail -n +$((before + 1)) "$BAD_LOG" | grep -q "^GET /v2/nodigest/manifests/v1$"
 }
 
 @test "a server that accepts and never answers: a timeout" {
@@ -106,7 +116,7 @@ fails() { # ref message
 	digest "$BAD/$r:v1"
 	[ "$status" -eq 0 ]
 	[[ "$output" == "$GOOD $GOOD "* ]]
-	[ "$(grep -c "^HEAD /v2/$r/manifests/v1$" "$BAD_LOG")" -eq 2 ]
+	[ "$(grep -c "^GET /v2/$r/manifests/v1$" "$BAD_LOG")" -eq 2 ]
 }
 
 @test "500, then success: retried" {
@@ -114,15 +124,15 @@ fails() { # ref message
 	digest "$BAD/$r:v1"
 	[ "$status" -eq 0 ]
 	[[ "$output" == "$GOOD $GOOD "* ]]
-	[ "$(grep -c "^HEAD /v2/$r/manifests/v1$" "$BAD_LOG")" -eq 2 ]
+	[ "$(grep -c "^GET /v2/$r/manifests/v1$" "$BAD_LOG")" -eq 2 ]
 }
 
 @test "503 every time: given up after the retries" {
 	local before
-	before=$(grep -c "^HEAD /v2/always503/" "$BAD_LOG" || true)
+	before=$(grep -c "^GET /v2/always503/" "$BAD_LOG" || true)
 	digest "$BAD/always503:v1"
 	fails "$BAD/always503:v1" "server error (503), 4 attempts"
-	[ "$(grep -c "^HEAD /v2/always503/" "$BAD_LOG")" -eq $((before + 4)) ]
+	[ "$(grep -c "^GET /v2/always503/" "$BAD_LOG")" -eq $((before + 4)) ]
 }
 
 @test "401 without a challenge" {

@@ -146,14 +146,21 @@ field() { # n: the nth field of $output's line for name $2
 	[ "$output" = "envparity digest: $PLAIN/multi:v1: registry $PLAIN: index $IDX has no manifest for linux/s390x (it has linux/amd64, linux/arm64/v8)" ]
 }
 
-@test "a pinned digest is checked to exist (HEAD by digest) and walked" {
+@test "a pinned digest is checked to exist (GET, then HEAD once cached) and walked" {
 	local before
-	before=$(grep -c "HEAD /v2/multi/manifests/$IDX " "$PLAIN_LOG" || true)
+	# Not cached: one GET by digest proves it exists and brings it.
+	before=$(grep -c "GET /v2/multi/manifests/$IDX " "$PLAIN_LOG" || true)
 	digest "$PLAIN/multi@$IDX"
 	[ "$status" -eq 0 ]
 	read -r dg pdg cdg plat name <<<"$output"
 	[ "$name" = "$PLAIN/multi@$IDX" ]
 	[ "$dg" = "$IDX" ] && [ "$pdg" = "$AMD" ] && [ "$plat" = linux/amd64 ]
+	reg_wait_log "$PLAIN_LOG" "GET /v2/multi/manifests/$IDX " $((before + 1))
+	# Cached: a HEAD by digest is enough to know it is still there.
+	before=$(grep -c "HEAD /v2/multi/manifests/$IDX " "$PLAIN_LOG" || true)
+	digest "$PLAIN/multi@$IDX"
+	[ "$status" -eq 0 ]
+	[ "$(field 1 "$PLAIN/multi@$IDX")" = "$IDX" ]
 	reg_wait_log "$PLAIN_LOG" "HEAD /v2/multi/manifests/$IDX " $((before + 1))
 
 	# A digest the registry does not have.
@@ -214,9 +221,11 @@ field() { # n: the nth field of $output's line for name $2
 	digest "$PLAIN/multi:v1" "$PLAIN/app:v1"
 	[ "$status" -eq 0 ]
 	cold=$output
-	# HEAD and GET for each document, 2 + 2, and the index's manifest
-	# and the single manifest's config: 6.
-	reg_wait_log "$PLAIN_LOG" . $((before + 6))
+	# Tags never seen: one GET by tag each (digest and body at once),
+	# then the index's manifest and the single manifest's config: 4,
+	# and no HEAD.
+	reg_wait_log "$PLAIN_LOG" . $((before + 4))
+	[ "$(tail -n +$((before + 1)) "$PLAIN_LOG" | grep -c '"HEAD /v2/')" -eq 0 ]
 	[ -f "$XDG_CACHE_HOME/envparity/manifests/sha256/${IDX#sha256:}" ]
 	[ -f "$XDG_CACHE_HOME/envparity/manifests/sha256/${AMD#sha256:}" ]
 	cfg=$(skopeo_digest config "$PLAIN/app:v1")
