@@ -7,10 +7,12 @@
  */
 #include "image.h"
 
-#include <jansson.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "hash.h"
 
@@ -70,6 +72,21 @@ is_manifest_type(const char *mt)
 }
 
 /* "os/arch[/variant]" of a descriptor's platform; 0 none, -1 bad. */
+/* 1 if s is one part of a platform (os, architecture or variant): what
+ * OCI and docker use, [A-Za-z0-9._-], and nothing that could break a
+ * line or a field of our output. */
+static int
+platform_part_ok(const char *s)
+{
+	if (*s == '\0')
+		return 0;
+	for (; *s != '\0'; s++)
+		if (!isalnum((unsigned char)*s) && *s != '.' && *s != '_' &&
+		    *s != '-')
+			return 0;
+	return 1;
+}
+
 static int
 platform_of(const json_t *e, char **out)
 {
@@ -81,10 +98,10 @@ platform_of(const json_t *e, char **out)
 		return 0;
 	if (!json_is_object(p) || opt_string(p, "os", &os) != 1 ||
 	    opt_string(p, "architecture", &arch) != 1 ||
-	    opt_string(p, "variant", &variant) < 0 || *os == '\0' ||
-	    *arch == '\0' || strchr(os, '/') != NULL ||
-	    strchr(arch, '/') != NULL ||
-	    (variant != NULL && strchr(variant, '/') != NULL))
+	    opt_string(p, "variant", &variant) < 0 ||
+	    !platform_part_ok(os) || !platform_part_ok(arch) ||
+	    (variant != NULL && *variant != '\0' &&
+	    !platform_part_ok(variant)))
 		return -1;
 	if (variant != NULL && *variant != '\0')
 		*out = xasprintf("%s/%s/%s", os, arch, variant);
@@ -305,6 +322,16 @@ ep_imgconfig_platform(const char *buf, size_t len, struct ep_err *err)
 	os = json_object_get(c, "os");
 	arch = json_object_get(c, "architecture");
 	var = json_object_get(c, "variant");
+	if ((json_is_string(os) && !platform_part_ok(json_string_value(os))) ||
+	    (json_is_string(arch) &&
+	    !platform_part_ok(json_string_value(arch))) ||
+	    (json_is_string(var) && *json_string_value(var) != '\0' &&
+	    !platform_part_ok(json_string_value(var)))) {
+		ep_err_set(err, EP_E_INPUT, "image config names a platform "
+		    "with characters no platform has");
+		json_decref(c);
+		return NULL;
+	}
 	if (json_is_string(os) && json_is_string(arch) &&
 	    *json_string_value(os) != '\0' &&
 	    *json_string_value(arch) != '\0')

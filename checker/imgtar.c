@@ -6,6 +6,7 @@
  */
 #include "imgtar.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -116,8 +117,11 @@ pax_parse(const char *buf, size_t len, char **path, long long *size)
 		const char *rec = buf + i, *kv, *eq;
 		unsigned long long rl = strtoull(rec, &end, 10);
 
-		if (end == rec || *end != ' ' || rl == 0 || rl > len - i ||
-		    rec[rl - 1] != '\n')
+		/* strtoull skips leading space: the length must start the
+		 * record, and the key must start inside it. */
+		if (!isdigit((unsigned char)rec[0]) || end == rec ||
+		    *end != ' ' || rl == 0 || rl > len - i ||
+		    rec[rl - 1] != '\n' || end + 1 > rec + rl - 1)
 			return -1;
 		kv = end + 1;
 		if ((eq = memchr(kv, '=', (size_t)(rec + rl - 1 - kv))) ==
@@ -154,7 +158,9 @@ ep_tar_open(struct ep_tar *t, const char *path, struct ep_err *err)
 	memset(t, 0, sizeof *t);
 	t->fd = -1;
 	t->path = xstrdup(path);
-	if ((t->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+	/* O_NONBLOCK: a FIFO named as the archive must not hang us; it
+	 * is refused below as not a regular file. */
+	if ((t->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0) {
 		ep_err_set(err, EP_E_INPUT, "%s: %s", path, strerror(errno));
 		goto done;
 	}
@@ -236,7 +242,7 @@ ep_tar_open(struct ep_tar *t, const char *path, struct ep_err *err)
 			snprintf(fullname, sizeof fullname, "%s", paxpath);
 		else if (longname != NULL)
 			snprintf(fullname, sizeof fullname, "%s", longname);
-		else if (memcmp(h + 257, "ustar", 5) == 0 && h[345] != '\0')
+		else if (memcmp(h + 257, "ustar", 6) == 0 && h[345] != '\0')
 			snprintf(fullname, sizeof fullname, "%.155s/%.100s",
 			    (const char *)h + 345, (const char *)h);
 		else

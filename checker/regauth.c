@@ -403,8 +403,10 @@ ep_regcreds_parse(struct ep_regcreds *c, const char *path, const char *text,
 	int rc = -1;
 
 	if ((root = json_loadb(text, len, 0, &jerr)) == NULL)
-		return ep_err_set(err, EP_E_INPUT, "%s: not JSON (line %d: "
-		    "%s)", path, jerr.line, jerr.text);
+		/* Line and column only: jansson's text quotes the bytes
+		 * near the error, which may be a password. */
+		return ep_err_set(err, EP_E_INPUT, "%s: not JSON (line %d, "
+		    "column %d)", path, jerr.line, jerr.column);
 	if (!json_is_object(root)) {
 		ep_err_set(err, EP_E_INPUT, "%s: not a JSON object", path);
 		goto done;

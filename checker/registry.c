@@ -281,10 +281,16 @@ reg_start_token(struct reg_ctx *ctx, struct reg_token *t)
 	url = ep_regauth_token_url(&t->site->chal, t->repository);
 	x = xfer_new(ctx, url, 0, t->allow_http);
 	x->tok = t;
-	curl_easy_setopt(x->h, CURLOPT_FOLLOWLOCATION, 1L);
-	curl_easy_setopt(x->h, CURLOPT_MAXREDIRS, 3L);
-	if (c != NULL && c->identity_token != NULL) {
-		/* docker's OAuth2 refresh: POST the form to the realm. */
+	if (c == NULL || c->identity_token == NULL) {
+		/* A GET: curl keeps Authorization to the first host. */
+		curl_easy_setopt(x->h, CURLOPT_FOLLOWLOCATION, 1L);
+		curl_easy_setopt(x->h, CURLOPT_MAXREDIRS, 3L);
+		if (c != NULL && c->user != NULL)
+			xfer_basic(x, c);
+	} else {
+		/* docker's OAuth2 refresh: POST the form to the realm.  Its
+		 * body is the secret, and curl would send it again after a
+		 * 307 to any host: no redirects here. */
 		char *svc = curl_easy_escape(x->h, t->site->chal.service != NULL ?
 		    t->site->chal.service : "", 0);
 		char *ref = curl_easy_escape(x->h, c->identity_token, 0);
@@ -310,8 +316,7 @@ reg_start_token(struct reg_ctx *ctx, struct reg_token *t)
 			curl_free(plain);
 			curl_url_cleanup(u);
 		}
-	} else if (c != NULL && c->user != NULL)
-		xfer_basic(x, c);
+	}
 	free(url);
 	t->state = TOK_RUNNING;
 	t->authed = c != NULL && (c->user != NULL || c->identity_token != NULL);

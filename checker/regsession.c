@@ -126,6 +126,16 @@ url_authority(const char *url)
 	return xstrndup(p, (size_t)(end - p));
 }
 
+/* 1 if authorities a and b ("host[:port]", "[v6]:port") name one host. */
+static int
+same_host(const char *a, const char *b)
+{
+	size_t la = a[0] == '[' ? strcspn(a, "]") + 1 : strcspn(a, ":");
+	size_t lb = b[0] == '[' ? strcspn(b, "]") + 1 : strcspn(b, ":");
+
+	return la == lb && strncasecmp(a, b, la) == 0;
+}
+
 /* The token for rq's registry and repository: found, or made (queued,
  * or settled at once when it need not be asked for). */
 static struct reg_token *
@@ -158,9 +168,11 @@ token_get(struct reg_ctx *ctx, struct reg_rq *rq)
 	shown = ep_regauth_redact_url(realm);
 	if (strncasecmp(realm, "http://", 7) == 0) {
 		/* Credentials to a plain-http token server only where
-		 * the user allowed plain http. */
-		t->allow_http = rq->site->plain ||
-		    ep_strv_contains(&ctx->o->insecure, auth);
+		 * the user allowed plain http: that server named with
+		 * --insecure-registry, or the insecure registry's own host
+		 * (another port of it, as a registry's issuer often is). */
+		t->allow_http = ep_strv_contains(&ctx->o->insecure, auth) ||
+		    (rq->site->plain && same_host(auth, rq->ref->api_host));
 		if (!t->allow_http) {
 			t->why = xasprintf("token server %s is plain http; "
 			    "use --insecure-registry %s to allow it", shown,

@@ -30,6 +30,9 @@ good manifest's config ("{}"); and:
   basicredir the same behind Basic auth (any user and password)
   tokenredir the same behind Bearer auth: GET /token on this server
              gives the token TOKEN_SECRET
+  idredir    behind Bearer auth whose realm (/idtoken) answers the POST
+             of an identity-token refresh with a 307 to the storage
+             server: the refresh token must not follow it
 
 The storage server (127.0.0.1, its port in PORTFILE.storage) answers
 /storage/<digest> with that config and logs "STORAGE METHOD PATH" and
@@ -108,6 +111,15 @@ class Storage(http.server.BaseHTTPRequestHandler):
     def log_message(self, fmt, *args):
         pass
 
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length", 0) or 0)
+        body = self.rfile.read(n)
+        with LOCK, open(LOG, "a") as f:
+            f.write("STORAGE POST %s\nSTORAGE-BODY %r\n" % (self.path, body))
+        self.send_response(500)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
     def do_GET(self):
         with LOCK, open(LOG, "a") as f:
             f.write("STORAGE %s %s\n" % (self.command, self.path))
@@ -152,6 +164,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         self.route()
 
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length", 0) or 0)
+        self.rfile.read(n)
+        with LOCK, open(LOG, "a") as f:
+            f.write("POST %s\n" % self.path)
+        if self.path.startswith("/idtoken"):
+            return self.answer(307, b"", extra=[(
+                "Location", "http://127.0.0.1:%d/steal" % STORAGE_PORT[0])])
+        return self.answer(404, b"{}", "application/json")
+
     def route(self):
         authz = self.headers.get("Authorization")
         with LOCK, open(LOG, "a") as f:
@@ -169,6 +191,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.answer(404, b"{}", "application/json")
         repo = "/".join(parts[2:-2])
         ref = parts[-1]
+        if repo == "idredir":
+            return self.answer(401, b"{}", "application/json", extra=[(
+                "WWW-Authenticate",
+                'Bearer realm="http://127.0.0.1:%d/idtoken",service="bad",'
+                'scope="repository:idredir:pull"' %
+                self.server.server_address[1])])
         if repo in ("basicredir", "tokenredir"):
             want = "Basic " if repo == "basicredir" else \
                 "Bearer " + TOKEN_SECRET

@@ -120,7 +120,7 @@ load setup
 	"$EP" capture -q > m.json
 	[ "$(fact m.json env.CUBLAS_WORKSPACE_CONFIG)" = ":4096:8" ]
 	[ "$(fact m.json env.TF_DETERMINISTIC_OPS)" = "1" ]
-	! grep -q -e hunter2 -e ghp_tok3n -e hf_s3cret -e CUDA_VISIBLE_DEVICES_X m.json
+	! grep -q -e hunter2 -e ghp_tok3n -e hf_s3cret -e CUDA_VISIBLE_DEVICES_X m.json || false
 	# Every env.* key is on the documented list in the README.
 	for k in $(jq -r '.facts | keys[] | select(startswith("env."))' m.json); do
 		grep -q "\`${k#env.}\`" "$REPO_ROOT/README.md" || { echo "$k not in README"; false; }

@@ -174,3 +174,17 @@ no_secrets() {
 	[[ "$output" == *"no credentials for $BASIC in"* ]]
 	no_secrets
 }
+
+@test "a credentials file that is not JSON: named, and nothing near the error is quoted" {
+	local pw=hunter2-s3cret-$$
+	# A bad escape right after the password: jansson's own message would
+	# quote the bytes before it.
+	printf '{"auths":{"%s":{"password":"%s\\q"}}}' "$BASIC" "$pw" \
+	    >"$T/bad.json"
+	run "$EP" digest --insecure-registry "$BASIC" \
+	    --registry-auth-file "$T/bad.json" "$BASIC/app:v1"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"$T/bad.json: not JSON (line 1, column "* ]]
+	[[ "$output" != *"$pw"* ]]
+	[[ "$output" != *hunter2* ]]
+}

@@ -148,7 +148,7 @@ fails() { # ref message
 	[ "$(grep -c '^envparity digest: ' <<<"$output")" -eq 4 ]
 	[[ "$output" == *"$BAD/missing:v1: registry $BAD: manifest unknown (404)"* ]]
 	# No failed reference has a digest line.
-	! grep -E "^sha256:.* $BAD/(garbage|big|liar|missing):v1$" <<<"$output"
+	! grep -E "^sha256:.* $BAD/(garbage|big|liar|missing):v1$" <<<"$output" || false
 }
 
 # The config digest the manifest of REPO names, by curl.
@@ -211,8 +211,8 @@ storage_headers() {
 	grep -A1 "^GET /v2/basicredir/blobs/" "$BAD_LOG" | grep -q '^AUTHORIZATION Basic$'
 	# ...the storage did not.
 	storage_headers | grep -q "^STORAGE GET /storage/sha256:"
-	! storage_headers | grep -qi '^STORAGE-HEADER authorization'
-	! grep -q "$(printf 'bob:%s' "$pw" | base64 -w0)" "$BAD_LOG"
+	! storage_headers | grep -qi '^STORAGE-HEADER authorization' || false
+	! grep -q "$(printf 'bob:%s' "$pw" | base64 -w0)" "$BAD_LOG" || false
 }
 
 @test "a bearer token goes to the registry, never to the storage it redirects to" {
@@ -223,7 +223,22 @@ storage_headers() {
 	grep -q "^GET /token" "$BAD_LOG"
 	grep -A1 "^GET /v2/tokenredir/blobs/" "$BAD_LOG" | grep -q '^AUTHORIZATION Bearer$'
 	storage_headers | grep -q "^STORAGE GET /storage/sha256:"
-	! storage_headers | grep -qi '^STORAGE-HEADER authorization'
-	! storage_headers | grep -q bad-registry-token-s3cret
+	! storage_headers | grep -qi '^STORAGE-HEADER authorization' || false
+	! storage_headers | grep -q bad-registry-token-s3cret || false
 	[[ "$output" != *s3cret* ]]
+}
+
+@test "an identity token's refresh POST never follows a redirect" {
+	local secret=refresh-s3cret-$$
+	jq -n --arg h "$BAD" --arg t "$secret" \
+	    '.auths[$h] = {identitytoken: $t}' >"$T/auth.json"
+	: >"$BAD_LOG"
+	digest --registry-auth-file "$T/auth.json" "$BAD/idredir:v1"
+	[ "$status" -eq 3 ]
+	[[ "$output" == "envparity digest: $BAD/idredir:v1: registry $BAD: "* ]]
+	[ "${#lines[@]}" -eq 1 ]
+	grep -q "^POST /idtoken" "$BAD_LOG"
+	! grep -q "^STORAGE POST" "$BAD_LOG" || false
+	! grep -q "$secret" "$BAD_LOG" || false
+	[[ "$output" != *"$secret"* ]]
 }

@@ -197,7 +197,7 @@ EOF
 	[ "$status" -eq 2 ]
 	[ "$output" = "envparity digest: oci:L:v1: blob blobs/sha256/${cfg#sha256:}: its content does not hash to its name (changed or corrupt)" ]
 	# skopeo agrees that the image is broken.
-	! skopeo inspect --config oci:L:v1 >/dev/null 2>&1
+	! skopeo inspect --config oci:L:v1 >/dev/null 2>&1 || false
 	run "$EP" digest --json oci:L:v1
 	[ "$status" -eq 2 ]
 	"$EP" digest --json oci:L:v1 2>/dev/null > d.json || true
@@ -277,6 +277,54 @@ EOF
 	[[ "$output" == *"rand.tar: not a tar file or a corrupt header at byte 0"* ]]
 }
 
+@test "a pax header whose record length is not where it should be: exit 2, no crash" {
+	# "\n\n\n3 AAA...": strtoull would skip the newlines and read 3, a
+	# record that ends before its key starts.
+	python3 - <<'EOF'
+def hdr(name, size, typ):
+    h = bytearray(512)
+    h[0:len(name)] = name.encode()
+    h[100:108] = b"0000644\0"
+    h[108:116] = b"0000000\0"
+    h[116:124] = b"0000000\0"
+    h[124:136] = ("%011o\0" % size).encode()
+    h[136:148] = b"00000000000\0"
+    h[148:156] = b"        "
+    h[156] = ord(typ)
+    h[257:263] = b"ustar\0"
+    h[263:265] = b"00"
+    h[148:156] = ("%06o\0 " % sum(h)).encode()
+    return bytes(h)
+def pad(b):
+    return b + b"\0" * ((512 - len(b) % 512) % 512)
+meta = b"\n\n\n3 " + b"A" * 40
+open("pax.tar", "wb").write(hdr("pax", len(meta), "x") + pad(meta) +
+    hdr("f", 1, "0") + pad(b"x") + b"\0" * 1024)
+EOF
+	run "$EP" digest docker-archive:pax.tar
+	[ "$status" -eq 2 ]
+	[[ "$output" == "envparity digest: docker-archive:pax.tar: pax.tar: "* ]]
+	[ "${#lines[@]}" -eq 1 ]
+}
+
+@test "a platform with a newline or a space in it: refused, never printed" {
+	local cfg cd man md
+	mkdir -p L/blobs/sha256
+	printf '{"imageLayoutVersion":"1.0.0"}' > L/oci-layout
+	# A variant that would forge a second output line for another image.
+	cfg='{"architecture":"amd64","os":"linux","variant":"v1\nsha256:0000000000000000000000000000000000000000000000000000000000000000 - - linux/amd64 docker.io/library/ubuntu:24.04"}'
+	cd=$(blob L "$cfg")
+	man="{\"schemaVersion\":2,\"mediaType\":\"$MT_MANIFEST\",\"config\":{\"mediaType\":\"$MT_CONFIG\",\"digest\":\"$cd\",\"size\":${#cfg}},\"layers\":[]}"
+	md=$(blob L "$man")
+	printf '{"schemaVersion":2,"manifests":[{"mediaType":"%s","digest":"%s","size":%d,"annotations":{"org.opencontainers.image.ref.name":"v1"}}]}' \
+	    "$MT_MANIFEST" "$md" "${#man}" > L/index.json
+	run "$EP" digest oci:L:v1
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "envparity digest: oci:L:v1: "*"characters no platform has"* ]]
+	[[ "$output" != *ubuntu* ]]
+}
+
 @test "malformed references are exit 2 naming the part; nothing is resolved" {
 	make_layout L
 	run "$EP" digest oci:L:v1 Ubuntu
@@ -340,7 +388,7 @@ EOF
 	echo "$output"
 	[ "$status" -le 1 ]
 	jq -r '.results[] | select(.status == "fail") | .key' r0.json | sort > base
-	! grep '^image\.' base
+	! grep '^image\.' base || false
 	# The tag now names the other amd64 manifest.
 	read -r o os < "$T/other"
 	jq -c --arg d "$o" --argjson s "$os" \
