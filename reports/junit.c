@@ -5,7 +5,7 @@
  *
  *   <testsuites name="envparity" tests failures errors skipped time
  *       timestamp>
- *     <testsuite name="envparity.AREA" ...>	one per area with results
+ *     <testsuite name="AREA" ...>		one per area with results
  *       <properties>				where the golden came from
  *       <testcase name="KEY" classname="envparity.AREA" time="0.000">
  *
@@ -268,7 +268,7 @@ ep_report_junit(char **out, const struct ep_report_ctx *ctx,
 		    rs->v[i].area) == 0; k++)
 			;
 		start(&j, "testsuite");
-		attrf(&j, "name", "envparity.%s", rs->v[i].area);
+		attr(&j, "name", rs->v[i].area);
 		count(rs, i, k, c);
 		totals(&j, c, 0.0, when);
 		attr(&j, "hostname", host);

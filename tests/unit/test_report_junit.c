@@ -158,7 +158,7 @@ test_wellformed_and_counts(void **state)
 	assert_xpath(doc, "count(/testsuites/testsuite)", "5");
 	assert_xpath(doc, "count(//testsuite[@name and @tests and @failures "
 	    "and @errors and @skipped and @time and @timestamp])", "5");
-	assert_xpath(doc, "string(//testsuite[@name='envparity.python']/"
+	assert_xpath(doc, "string(//testsuite[@name='python']/"
 	    "@failures)", "2");
 	assert_xpath(doc, "string(//testsuite[1]/properties/"
 	    "property[@name='golden.commit']/@value)",
