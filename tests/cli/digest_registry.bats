@@ -284,7 +284,7 @@ field() { # n: the nth field of $output's line for name $2
 }
 
 @test "a registry nobody listens on: exit 3 naming it" {
-	port=$(reg_free_port)
+	port=$(free_port)
 	run "$EP" digest --insecure-registry "127.0.0.1:$port" "127.0.0.1:$port/app:v1"
 	[ "$status" -eq 3 ]
 	[[ "$output" == "envparity digest: 127.0.0.1:$port/app:v1: registry 127.0.0.1:$port: "*"onnect"* ]]

@@ -19,9 +19,7 @@
 GIT_DAEMON_PID=
 GIT_HTTP_PID=
 
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+. "$(dirname "${BASH_SOURCE[0]}")/net.bash"
 
 # Wait until 127.0.0.1:$1 accepts a connection while process $2 lives;
 # the only waiting these tests do.

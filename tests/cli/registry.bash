@@ -36,9 +36,7 @@
 REG_PIDS=${REG_PIDS:-}
 REG_HARNESS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-reg_free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+. "$REG_HARNESS_DIR/net.bash"
 
 # Wait, bounded (10 s), until URL answers anything while process PID
 # lives.
@@ -89,7 +87,7 @@ reg_start() { # dir [mode [user:pass]]
 	REG_LOG=$dir/registry.log
 	# A free port can be taken between asking and binding: try again.
 	for try in 1 2 3 4 5; do
-		port=$(reg_free_port)
+		port=$(free_port)
 		cat >"$dir/config.yml" <<-EOF
 		version: 0.1
 		log:
