@@ -189,7 +189,7 @@ static void
 test_creds_malformed(void **state)
 {
 	static const char *const cases[][2] = {
-		{ "{", "/f.json: not JSON (line 1: " },
+		{ "{", "/f.json: not JSON (line 1, column " },
 		{ "[]", "/f.json: not a JSON object" },
 		{ "{\"auths\": []}", "/f.json: \"auths\" is not an object" },
 		{ "{\"auths\": {\"h\": 1}}", "/f.json: auths.\"h\": not an "
