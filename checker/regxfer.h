@@ -112,8 +112,8 @@ int reg_retry_due(const struct reg_ctx *ctx, int *attempts,
 
 /* Whether the first request for ref should be a HEAD: only when the
  * cache may answer the GET that follows, that is when the documents of
- * a pinned digest are cached, or when this tag was resolved before (a
- * hint under the cache).  Otherwise one GET gives digest and body
+ * a pinned digest are cached (an entry is there; it is checked when
+ * read), or when this tag was resolved before (a hint under the cache).  Otherwise one GET gives digest and body
  * together: a first run costs no extra round trip. */
 int reg_cache_may_answer(struct reg_ctx *ctx, const struct ep_imgref *ref);
 /* Remember the tags resolved in this run, for reg_cache_may_answer. */
