@@ -1,8 +1,9 @@
 /*
- * test_probe_runner.c: the pure half of the probe runner (probe.c): what
- * a contract line is, and how N runs become results, facts and summary
- * lines.  Runs are made from canned output text, as the runner would
- * have read it from the probe's standard output.
+ * test_probe_runner.c: the pure half of the probe runner (probe.c): how N
+ * runs become results, facts and summary lines.  Runs are made from
+ * canned output text (probefixture.h), as the runner would have read it
+ * from the probe's standard output.  What a contract line is:
+ * test_contract_line.c.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,100 +16,7 @@
 #include <string.h>
 
 #include "probe.h"
-
-#define H_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-#define H_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
-#define H_C "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
-#define H_K "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
-
-#define H100 "{\"name\": \"NVIDIA H100 80GB HBM3\", \"cc\": \"9.0\", " \
-	"\"sm_count\": 132, \"driver\": \"580.159.04\", \"cuda_driver\": \"13.0\"}"
-
-/* One contract line; sha NULL writes null, kat is "true", "false" or
- * "null", dev and libs are JSON text. */
-static char *
-line(const char *backend, const char *workload, const char *status,
-    const char *reason, const char *sha, const char *kat, int canary,
-    const char *dev, const char *libs)
-{
-	char *r = reason ? xasprintf("\"%s\"", reason) : xstrdup("null");
-	char *s = sha ? xasprintf("\"%s\"", sha) : xstrdup("null");
-	char *l = xasprintf("{\"schema\": \"envparity/probe@1\", "
-	    "\"backend\": \"%s\", \"workload\": \"%s\", \"status\": \"%s\", "
-	    "\"reason\": %s, \"sha256\": %s, \"known_answer\": %s, "
-	    "\"canary\": %s, \"elapsed_ms\": 2.0, \"device\": %s, "
-	    "\"libs\": %s, \"probe\": \"envparity-probe 1\"}\n", backend,
-	    workload, status, r, s, kat, canary ? "true" : "false", dev, libs);
-
-	free(r);
-	free(s);
-	return l;
-}
-
-static const char *const cpu_dev = "{\"arch\": \"x86_64\"}";
-
-/* The output of one cpu run: gemm and atomic hashes and kat's verdict
- * given. */
-static char *
-cpu_output(const char *gemm, const char *atomic, const char *kat)
-{
-	char *a = line("cpu", "kat", "ok", NULL, H_K, kat, 0, cpu_dev, "{}");
-	char *b = line("cpu", "gemm", "ok", NULL, gemm, "null", 0, cpu_dev,
-	    "{}");
-	char *c = line("cpu", "reduce", "ok", NULL, H_C, "null", 0, cpu_dev,
-	    "{}");
-	char *d = line("cpu", "atomic", "ok", NULL, atomic, "null", 1,
-	    cpu_dev, "{}");
-	char *all = xasprintf("%s%s%s%s", a, b, c, d);
-
-	free(a);
-	free(b);
-	free(c);
-	free(d);
-	return all;
-}
-
-static void
-add_output(struct ep_probe_set *s, char *text)
-{
-	struct ep_probe_run *r = ep_probe_set_add(s);
-
-	ep_probe_output_parse(r, text, strlen(text), s->backend);
-	assert_int_equal(r->outcome, EP_PROBE_OK);
-	free(text);
-}
-
-static const struct ep_result *
-find(const struct ep_results *rs, const char *key)
-{
-	for (size_t i = 0; i < rs->n; i++)
-		if (strcmp(rs->v[i].key, key) == 0)
-			return &rs->v[i];
-	return NULL;
-}
-
-struct agg {
-	struct ep_results rs;
-	struct ep_manifest *facts;
-	struct ep_strv summary;
-};
-
-static void
-agg_run(struct agg *a, struct ep_probe_set *s, int require_gpu)
-{
-	memset(a, 0, sizeof *a);
-	a->facts = ep_manifest_new();
-	ep_probe_aggregate(&a->rs, a->facts, &a->summary, s, require_gpu);
-}
-
-static void
-agg_clear(struct agg *a, struct ep_probe_set *s)
-{
-	ep_results_clear(&a->rs);
-	ep_manifest_free(a->facts);
-	ep_strv_clear(&a->summary);
-	ep_probe_set_clear(s);
-}
+#include "probefixture.h"
 
 static void
 test_identical_runs(void **state)
@@ -297,145 +205,6 @@ test_skip_require_gpu(void **state)
 }
 
 static void
-test_garbage_line(void **state)
-{
-	const char *text = "Segmentation fault? \001not json\n";
-	struct ep_probe_run r = { 0 };
-
-	(void)state;
-	ep_probe_output_parse(&r, text, strlen(text), "cpu");
-	assert_int_equal(r.outcome, EP_PROBE_GARBAGE);
-	assert_null(r.lines);
-	assert_non_null(strstr(r.why, "garbage output: Segmentation fault? "
-	    "\\x01not json (not JSON ("));
-	ep_probe_run_clear(&r);
-}
-
-static void
-test_garbage_after_good_lines(void **state)
-{
-	char *good = cpu_output(H_A, H_B, "true");
-	char *text = xasprintf("%s[1, 2]\n", good);
-	struct ep_probe_run r = { 0 };
-
-	(void)state;
-	ep_probe_output_parse(&r, text, strlen(text), "cpu");
-	assert_int_equal(r.outcome, EP_PROBE_GARBAGE);
-	assert_string_equal(r.why,
-	    "garbage output: [1, 2] (not a JSON object)");
-	ep_probe_run_clear(&r);
-	free(text);
-	free(good);
-}
-
-static void
-test_long_garbage_truncated(void **state)
-{
-	char text[400];
-	struct ep_probe_run r = { 0 };
-
-	(void)state;
-	memset(text, 'x', sizeof text);
-	text[sizeof text - 1] = '\n';
-	ep_probe_output_parse(&r, text, sizeof text, "cpu");
-	assert_int_equal(r.outcome, EP_PROBE_GARBAGE);
-	assert_true(strlen(r.why) < 200);
-	assert_non_null(strstr(r.why, "xxx... (not JSON"));
-	ep_probe_run_clear(&r);
-}
-
-static void
-test_unknown_schema(void **state)
-{
-	char *l = line("cpu", "kat", "ok", NULL, H_K, "true", 0, cpu_dev, "{}");
-	char *p = strstr(l, "probe@1");
-	struct ep_err err = { 0 };
-	struct ep_probe_run r = { 0 };
-	json_t *out;
-
-	(void)state;
-	p[6] = '2';
-	assert_int_equal(ep_probe_line_parse(&out, l, strlen(l) - 1, "cpu",
-	    &err), -1);
-	assert_null(out);
-	assert_string_equal(err.msg, "unknown schema \"envparity/probe@2\" "
-	    "(this envparity reads envparity/probe@1)");
-	ep_probe_output_parse(&r, l, strlen(l), "cpu");
-	assert_int_equal(r.outcome, EP_PROBE_GARBAGE);
-	assert_non_null(strstr(r.why, "(unknown schema"));
-	ep_probe_run_clear(&r);
-	free(l);
-}
-
-/* Lines that parse as JSON but break the contract. */
-static void
-test_contract_violations(void **state)
-{
-	static const struct {
-		const char *from, *to, *msg;
-	} cases[] = {
-		{ "\"backend\": \"cpu\"", "\"backend\": \"cuda\"",
-		    "field \"backend\" is not \"cpu\"" },
-		{ "\"workload\": \"kat\"", "\"workload\": \"conv_fwd\"",
-		    "workload \"conv_fwd\" is not one of the cpu backend's" },
-		{ "\"status\": \"ok\"", "\"status\": \"fine\"",
-		    "field \"status\" is not \"ok\", \"skip\" or \"error\"" },
-		{ "\"sha256\": \"0123", "\"sha256\": \"X123",
-		    "field \"sha256\" is not 64 lowercase hex digits in an "
-		    "\"ok\" line" },
-		{ "\"known_answer\": true", "\"known_answer\": 1",
-		    "field \"known_answer\" is not true, false or null" },
-		{ "\"canary\": false", "\"canary\": null",
-		    "field \"canary\" is not true or false" },
-		{ "\"elapsed_ms\": 2.0", "\"elapsed_ms\": -1",
-		    "field \"elapsed_ms\" is not a number >= 0" },
-		{ "\"libs\": {}", "\"libs\": []",
-		    "field \"libs\" is not an object" },
-		{ "\"probe\": \"envparity-probe 1\"", "\"probe\": \"\"",
-		    "field \"probe\" is not a non-empty string" },
-		{ "\"reason\": null, ", "",
-		    "field \"reason\" is not a string or null" },
-	};
-	char *l = line("cpu", "kat", "ok", NULL, H_K, "true", 0, cpu_dev, "{}");
-	struct ep_err err;
-	json_t *out;
-
-	(void)state;
-	assert_int_equal(ep_probe_line_parse(&out, l, strlen(l), "cpu", &err),
-	    0);
-	json_decref(out);
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		char *p = strstr(l, cases[i].from), *bad;
-
-		assert_non_null(p);
-		bad = xasprintf("%.*s%s%s", (int)(p - l), l, cases[i].to,
-		    p + strlen(cases[i].from));
-		memset(&err, 0, sizeof err);
-		assert_int_equal(ep_probe_line_parse(&out, bad, strlen(bad),
-		    "cpu", &err), -1);
-		assert_string_equal(err.msg, cases[i].msg);
-		free(bad);
-	}
-	free(l);
-}
-
-static void
-test_workload_twice(void **state)
-{
-	char *l = line("cpu", "kat", "ok", NULL, H_K, "true", 0, cpu_dev, "{}");
-	char *text = xasprintf("%s%s", l, l);
-	struct ep_probe_run r = { 0 };
-
-	(void)state;
-	ep_probe_output_parse(&r, text, strlen(text), "cpu");
-	assert_int_equal(r.outcome, EP_PROBE_GARBAGE);
-	assert_non_null(strstr(r.why, "(workload \"kat\" reported twice)"));
-	ep_probe_run_clear(&r);
-	free(text);
-	free(l);
-}
-
-static void
 test_missing_workload(void **state)
 {
 	struct ep_probe_set s = { .backend = "cpu" };
@@ -599,20 +368,6 @@ test_domain_skipped(void **state)
 	ep_probe_set_clear(&s);
 }
 
-static void
-test_printable(void **state)
-{
-	char *p;
-
-	(void)state;
-	p = ep_probe_printable("a\tb\xff", 4, 80);
-	assert_string_equal(p, "a\\x09b\\xff");
-	free(p);
-	p = ep_probe_printable("abcdefghij", 10, 5);
-	assert_string_equal(p, "abcde...");
-	free(p);
-}
-
 int
 main(void)
 {
@@ -624,18 +379,11 @@ main(void)
 		cmocka_unit_test(test_known_answer_false),
 		cmocka_unit_test(test_skip),
 		cmocka_unit_test(test_skip_require_gpu),
-		cmocka_unit_test(test_garbage_line),
-		cmocka_unit_test(test_garbage_after_good_lines),
-		cmocka_unit_test(test_long_garbage_truncated),
-		cmocka_unit_test(test_unknown_schema),
-		cmocka_unit_test(test_contract_violations),
-		cmocka_unit_test(test_workload_twice),
 		cmocka_unit_test(test_missing_workload),
 		cmocka_unit_test(test_run_failures),
 		cmocka_unit_test(test_workload_error),
 		cmocka_unit_test(test_domain),
 		cmocka_unit_test(test_domain_skipped),
-		cmocka_unit_test(test_printable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
