@@ -65,7 +65,7 @@ else
 	done
 	# An empty --site-packages keeps the python interpreter out of it.
 	ep_hash="$(printf %q "$EP") capture -q --no-discover"
-	ep_hash+=" --site-packages $(printf %q "$work/empty")$largs -o /dev/null"
+	ep_hash+=" --site-packages $(printf %q "$work/empty")$largs >/dev/null"
 	files=$(printf '%q ' "${libs[@]}")
 
 	# The limit before and after envparity's runs, the faster kept: on a
@@ -78,7 +78,7 @@ else
 	lim2="$limit $limit"
 	# Fill the cache.
 	"$EP" capture -q --no-discover --site-packages "$work/empty" \
-	    "${lockargs[@]}" -o /dev/null >/dev/null 2>&1
+	    "${lockargs[@]}" >/dev/null 2>&1
 	warm=$(bench_time "$RUNS" "$ep_hash")
 	# Three runs are enough for the slow single-threaded tools.
 	sum=$(bench_time 3 "sha256sum $files >/dev/null")
@@ -148,7 +148,7 @@ if [ -z "$py" ] || ! "$py" -m pip --version >/dev/null 2>&1; then
 	echo "(b) package inventory: python3 -m pip not available; skipped"
 else
 	ep_inv="$(printf %q "$EP") capture -q --no-discover"
-	ep_inv+=" --site-packages $(printf %q "$site") -o /dev/null"
+	ep_inv+=" --site-packages $(printf %q "$site") >/dev/null"
 	pip_inv="$(printf %q "$py") -m pip list --disable-pip-version-check"
 	pip_inv+=" --path $(printf %q "$site") >/dev/null"
 	inv_ep=$(bench_time "$RUNS" "$ep_inv")
@@ -172,9 +172,9 @@ echo
 
 # --- (c) warm capture of the whole machine --------------------------------
 # From an empty directory: no lockfiles of this repository picked up.
-(cd "$work/cwd" && "$EP" capture -q -o /dev/null >/dev/null 2>&1)
+(cd "$work/cwd" && "$EP" capture -q >/dev/null 2>&1)
 whole=$(cd "$work/cwd" && bench_time "$RUNS" \
-    "$(printf %q "$EP") capture -q -o /dev/null")
+    "$(printf %q "$EP") capture -q >/dev/null")
 (cd "$work/cwd" && "$EP" capture -q -o "$work/c.json" >/dev/null 2>&1)
 nfacts=$(jq '.facts | length' "$work/c.json" 2>/dev/null)
 nhash=$(jq -r '.meta.hashing // {} |
@@ -191,7 +191,7 @@ bench_row "envparity capture -q (warm)" "$whole" "" "0.050" \
 if [ -n "${py:-}" ] && [ "$(command -v python3)" != "$py" ]; then
 	whole_py=$(cd "$work/cwd" && bench_time "$RUNS" \
 	    "$(printf %q "$EP") capture -q --python $(printf %q "$py") \
-	    -o /dev/null")
+	    >/dev/null")
 	bench_row "  the same, --python the real executable" \
 	    "$whole_py" "" "0.050"
 	printf '    python3 on PATH is %s, a wrapper of %s\n' \

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "outfile.h"
 #include "capture.h"
 #include "cmd.h"
 #include "image.h"
@@ -26,7 +27,8 @@ const struct ep_cmd ep_cmd_capture = {
 "listed under meta.unavailable.\n"
 "\n"
 "  -o, --output FILE    write the manifest to FILE (atomically) instead of\n"
-"                       standard output\n"
+"                       standard output (-); a symbolic link, device,\n"
+"                       FIFO or directory is refused\n"
 "  -q, --quiet          do not repeat warnings on standard error\n"
 "  -h, --help           show this help\n"
 "\n"
@@ -54,8 +56,7 @@ cmd_capture_exec(const struct ep_cmd *self, int argc, char **argv)
 	struct ep_capture_opts opts = { 0 };
 	struct ep_manifest *m = NULL;
 	struct ep_err err = { 0 };
-	const char *output = NULL;
-	char *text = NULL;
+	const char *output = "-";
 	int c, v, quiet = 0, rc = EP_EXIT_OK;
 
 	ep_imgopt_init(&opts.img);
@@ -93,27 +94,20 @@ cmd_capture_exec(const struct ep_cmd *self, int argc, char **argv)
 		goto done;
 	}
 
+	/* A path that cannot take the manifest fails before the work. */
+	if (ep_out_check(output, EP_OUT_STDOUT, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
 	if (ep_capture(&m, &opts, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
 	if (!quiet)
 		ep_cmd_echo_meta(m);
-	if (output != NULL) {
-		if (ep_manifest_write(m, output, &err) < 0)
-			rc = ep_cmd_fail(self, &err);
-		goto done;
-	}
-	if (ep_manifest_dump(&text, m, &err) < 0) {
+	if (ep_manifest_write(m, output, &err) < 0)
 		rc = ep_cmd_fail(self, &err);
-		goto done;
-	}
-	if (fputs(text, stdout) == EOF || fflush(stdout) == EOF) {
-		ep_err_set(&err, EP_E_IO, "standard output: write failed");
-		rc = ep_cmd_fail(self, &err);
-	}
 done:
-	free(text);
 	ep_manifest_free(m);
 	ep_capture_opts_clear(&opts);
 	return rc;

@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "outfile.h"
+#include "clean.h"
 #include "capture.h"
 #include "cmd.h"
 #include "probe.h"
@@ -83,17 +85,17 @@ valid_backend(const char *b)
 }
 
 static void
-print_summary(const struct ep_probe_opts *po, const struct ep_strv *summary,
-    const struct ep_results *rs)
+print_summary(FILE *f, const struct ep_probe_opts *po,
+    const struct ep_strv *summary, const struct ep_results *rs)
 {
 	size_t counts[EP_NSTATUS];
 
-	printf("probe: %s, %u run%s per backend, %u s timeout each\n",
+	ep_say(f, "probe: %s, %u run%s per backend, %u s timeout each",
 	    po->probe, po->runs, po->runs == 1 ? "" : "s", po->timeout_s);
 	for (size_t i = 0; i < summary->n; i++)
-		printf("%s\n", summary->v[i]);
+		ep_say(f, "%s", summary->v[i]);
 	ep_results_count(rs, counts);
-	printf("probe: %zu passed, %zu failed, %zu errors, %zu skipped\n",
+	ep_say(f, "probe: %zu passed, %zu failed, %zu errors, %zu skipped",
 	    counts[EP_PASS], counts[EP_FAIL], counts[EP_ERROR],
 	    counts[EP_SKIP]);
 }
@@ -183,6 +185,10 @@ cmd_probe_exec(const struct ep_cmd *self, int argc, char **argv)
 		goto done;
 	}
 
+	if (output != NULL && ep_out_check(output, EP_OUT_STDOUT, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
 	if (ep_probe_find(&probe, given, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
@@ -200,7 +206,9 @@ cmd_probe_exec(const struct ep_cmd *self, int argc, char **argv)
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
-	print_summary(&po, &summary, &rs);
+	/* Facts on standard output keep it to themselves. */
+	print_summary(output != NULL && ep_out_stream(output, EP_OUT_STDOUT) ?
+	    stderr : stdout, &po, &summary, &rs);
 	if (fflush(stdout) == EOF) {
 		ep_err_set(&err, EP_E_IO, "standard output: write failed");
 		rc = ep_cmd_fail(self, &err);

@@ -3,6 +3,7 @@
  * errors, string vectors, and the file helpers every module shares.
  */
 #include "util.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -239,82 +240,19 @@ done:
 	return rc;
 }
 
-static int
-write_replace(const char *path, const void *data, size_t len, int sync,
-    struct ep_err *err)
-{
-	const char *slash = strrchr(path, '/');
-	char *tmp;
-	const char *p = data;
-	mode_t um;
-	int fd, rc = -1;
-
-	if (slash == NULL)
-		tmp = xasprintf(".%s.tmp.XXXXXX", path);
-	else
-		tmp = xasprintf("%.*s/.%s.tmp.XXXXXX", (int)(slash - path),
-		    path, slash + 1);
-	if ((fd = mkstemp(tmp)) < 0) {
-		ep_err_set(err, EP_E_IO, "%s: cannot write: %s", path,
-		    strerror(errno));
-		free(tmp);
-		return -1;
-	}
-	um = umask(0);
-	umask(um);
-	(void)fchmod(fd, 0666 & ~um);
-	while (len > 0) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			ep_err_set(err, EP_E_IO, "%s: cannot write: %s", path,
-			    strerror(errno));
-			goto done;
-		}
-		p += w;
-		len -= (size_t)w;
-	}
-	if (sync && fsync(fd) < 0) {
-		ep_err_set(err, EP_E_IO, "%s: cannot write: %s", path,
-		    strerror(errno));
-		goto done;
-	}
-	if (close(fd) < 0) {
-		fd = -1;
-		ep_err_set(err, EP_E_IO, "%s: cannot write: %s", path,
-		    strerror(errno));
-		goto done;
-	}
-	fd = -1;
-	if (rename(tmp, path) < 0) {
-		ep_err_set(err, EP_E_IO, "%s: cannot write: %s", path,
-		    strerror(errno));
-		goto done;
-	}
-	rc = 0;
-done:
-	if (fd >= 0)
-		close(fd);
-	if (rc < 0)
-		unlink(tmp);
-	free(tmp);
-	return rc;
-}
-
 int
 ep_write_atomic(const char *path, const void *data, size_t len,
     struct ep_err *err)
 {
-	return write_replace(path, data, len, 1, err);
+	return ep_out_write(path, data, len, 0, err);
 }
 
 int
 ep_write_cache(const char *path, const void *data, size_t len,
     struct ep_err *err)
 {
-	return write_replace(path, data, len, 0, err);
+	return ep_out_write(path, data, len, EP_OUT_PRIVATE | EP_OUT_NOSYNC,
+	    err);
 }
 
 char *

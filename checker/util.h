@@ -66,15 +66,17 @@ void ep_strv_clear(struct ep_strv *sv);
 int ep_read_file(char **out, size_t *len, const char *path, size_t max,
     struct ep_err *err);
 
-/* Write data to path atomically: a temporary file in the same directory,
- * fsync, then rename.  On any failure the temporary is removed, path is
- * untouched, and err (EP_E_IO) names the path. */
+/* Write data to path atomically under outfile.h's rule (a regular file
+ * or a new path is replaced by a rename; a link, device, FIFO or
+ * directory is refused with EP_E_INPUT); on any failure path is
+ * untouched, no temporary file is left, and err names the path. */
 int ep_write_atomic(const char *path, const void *data, size_t len,
     struct ep_err *err);
 
-/* The same without the fsync, for cache entries that are checked when
- * read (hashed against their name): a crash may lose one, and a reader
- * then discards it, so durability is not worth a disk flush per entry. */
+/* The same, mode 0600 and without the fsync, for cache entries that are
+ * checked when read (hashed against their name): a crash may lose one,
+ * and a reader then discards it, so durability is not worth a disk flush
+ * per entry. */
 int ep_write_cache(const char *path, const void *data, size_t len,
     struct ep_err *err);
 

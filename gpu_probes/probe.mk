@@ -36,7 +36,8 @@ PROBE_CFLAGS = -std=c17 $(OPT) $(WARN) $(SANFLAGS) -D_GNU_SOURCE \
 PROBE_LIBS = $(shell $(PKG_CONFIG) --libs libcrypto) -lpthread -ldl -lm
 
 PROBE_SRCS := $(sort $(wildcard gpu_probes/*.c))
-PROBE_OBJS := $(PROBE_SRCS:gpu_probes/%.c=$(B)/probe/%.o) $(B)/probe/util.o
+PROBE_OBJS := $(PROBE_SRCS:gpu_probes/%.c=$(B)/probe/%.o) $(B)/probe/util.o \
+	$(B)/probe/outfile.o
 PROBE_DEFS :=
 ifneq ($(NVCC),)
 PROBE_DEFS += -DPROBE_HAVE_FATBIN=1
@@ -59,8 +60,9 @@ $(B)/probe/%.o: gpu_probes/%.c
 	@mkdir -p $(@D)
 	$(CC) $(PROBE_CFLAGS) -MMD -MP -c -o $@ $<
 
-# util.c (x* allocators, UTF-8 repair, the clock) needs only libc.
-$(B)/probe/util.o: checker/util.c
+# util.c (x* allocators, UTF-8 repair, the clock) and outfile.c (which
+# util.c's file writers use) need only libc.
+$(B)/probe/util.o $(B)/probe/outfile.o: $(B)/probe/%.o: checker/%.c
 	@mkdir -p $(@D)
 	$(CC) $(PROBE_CFLAGS) -MMD -MP -c -o $@ $<
 

@@ -86,17 +86,27 @@ ep_report_append(const char *path, const char *text, struct ep_err *err)
 	size_t len = strlen(text);
 	int fd, rc = -1;
 
-	if ((fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
-	    0666)) < 0)
+	/* Never through a link, never blocked on a FIFO (outfile.h's rule,
+	 * for the one file envparity appends to). */
+	if ((fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
+	    O_NOFOLLOW | O_NONBLOCK, 0644)) < 0) {
+		if (errno == ELOOP)
+			return ep_err_set(err, EP_E_INPUT, "%s: refused: a "
+			    "symbolic link (envparity never writes through "
+			    "one)", path);
+		if (errno == ENXIO)	/* a FIFO with no reader */
+			return ep_err_set(err, EP_E_INPUT, "%s: refused: not "
+			    "a regular file", path);
 		return ep_err_set(err, EP_E_IO, "%s: cannot write: %s", path,
 		    strerror(errno));
+	}
 	if (fstat(fd, &st) < 0) {
 		ep_err_set(err, EP_E_IO, "%s: cannot write: %s", path,
 		    strerror(errno));
 		goto done;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		ep_err_set(err, EP_E_IO, "%s: cannot write: not a regular file",
+		ep_err_set(err, EP_E_INPUT, "%s: refused: not a regular file",
 		    path);
 		goto done;
 	}

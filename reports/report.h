@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "clean.h"
 #include "compare.h"
 #include "manifest.h"
 
@@ -79,12 +80,7 @@ const char *ep_report_library_version(void);
 /*
  * text.c: every string from a fact or a manifest goes through these.
  */
-/* A copy of s (NULL for NULL) that is valid UTF-8 (invalid bytes become
- * U+FFFD), has no character XML 1.0 forbids and nothing a terminal acts
- * on: C0 controls become their Control Pictures (ESC shows as U+241B),
- * DEL U+2421, C1 controls and U+FFFE/U+FFFF U+FFFD.  keep_lines keeps
- * tab, LF and CR. */
-char *ep_text_clean(const char *s, int keep_lines);
+/* ep_text_clean (clean.h) makes a value safe for every report. */
 
 /* s (NULL as "") cleaned, cut to max bytes (0: no limit) with an
  * ellipsis, and escaped to be literal text in a Markdown table cell:
@@ -117,6 +113,8 @@ enum {
 "  --json FILE          the JSON report (manifests/report.schema.json)\n" \
 "  --junit FILE         JUnit XML for CI test views (manifests/junit.xsd)\n" \
 "  --markdown FILE      a Markdown summary for job pages and comments\n"	\
+"FILE may be - for standard output (the summary then goes to standard\n" \
+"error).  A symbolic link, device, FIFO or directory is refused.\n"	\
 "Under GitHub Actions the Markdown summary is also appended to\n"	\
 "$GITHUB_STEP_SUMMARY, and failures are annotated (::error, on stderr).\n"
 
@@ -129,20 +127,29 @@ struct ep_reportopt {
 /* Apply one report option; 1 if c was one, 0 if not. */
 int ep_report_opt(struct ep_reportopt *o, int c, const char *arg);
 
-/* Render every report asked for to memory, then write each atomically,
- * then append the Markdown to $GITHUB_STEP_SUMMARY when that is set.
- * Stops at the first that fails (EP_E_IO naming its path); reports
- * written before it stay whole, the failed one is left as it was.  A path
- * that exists and is not a regular file (a device, a directory) cannot
- * hold a report (EP_E_IO: renaming over /dev/full would replace the
- * device); a path two reports share is EP_E_INPUT. */
+/* Whether every report path can take a report (outfile.h's rule: "-"
+ * is standard output; a link, device, FIFO or directory is refused with
+ * EP_E_INPUT; a missing directory is EP_E_IO) and no two name the same
+ * output (EP_E_INPUT).  Commands call it before doing the work. */
+int ep_reports_check(const struct ep_reportopt *o, struct ep_err *err);
+
+/* 1 when a report goes to standard output ("-"): the human summary then
+ * goes to standard error. */
+int ep_reports_to_stdout(const struct ep_reportopt *o);
+
+/* Render every report asked for to memory, check the paths
+ * (ep_reports_check), then write each under outfile.h's rule, then
+ * append the Markdown to $GITHUB_STEP_SUMMARY when that is set.  Stops at
+ * the first that fails (err names its path); reports written before it
+ * stay whole, the failed one is left as it was. */
 int ep_reports_write(const struct ep_reportopt *o,
     const struct ep_report_ctx *ctx, const struct ep_results *rs,
     struct ep_err *err);
 
 /* What check and diff do last: sort rs, set ctx->exit_status from it,
  * write every report asked for, print GitHub annotations on standard
- * error when GITHUB_ACTIONS=true, print the summary on standard output.
+ * error when GITHUB_ACTIONS=true, print the summary on standard output
+ * (standard error when a report goes to standard output).
  * Returns the exit status, or -1 with err when a report cannot be written
  * (then nothing is printed). */
 int ep_reports_finish(struct ep_report_ctx *ctx, struct ep_results *rs,

@@ -1,14 +1,14 @@
 /*
  * reports.c: the report options, and writing every report asked for.
  * All of them are rendered to memory first, so a writer that fails leaves
- * nothing behind, then each is written to a temporary file and renamed
- * (ep_write_atomic): a crash or a full disk never leaves a half report.
+ * nothing behind, then each is written under outfile.h's rule (a
+ * temporary file renamed into place; never through a link, never over a
+ * device): a crash or a full disk never leaves a half report.
  */
-#include <sys/stat.h>
-
 #include <stdlib.h>
 #include <string.h>
 
+#include "outfile.h"
 #include "report.h"
 
 /* GitHub takes at most 1 MiB of step summary: with this many rows per
@@ -42,35 +42,40 @@ ep_report_opt(struct ep_reportopt *o, int c, const char *arg)
 }
 
 struct out {
-	const char *path;	/* as given, for messages */
-	char *target;		/* where to write: path, or what its link
-				   points to */
+	const char *path;	/* as given */
 	char *text;
 };
 
-/* A report replaces the file at its path by a rename: refuse anything
- * that is not a regular file (renaming over /dev/full, as root, would
- * replace the device), and write through a symbolic link to its target so
- * that the link stays. */
-static int
-resolve(struct out *o, struct ep_err *err)
+int
+ep_reports_check(const struct ep_reportopt *o, struct ep_err *err)
 {
-	struct stat st;
-	char *real;
+	const char *v[3];
+	size_t n = 0;
 
-	if (*o->path == '\0')
-		return ep_err_set(err, EP_E_INPUT, "a report path is empty");
-	if (lstat(o->path, &st) == 0 && S_ISLNK(st.st_mode) &&
-	    (real = realpath(o->path, NULL)) != NULL) {
-		o->target = xstrdup(real);
-		free(real);
-	} else
-		o->target = xstrdup(o->path);
-	if (stat(o->target, &st) == 0 && !S_ISREG(st.st_mode))
-		return ep_err_set(err, EP_E_IO, "%s: cannot write a report "
-		    "there: not a regular file (a report is written beside "
-		    "it and renamed over it)", o->path);
+	if (o->json != NULL)
+		v[n++] = o->json;
+	if (o->junit != NULL)
+		v[n++] = o->junit;
+	if (o->markdown != NULL)
+		v[n++] = o->markdown;
+	for (size_t i = 0; i < n; i++) {
+		if (ep_out_check(v[i], EP_OUT_STDOUT, err) < 0)
+			return -1;
+		for (size_t k = 0; k < i; k++)
+			if (ep_out_same(v[k], v[i], EP_OUT_STDOUT))
+				return ep_err_set(err, EP_E_INPUT, "%s: given "
+				    "for two reports", v[i]);
+	}
 	return 0;
+}
+
+int
+ep_reports_to_stdout(const struct ep_reportopt *o)
+{
+	return (o->json != NULL && ep_out_stream(o->json, EP_OUT_STDOUT)) ||
+	    (o->junit != NULL && ep_out_stream(o->junit, EP_OUT_STDOUT)) ||
+	    (o->markdown != NULL &&
+	    ep_out_stream(o->markdown, EP_OUT_STDOUT));
 }
 
 int
@@ -100,38 +105,18 @@ ep_reports_write(const struct ep_reportopt *o,
 	}
 	if (summary != NULL && *summary != '\0')
 		md = ep_report_markdown(ctx, rs, STEP_SUMMARY_ROWS);
-	for (size_t i = 0; i < n; i++) {
-		if (resolve(&v[i], err) < 0)
-			goto done;
-		for (size_t k = 0; k < i; k++)
-			if (strcmp(v[k].target, v[i].target) == 0) {
-				ep_err_set(err, EP_E_INPUT, "%s: given for "
-				    "two reports", v[i].path);
-				goto done;
-			}
-	}
+	if (ep_reports_check(o, err) < 0)
+		goto done;
 	for (size_t i = 0; i < n; i++)
-		if (ep_write_atomic(v[i].target, v[i].text,
-		    strlen(v[i].text), err) < 0) {
-			/* Name the path as the user gave it. */
-			if (err != NULL &&
-			    strcmp(v[i].target, v[i].path) != 0) {
-				char *m = xstrdup(err->msg);
-
-				ep_err_set(err, EP_E_IO, "%s: %s", v[i].path,
-				    m);
-				free(m);
-			}
+		if (ep_out_write(v[i].path, v[i].text, strlen(v[i].text),
+		    EP_OUT_STDOUT, err) < 0)
 			goto done;
-		}
 	if (md != NULL && ep_report_append(summary, md, err) < 0)
 		goto done;
 	rc = 0;
 done:
-	for (size_t i = 0; i < n; i++) {
-		free(v[i].target);
+	for (size_t i = 0; i < n; i++)
 		free(v[i].text);
-	}
 	free(md);
 	return rc;
 }
@@ -150,6 +135,8 @@ ep_reports_finish(struct ep_report_ctx *ctx, struct ep_results *rs,
 		return -1;
 	if (gha != NULL && strcmp(gha, "true") == 0)
 		ep_report_annotations(stderr, rs);
-	ep_report_summary(stdout, ctx, rs, brief);
+	/* A report on standard output keeps it to itself. */
+	ep_report_summary(ep_reports_to_stdout(o) ? stderr : stdout, ctx, rs,
+	    brief);
 	return ctx->exit_status;
 }

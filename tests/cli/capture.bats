@@ -95,7 +95,8 @@ load setup
 	[ ! -e nodir ]
 	mkdir isdir
 	run "$EP" capture -q -o isdir
-	[ "$status" -eq 3 ]
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"isdir: refused: a directory, not a regular file"* ]]
 	[ -d isdir ] && [ -z "$(ls -A isdir)" ]
 	[ -z "$(ls -A . | grep -v -e isdir -e cache -e home)" ]
 }

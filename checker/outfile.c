@@ -1,0 +1,261 @@
+/*
+ * outfile.c: writing an output file under one rule (outfile.h).  The
+ * directory is opened once and everything after that is relative to it
+ * (fstatat, openat, renameat), so the checks and the rename see the same
+ * directory; the leaf is never followed.  rename(2) replaces a link
+ * itself, never its target, so a link planted between the check and the
+ * rename cannot redirect the write either.
+ */
+#include "outfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Longer names get a short temporary name, under NAME_MAX. */
+#define TMP_BASE_MAX	200
+
+int
+ep_out_stream(const char *path, int flags)
+{
+	if (!(flags & EP_OUT_STDOUT))
+		return 0;
+	if (strcmp(path, "-") == 0 || strcmp(path, "/dev/stdout") == 0)
+		return 1;
+	if (strcmp(path, "/dev/stderr") == 0)
+		return 2;
+	return 0;
+}
+
+static const char *
+kind_of(mode_t m)
+{
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISSOCK(m))
+		return "a socket";
+	if (S_ISLNK(m))
+		return "a symbolic link";
+	return "not a regular file";
+}
+
+/* Split path into its directory (opened: *dfd) and its last component
+ * (*base, pointing into path).  A path ending in '/' or naming "." or
+ * ".." is a directory. */
+static int
+open_parent(int *dfd, const char **base, const char *path, struct ep_err *err)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+
+	*dfd = -1;
+	if (*path == '\0')
+		return ep_err_set(err, EP_E_INPUT, "an output path is empty");
+	*base = slash != NULL ? slash + 1 : path;
+	if (**base == '\0' || strcmp(*base, ".") == 0 ||
+	    strcmp(*base, "..") == 0)
+		return ep_err_set(err, EP_E_INPUT, "%s: cannot write an output "
+		    "there: a directory", path);
+	if (slash == NULL)
+		dir = xstrdup(".");
+	else if (slash == path)
+		dir = xstrdup("/");
+	else
+		dir = xstrndup(path, (size_t)(slash - path));
+	*dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (*dfd < 0)
+		return ep_err_set(err, EP_E_IO, "%s: cannot write: %s", path,
+		    strerror(errno));
+	return 0;
+}
+
+/* The path's current state: -1 with err when it cannot take an output,
+ * else 0 with *exists and *st. */
+static int
+check_leaf(int dfd, const char *base, const char *path, int *exists,
+    struct stat *st, struct ep_err *err)
+{
+	*exists = 0;
+	if (fstatat(dfd, base, st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return ep_err_set(err, EP_E_IO, "%s: cannot write: %s", path,
+		    strerror(errno));
+	}
+	if (S_ISLNK(st->st_mode))
+		return ep_err_set(err, EP_E_INPUT, "%s: refused: a symbolic "
+		    "link (envparity never writes through one: name the file "
+		    "itself, or remove the link)", path);
+	if (!S_ISREG(st->st_mode))
+		return ep_err_set(err, EP_E_INPUT, "%s: refused: %s, not a "
+		    "regular file (an output is written beside its path and "
+		    "renamed over it)", path, kind_of(st->st_mode));
+	*exists = 1;
+	return 0;
+}
+
+int
+ep_out_check(const char *path, int flags, struct ep_err *err)
+{
+	const char *base;
+	struct stat st;
+	int dfd, exists, rc;
+
+	if (ep_out_stream(path, flags))
+		return 0;
+	if (open_parent(&dfd, &base, path, err) < 0)
+		return -1;
+	rc = check_leaf(dfd, base, path, &exists, &st, err);
+	close(dfd);
+	return rc;
+}
+
+static int
+write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/* A new file beside base: ".BASE.tmp.XXXXXX", created exclusively and
+ * never through a link.  *tmp is the caller's. */
+static int
+create_tmp(int *fd, char **tmp, int dfd, const char *base, mode_t mode)
+{
+	static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	unsigned char r[6];
+
+	for (int tries = 0; tries < 100; tries++) {
+		char suffix[7];
+
+		if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
+			return -1;
+		for (size_t i = 0; i < sizeof r; i++)
+			suffix[i] = digits[r[i] % (sizeof digits - 1)];
+		suffix[6] = '\0';
+		*tmp = strlen(base) > TMP_BASE_MAX ?
+		    xasprintf(".envparity.tmp.%s", suffix) :
+		    xasprintf(".%s.tmp.%s", base, suffix);
+		*fd = openat(dfd, *tmp, O_WRONLY | O_CREAT | O_EXCL |
+		    O_NOFOLLOW | O_CLOEXEC, mode);
+		if (*fd >= 0)
+			return 0;
+		free(*tmp);
+		*tmp = NULL;
+		if (errno != EEXIST)
+			return -1;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+int
+ep_out_write(const char *path, const void *data, size_t len, int flags,
+    struct ep_err *err)
+{
+	mode_t most = (flags & EP_OUT_PRIVATE) ? 0600 : 0644;
+	const char *base;
+	char *tmp = NULL;
+	struct stat st;
+	int dfd, fd = -1, exists, stream, rc = -1;
+
+	if ((stream = ep_out_stream(path, flags)) != 0) {
+		fflush(stream == 1 ? stdout : stderr);
+		if (write_all(stream, data, len) < 0)
+			return ep_err_set(err, EP_E_IO, "%s: write failed: %s",
+			    stream == 1 ? "standard output" : "standard error",
+			    strerror(errno));
+		return 0;
+	}
+	if (open_parent(&dfd, &base, path, err) < 0)
+		return -1;
+	if (check_leaf(dfd, base, path, &exists, &st, err) < 0)
+		goto done;
+	if (create_tmp(&fd, &tmp, dfd, base, most) < 0) {
+		ep_err_set(err, EP_E_IO, "%s: cannot write: %s", path,
+		    strerror(errno));
+		goto done;
+	}
+	/* A replaced file keeps its mode, never wider than most. */
+	if (exists && fchmod(fd, st.st_mode & most) < 0)
+		goto fail;
+	if (write_all(fd, data, len) < 0)
+		goto fail;
+	if (!(flags & EP_OUT_NOSYNC) && fsync(fd) < 0)
+		goto fail;
+	if (close(fd) < 0) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (renameat(dfd, tmp, dfd, base) < 0)
+		goto fail;
+	free(tmp);
+	tmp = NULL;
+	/* The rename itself is durable once the directory is. */
+	if (!(flags & EP_OUT_NOSYNC))
+		(void)fsync(dfd);
+	rc = 0;
+	goto done;
+fail:
+	ep_err_set(err, EP_E_IO, "%s: cannot write: %s", path,
+	    strerror(errno));
+done:
+	if (fd >= 0)
+		close(fd);
+	if (tmp != NULL) {
+		unlinkat(dfd, tmp, 0);
+		free(tmp);
+	}
+	close(dfd);
+	return rc;
+}
+
+int
+ep_out_same(const char *a, const char *b, int flags)
+{
+	int sa = ep_out_stream(a, flags), sb = ep_out_stream(b, flags);
+	const char *ba, *bb;
+	struct stat x, y;
+	int da, db, same;
+
+	if (sa || sb)
+		return sa == sb;
+	if (strcmp(a, b) == 0)
+		return 1;
+	if (open_parent(&da, &ba, a, NULL) < 0)
+		return 0;
+	if (open_parent(&db, &bb, b, NULL) < 0) {
+		close(da);
+		return 0;
+	}
+	same = strcmp(ba, bb) == 0 && fstat(da, &x) == 0 &&
+	    fstat(db, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+	close(da);
+	close(db);
+	return same;
+}

@@ -1,0 +1,49 @@
+/*
+ * outfile.h: the one rule for every file envparity writes (manifests,
+ * reports, cache entries; attestations later).
+ *
+ *  - "-" (and "/dev/stdout", "/dev/stderr"), where the caller allows it,
+ *    is written through to that stream;
+ *  - an absent path or a regular file is replaced atomically: a new file
+ *    beside it (O_EXCL, never through a link), written, fsync'ed, renamed
+ *    over the path, and the directory fsync'ed;
+ *  - a symbolic link at the path is never followed and never replaced:
+ *    refused (another user's link in /tmp, or one a pull request
+ *    committed, must not aim envparity at a file of its choosing);
+ *  - a directory, device, FIFO or socket is refused: renaming over
+ *    /dev/null as root would replace the device.
+ * Refusals are EP_E_INPUT (exit 2); a write that fails (no directory, a
+ * full disk, no permission) is EP_E_IO (exit 3) and leaves the path as
+ * it was and no temporary file.  New files get mode 0644 (0600 with
+ * EP_OUT_PRIVATE), less the umask; a replaced file keeps its mode, never
+ * wider than that.
+ */
+#ifndef EP_OUTFILE_H
+#define EP_OUTFILE_H
+
+#include <stddef.h>
+
+#include "util.h"
+
+#define EP_OUT_STDOUT	0x1	/* "-", /dev/stdout, /dev/stderr allowed */
+#define EP_OUT_PRIVATE	0x2	/* 0600: store data, the cache */
+#define EP_OUT_NOSYNC	0x4	/* no fsync: entries checked when read */
+
+/* 1 (standard output), 2 (standard error) when path names a stream and
+ * flags allow it, else 0. */
+int ep_out_stream(const char *path, int flags);
+
+/* Whether path can take an output under the rule above, without writing
+ * anything: commands check their output paths before doing the work. */
+int ep_out_check(const char *path, int flags, struct ep_err *err);
+
+/* Write len bytes of data to path under the rule above. */
+int ep_out_write(const char *path, const void *data, size_t len, int flags,
+    struct ep_err *err);
+
+/* 1 when a and b (both accepted by ep_out_check) name the same output:
+ * the same stream, the same file, or the same name in the same
+ * directory. */
+int ep_out_same(const char *a, const char *b, int flags);
+
+#endif

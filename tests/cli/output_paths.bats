@@ -1,0 +1,179 @@
+#!/usr/bin/env bats
+# output_paths.bats: one rule for every path envparity writes (capture -o,
+# probe -o, the reports), tried as an attacker would.  A device node (made
+# here with mknod, never the system's own), a FIFO, a socket, a directory
+# or a symbolic link at the path is refused and left exactly as it was; a
+# regular file or a new path is replaced atomically with a mode no wider
+# than 0644; "-" and /dev/stdout write through to standard output.
+
+load setup
+
+unset GITHUB_ACTIONS GITHUB_STEP_SUMMARY
+
+FAKE=$BATS_TEST_DIRNAME/../doubles/fake_probe.sh
+
+manifest() { # file facts-json
+	jq -n --argjson f "$2" \
+	    '{schema: "envparity/manifest@1", meta: {}, facts: $f}' > "$1"
+}
+
+pair() {
+	manifest a.json '{"python.pkg.x": "1"}'
+	manifest b.json '{"python.pkg.x": "2"}'
+}
+
+# A character device of our own, a twin of /dev/null, in the test's
+# directory: replacing it harms nothing, and shows whether envparity would
+# have replaced the real one.
+devnode() { # path
+	[ "$(id -u)" = 0 ] || skip "mknod needs root"
+	mknod -m 666 "$1" c 1 3
+}
+
+# Every way a path can name an output, for each writer in turn.
+writers() {
+	echo "capture"
+	echo "probe"
+	echo "json"
+	echo "junit"
+	echo "markdown"
+}
+
+write_to() { # writer path
+	case $1 in
+	capture) run "$EP" capture -q --no-discover -o "$2" ;;
+	probe) mkdir -p site state
+		FAKE_PROBE_STATE=$T/state run "$EP" probe --probe "$FAKE" \
+		    --backend cpu --runs 1 --no-discover --site-packages site \
+		    -o "$2" ;;
+	*) run "$EP" diff a.json b.json "--$1" "$2" ;;
+	esac
+}
+
+@test "a device node at an output path stays a device, for every writer" {
+	pair
+	devnode null
+	for w in $(writers); do
+		write_to "$w" "$T/null"
+		echo "$w: $output"
+		[ "$status" -eq 2 ]
+		[[ "$output" == *"null: refused: a character device, not a regular file"* ]]
+		[ -c null ]
+		[ "$(stat -c %t:%T null)" = 1:3 ]
+	done
+	[ "$(ls -A | grep -c tmp)" = 0 ]
+}
+
+@test "a FIFO, a socket or a directory at an output path is refused and left alone" {
+	pair
+	mkfifo fifo
+	python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.bind("sock")'
+	mkdir dir
+	for w in $(writers); do
+		write_to "$w" fifo
+		[ "$status" -eq 2 ]
+		[[ "$output" == *"fifo: refused: a FIFO, not a regular file"* ]]
+		[ -p fifo ]
+		write_to "$w" sock
+		[ "$status" -eq 2 ]
+		[[ "$output" == *"sock: refused: a socket, not a regular file"* ]]
+		[ -S sock ]
+		write_to "$w" dir
+		[ "$status" -eq 2 ]
+		[[ "$output" == *"dir: refused: a directory, not a regular file"* ]]
+		[ -z "$(ls -A dir)" ]
+	done
+}
+
+@test "a symbolic link at an output path is never followed: link and target untouched" {
+	pair
+	mkdir victim
+	echo precious > victim/authorized_keys
+	chmod 600 victim/authorized_keys
+	ln -s victim/authorized_keys link
+	ln -s victim/nothing-yet dangling
+	for w in $(writers); do
+		write_to "$w" link
+		echo "$w: $output"
+		[ "$status" -eq 2 ]
+		[[ "$output" == *"link: refused: a symbolic link"* ]]
+		[ -L link ]
+		[ "$(cat victim/authorized_keys)" = precious ]
+		write_to "$w" dangling
+		[ "$status" -eq 2 ]
+		[ -L dangling ]
+		[ ! -e victim/nothing-yet ]
+	done
+	[ "$(stat -c %a victim/authorized_keys)" = 600 ]
+}
+
+@test "a link committed at a report path in the checkout does not reach its target" {
+	pair
+	mkdir -p home/.ssh envparity-reports
+	echo 'ssh-ed25519 AAAA me' > home/.ssh/authorized_keys
+	ln -s "$T/home/.ssh/authorized_keys" envparity-reports/report.json
+	run "$EP" diff a.json b.json --json envparity-reports/report.json \
+	    --junit envparity-reports/report.xml
+	[ "$status" -eq 2 ]
+	[ "$(cat home/.ssh/authorized_keys)" = 'ssh-ed25519 AAAA me' ]
+	# Refused before anything was written.
+	[ ! -e envparity-reports/report.xml ]
+}
+
+@test "new outputs are 0644 at most whatever the umask; a replaced file keeps a narrower mode" {
+	pair
+	umask 000
+	"$EP" capture -q --no-discover -o m.json
+	[ "$(stat -c %a m.json)" = 644 ]
+	"$EP" diff a.json b.json --json r.json --junit r.xml --markdown r.md || true
+	[ "$(stat -c %a r.json r.xml r.md | sort -u)" = 644 ]
+	chmod 600 r.json
+	chmod 666 r.xml
+	"$EP" diff a.json b.json --json r.json --junit r.xml || true
+	[ "$(stat -c %a r.json)" = 600 ]
+	[ "$(stat -c %a r.xml)" = 644 ]
+	umask 077
+	"$EP" capture -q --no-discover -o n.json
+	[ "$(stat -c %a n.json)" = 600 ]
+}
+
+@test "- and /dev/stdout write through to standard output; the summary moves to standard error" {
+	pair
+	run "$EP" capture -q --no-discover -o -
+	[ "$status" -eq 0 ]
+	echo "$output" | jq -e '.schema == "envparity/manifest@1"'
+	"$EP" diff a.json b.json --json - > out 2> err || [ $? -eq 1 ]
+	jq -e '.schema == "envparity/report@1" and ([.results[] | select(.status == "fail")] | length == 1)' out
+	grep -q 'envparity diff: DRIFT' err
+	"$EP" diff a.json b.json --junit /dev/stdout > out.xml 2> err || true
+	xmllint --noout out.xml
+	grep -q 'envparity diff: DRIFT' err
+	run "$EP" diff a.json b.json --json - --junit /dev/stdout
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"/dev/stdout: given for two reports"* ]]
+}
+
+@test "bad output paths are refused before any work is done" {
+	pair
+	devnode null
+	# The capture would take a while; the refusal must not.
+	run "$EP" capture -q --no-discover -o "$T/null" --image 127.0.0.1:1/never:resolved \
+	    --insecure-registry 127.0.0.1:1
+	[ "$status" -eq 2 ]
+	[[ "$output" != *"127.0.0.1:1"* ]]
+	[ -c null ]
+}
+
+@test "a step summary path that is a link or a FIFO is refused, its target untouched" {
+	pair
+	echo precious > target
+	ln -s target summary-link
+	GITHUB_STEP_SUMMARY=$T/summary-link run "$EP" diff a.json b.json
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"summary-link: refused: a symbolic link"* ]]
+	[ "$(cat target)" = precious ]
+	mkfifo summary-fifo
+	GITHUB_STEP_SUMMARY=$T/summary-fifo run timeout 10 "$EP" diff a.json b.json
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"summary-fifo: refused: not a regular file"* ]]
+}
