@@ -2,10 +2,12 @@
  * cmd.c: the subcommand table and the messages every subcommand shares.
  */
 #include "cmd.h"
+#include "clean.h"
 #include "manifest.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const struct ep_cmd *const ep_cmd_table[] = {
@@ -33,19 +35,21 @@ int
 ep_cmd_usage_error(const struct ep_cmd *self, const char *fmt, ...)
 {
 	va_list ap;
+	char *m;
 
-	fprintf(stderr, "envparity %s: ", self->name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	m = xvasprintf(fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry 'envparity %s --help'.\n", self->name);
+	ep_say(stderr, "envparity %s: %s", self->name, m);
+	ep_say(stderr, "Try 'envparity %s --help'.", self->name);
+	free(m);
 	return EP_EXIT_USAGE;
 }
 
 int
 ep_cmd_fail(const struct ep_cmd *self, const struct ep_err *err)
 {
-	fprintf(stderr, "envparity %s: %s\n", self->name,
+	ep_say(stderr, "envparity %s: %s", self->name,
 	    err->msg[0] ? err->msg : "failed");
 	return err->kind ? err->kind : EP_EXIT_NORUN;
 }
@@ -54,12 +58,13 @@ void
 ep_cmd_warn(const char *fmt, ...)
 {
 	va_list ap;
+	char *m;
 
-	fprintf(stderr, "envparity: warning: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	m = xvasprintf(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	ep_say(stderr, "envparity: warning: %s", m);
+	free(m);
 }
 
 void

@@ -30,7 +30,8 @@ extern const struct ep_cmd *const ep_cmd_table[];
 
 const struct ep_cmd *ep_cmd_find(const char *name);
 
-/* Print "envparity VERB: message" and the --help hint to stderr; returns
+/* Print "envparity VERB: message" and the --help hint to stderr, each
+ * line cleaned (clean.h: every printed line is); returns
  * EP_EXIT_USAGE. */
 int ep_cmd_usage_error(const struct ep_cmd *self, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

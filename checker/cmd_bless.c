@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clean.h"
 #include "capture.h"
 #include "cmd.h"
 #include "compare.h"
@@ -211,10 +212,10 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 			for (size_t i = 0; i < prs.n; i++)
 				if (prs.v[i].status == EP_FAIL ||
 				    prs.v[i].status == EP_ERROR)
-					fprintf(stderr, "envparity bless: %s\n",
+					ep_say(stderr, "envparity bless: %s",
 					    prs.v[i].message);
-			fprintf(stderr, "envparity bless: not blessed: the "
-			    "reference workload failed on this machine\n");
+			ep_say(stderr, "envparity bless: not blessed: the "
+			    "reference workload failed on this machine");
 			rc = EP_EXIT_DRIFT;
 			goto done;
 		}
@@ -244,8 +245,8 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 		goto done;
 	}
 	ep_store_describe(&info, s);
-	printf("blessed %s at %s on %s %s\n", profile, commit, info.store,
-	    info.ref);
+	ep_say(stdout, "blessed %s at %s on %s %s", profile, commit,
+	    info.store, info.ref);
 	if (fflush(stdout) == EOF) {
 		ep_err_set(&err, EP_E_IO, "standard output: write failed");
 		rc = ep_cmd_fail(self, &err);

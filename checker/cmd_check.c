@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clean.h"
 #include "capture.h"
 #include "cmd.h"
 #include "compare.h"
@@ -141,8 +142,8 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 		policy = ep_policy_default();
 	if (mtext == NULL) {
 		hint = ep_storeopt_bless_hint(&so, profile);
-		fprintf(stderr, "envparity check: no golden manifest for "
-		    "profile %s in %s; bless this machine with: %s\n", profile,
+		ep_say(stderr, "envparity check: no golden manifest for "
+		    "profile %s in %s; bless this machine with: %s", profile,
 		    name, hint);
 		free(hint);
 		rc = EP_EXIT_USAGE;

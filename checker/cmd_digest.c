@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clean.h"
 #include "cmd.h"
 #include "image.h"
 
@@ -62,7 +63,7 @@ print_json(const struct ep_imgref *refs, const struct ep_imgres *res,
 {
 	json_t *root = json_object(), *images = json_object();
 	json_t *errors = json_object();
-	char *text;
+	char *raw, *text;
 	int rc = 0;
 
 	json_object_set_new(root, "schema", json_string(EP_DIGEST_SCHEMA));
@@ -90,10 +91,12 @@ print_json(const struct ep_imgref *refs, const struct ep_imgres *res,
 	}
 	json_object_set_new(root, "images", images);
 	json_object_set_new(root, "errors", errors);
-	text = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2));
+	raw = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2));
 	json_decref(root);
-	if (text == NULL)
+	if (raw == NULL)
 		return ep_err_set(err, EP_E_IO, "cannot serialize JSON");
+	text = ep_json_clean(raw);
+	free(raw);
 	if (printf("%s\n", text) < 0 || fflush(stdout) == EOF)
 		rc = ep_err_set(err, EP_E_IO, "standard output: write failed");
 	free(text);
@@ -156,7 +159,7 @@ cmd_digest_exec(const struct ep_cmd *self, int argc, char **argv)
 	for (size_t i = 0; i < nargs; i++)
 		if (ep_imgrefs_add(refs, &n, argv[optind + (int)i],
 		    &err) < 0) {
-			fprintf(stderr, "envparity %s: %s\n", self->name,
+			ep_say(stderr, "envparity %s: %s", self->name,
 			    err.msg);
 			bad = 1;
 		}
@@ -170,7 +173,7 @@ cmd_digest_exec(const struct ep_cmd *self, int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		if (res[i].err.kind == 0)
 			continue;
-		fprintf(stderr, "envparity %s: %s\n", self->name,
+		ep_say(stderr, "envparity %s: %s", self->name,
 		    res[i].err.msg);
 		if (res[i].err.kind > rc)
 			rc = res[i].err.kind;
@@ -183,7 +186,7 @@ cmd_digest_exec(const struct ep_cmd *self, int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		if (res[i].err.kind != 0)
 			continue;
-		printf("%s %s %s %s %s\n", res[i].digest,
+		ep_say(stdout, "%s %s %s %s %s", res[i].digest,
 		    DASH(res[i].platform_digest), DASH(res[i].config_digest),
 		    DASH(res[i].platform), refs[i].name);
 	}

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clean.h"
 #include "cmd.h"
 #include "factdiff.h"
 #include "manifest.h"
@@ -63,13 +64,13 @@ print_keys(const struct ep_factdiff *d, const struct ep_manifest *old,
     const struct ep_manifest *cur)
 {
 	for (size_t i = 0; i < d->added.n; i++)
-		printf("    + %s = %s\n", d->added.v[i],
+		ep_say(stdout, "    + %s = %s", d->added.v[i],
 		    ep_manifest_get(cur, d->added.v[i]));
 	for (size_t i = 0; i < d->removed.n; i++)
-		printf("    - %s (was %s)\n", d->removed.v[i],
+		ep_say(stdout, "    - %s (was %s)", d->removed.v[i],
 		    ep_manifest_get(old, d->removed.v[i]));
 	for (size_t i = 0; i < d->changed.n; i++)
-		printf("    ~ %s: %s -> %s\n", d->changed.v[i],
+		ep_say(stdout, "    ~ %s: %s -> %s", d->changed.v[i],
 		    ep_manifest_get(old, d->changed.v[i]),
 		    ep_manifest_get(cur, d->changed.v[i]));
 }
@@ -83,20 +84,23 @@ print_commit(const struct ep_store_commit *c, const char *profile,
 	char when[32], *why = NULL;
 	struct tm tm;
 	time_t t = c->when;
+	/* The subject, as git log --oneline shows it. */
+	int subject = (int)strcspn(c->message != NULL ? c->message : "", "\n");
 
 	gmtime_r(&t, &tm);
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
 	cur = parse_or_null(c->manifest, c->id, profile, &why);
 	old = parse_or_null(c->parent_manifest, c->id, profile, &why);
-	printf("%.12s  %s  %s  ", c->id, when, c->author);
 	if (why != NULL) {
-		printf("unreadable  %s\n", c->message);
+		ep_say(stdout, "%.12s  %s  %s  unreadable  %.*s", c->id, when,
+		    c->author, subject, c->message != NULL ? c->message : "");
 		if (verbose)
-			printf("    %s\n", why);
+			ep_say(stdout, "    %s", why);
 	} else {
 		ep_factdiff_compute(&d, old, cur);
-		printf("+%zu -%zu ~%zu  %s\n", d.added.n, d.removed.n,
-		    d.changed.n, c->message);
+		ep_say(stdout, "%.12s  %s  %s  +%zu -%zu ~%zu  %.*s", c->id,
+		    when, c->author, d.added.n, d.removed.n, d.changed.n,
+		    subject, c->message != NULL ? c->message : "");
 		if (verbose)
 			print_keys(&d, old, cur);
 	}
@@ -171,8 +175,8 @@ cmd_log_exec(const struct ep_cmd *self, int argc, char **argv)
 	if (n == 0) {
 		ep_store_describe(&info, s);
 		hint = ep_storeopt_bless_hint(&so, profile);
-		fprintf(stderr, "envparity log: profile %s has no golden "
-		    "manifest in %s %s; bless one with: %s\n", profile,
+		ep_say(stderr, "envparity log: profile %s has no golden "
+		    "manifest in %s %s; bless one with: %s", profile,
 		    info.store, info.ref, hint);
 		rc = EP_EXIT_USAGE;
 		goto done;

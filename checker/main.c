@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "clean.h"
 #include "cmd.h"
 #include "version.h"
 
@@ -52,7 +53,8 @@ main(int argc, char **argv)
 		return EP_EXIT_OK;
 	}
 	if ((cmd = ep_cmd_find(argv[1])) == NULL) {
-		fprintf(stderr, "envparity: unknown command '%s'\n\n", argv[1]);
+		ep_say(stderr, "envparity: unknown command '%s'", argv[1]);
+		fputc('\n', stderr);
 		usage(stderr);
 		return EP_EXIT_USAGE;
 	}

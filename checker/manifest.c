@@ -1,6 +1,8 @@
 /*
  * manifest.c: the fact map, its meta, and its byte-stable serialization.
  */
+#include "clean.h"
+#include "outfile.h"
 #include "manifest.h"
 
 #include <stdarg.h>
@@ -122,12 +124,14 @@ ep_manifest_meta_set(struct ep_manifest *m, const char *key, const char *value)
 int
 ep_manifest_dump(char **out, const struct ep_manifest *m, struct ep_err *err)
 {
-	char *s = json_dumps(m->root, JSON_SORT_KEYS | JSON_INDENT(2));
+	char *raw = json_dumps(m->root, JSON_SORT_KEYS | JSON_INDENT(2)), *s;
 	size_t n;
 
 	*out = NULL;
-	if (s == NULL)
+	if (raw == NULL)
 		return ep_err_set(err, EP_E_IO, "cannot serialize manifest");
+	s = ep_json_clean(raw);
+	free(raw);
 	n = strlen(s);
 	*out = xmalloc(n + 2);
 	memcpy(*out, s, n);
@@ -146,7 +150,7 @@ ep_manifest_write(const struct ep_manifest *m, const char *path,
 
 	if (ep_manifest_dump(&s, m, err) < 0)
 		return -1;
-	rc = ep_write_atomic(path, s, strlen(s), err);
+	rc = ep_out_write(path, s, strlen(s), EP_OUT_STDOUT, err);
 	free(s);
 	return rc;
 }

@@ -51,12 +51,15 @@ void ep_manifest_unavailable(struct ep_manifest *m, const char *area,
 void ep_manifest_meta_set(struct ep_manifest *m, const char *key,
     const char *value);
 
-/* Serialize: sorted keys, two-space indent, trailing newline.  *out is a
- * new string owned by the caller. */
+/* Serialize: sorted keys, two-space indent, trailing newline, and made
+ * safe to show in a CI log (ep_json_clean: the same JSON value).  *out is
+ * a new string owned by the caller. */
 int ep_manifest_dump(char **out, const struct ep_manifest *m,
     struct ep_err *err);
 
-/* Serialize and write atomically to path (EP_E_IO on failure). */
+/* Serialize and write to path under outfile.h's rule ("-" is standard
+ * output; a link, device or directory is refused with EP_E_INPUT; a
+ * failed write is EP_E_IO). */
 int ep_manifest_write(const struct ep_manifest *m, const char *path,
     struct ep_err *err);
 

@@ -59,7 +59,7 @@ ep_report_json(char **out, const struct ep_report_ctx *ctx,
 	json_t *root = json_object(), *golden = json_object(), *c, *arr, *u;
 	char when[32], host[256] = "";
 	struct tm tm;
-	char *s;
+	char *raw, *s;
 	size_t n;
 
 	*out = NULL;
@@ -102,10 +102,12 @@ ep_report_json(char **out, const struct ep_report_ctx *ctx,
 		json_array_append_new(arr, result_json(&rs->v[i]));
 	json_object_set_new(root, "results", arr);
 
-	s = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2));
+	raw = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2));
 	json_decref(root);
-	if (s == NULL)
+	if (raw == NULL)
 		return ep_err_set(err, EP_E_IO, "cannot serialize the report");
+	s = ep_json_clean(raw);
+	free(raw);
 	n = strlen(s);
 	*out = xmalloc(n + 2);
 	memcpy(*out, s, n);

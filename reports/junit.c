@@ -284,7 +284,7 @@ ep_report_junit(char **out, const struct ep_report_ctx *ctx,
 		j.bad = 1;
 	xmlFreeTextWriter(j.w);
 	if (!j.bad)
-		*out = xstrndup((const char *)xmlBufferContent(buf),
+		*out = ep_xml_clean((const char *)xmlBufferContent(buf),
 		    (size_t)xmlBufferLength(buf));
 	xmlBufferFree(buf);
 	if (*out == NULL)

@@ -5,69 +5,10 @@
  * escape sequences a terminal would act on, or Markdown and workflow
  * command syntax.  Every writer passes them through here first.
  */
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
-
-static char *
-put_cp(char *o, uint32_t c)
-{
-	if (c < 0x80)
-		*o++ = (char)c;
-	else if (c < 0x800) {
-		*o++ = (char)(0xc0 | (c >> 6));
-		*o++ = (char)(0x80 | (c & 0x3f));
-	} else if (c < 0x10000) {
-		*o++ = (char)(0xe0 | (c >> 12));
-		*o++ = (char)(0x80 | ((c >> 6) & 0x3f));
-		*o++ = (char)(0x80 | (c & 0x3f));
-	} else {
-		*o++ = (char)(0xf0 | (c >> 18));
-		*o++ = (char)(0x80 | ((c >> 12) & 0x3f));
-		*o++ = (char)(0x80 | ((c >> 6) & 0x3f));
-		*o++ = (char)(0x80 | (c & 0x3f));
-	}
-	return o;
-}
-
-char *
-ep_text_clean(const char *s, int keep_lines)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t len;
-	char *out, *o;
-	uint32_t c;
-
-	if (s == NULL)
-		return NULL;
-	len = strlen(s);
-	/* Each input byte becomes at most three output bytes. */
-	out = o = xmalloc(len * 3 + 1);
-	for (size_t i = 0; i < len;) {
-		size_t k = ep_utf8_decode(u + i, len - i, &c);
-
-		if (k == 0) {
-			c = 0xfffd;
-			k = 1;
-		} else if (keep_lines && (c == '\t' || c == '\n' ||
-		    c == '\r'))
-			;
-		else if (c < 0x20)
-			c = 0x2400 + c;	/* Control Pictures: ESC shows as ␛ */
-		else if (c == 0x7f)
-			c = 0x2421;
-		else if ((c >= 0x80 && c <= 0x9f) || c == 0xfffe ||
-		    c == 0xffff)
-			c = 0xfffd;	/* C1 (a CSI terminals act on) and
-					   XML's non-characters */
-		o = put_cp(o, c);
-		i += k;
-	}
-	*o = '\0';
-	return out;
-}
 
 /* Cut *s (clean UTF-8) to at most max bytes (0: no limit) on a character
  * boundary, marking the cut with an ellipsis. */
