@@ -149,12 +149,14 @@ ep_line_clean(const char *s)
 int
 ep_vsay(FILE *f, const char *fmt, va_list ap)
 {
-	char *s = xvasprintf(fmt, ap), *c = ep_line_clean(s);
+	char *s = xvasprintf(fmt, ap), *u = ep_scrub_userinfo(s);
+	char *c = ep_line_clean(u);
 	int rc = fputs(c, f);
 
 	if (rc != EOF)
 		rc = fputc('\n', f);
 	free(c);
+	free(u);
 	free(s);
 	return rc;
 }
@@ -236,5 +238,48 @@ ep_xml_clean(const char *x, size_t n)
 			*o++ = x[i++];
 	}
 	*o = '\0';
+	return out;
+}
+
+/* Where a URL-ish token that starts at s ends: white space, a quote or an
+ * angle bracket. */
+static size_t
+token_len(const char *s)
+{
+	return strcspn(s, " \t\r\n\"'`<>");
+}
+
+char *
+ep_scrub_userinfo(const char *s)
+{
+	size_t n = strlen(s);
+	/* "***" can be longer than the userinfo it stands for. */
+	char *out = xmalloc(2 * n + 4), *o = out;
+	const char *p = s, *sep;
+
+	while ((sep = strstr(p, "://")) != NULL) {
+		const char *auth = sep + 3, *at = NULL;
+		size_t t = token_len(auth);
+
+		/* The last '@' of the token ends the userinfo: a password
+		 * may hold '/', '?', '#' and '@' unencoded. */
+		for (size_t i = 0; i < t; i++)
+			if (auth[i] == '@')
+				at = auth + i;
+		memcpy(o, p, (size_t)(auth - p));
+		o += auth - p;
+		if (at != NULL) {
+			memcpy(o, "***", 3);
+			o += 3;
+			p = at;
+		} else
+			p = auth;
+		/* The rest of the token as it is. */
+		t = token_len(p);
+		memcpy(o, p, t);
+		o += t;
+		p += t;
+	}
+	memcpy(o, p, strlen(p) + 1);
 	return out;
 }

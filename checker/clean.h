@@ -32,8 +32,9 @@ char *ep_text_clean(const char *s, int keep_lines);
  * new string. */
 char *ep_line_clean(const char *s);
 
-/* Print the formatted text to f as one cleaned line (ep_line_clean),
- * then a newline.  Returns what fputs returns. */
+/* Print the formatted text to f as one line, its URLs' userinfo scrubbed
+ * (ep_scrub_userinfo) and cleaned (ep_line_clean), then a newline.
+ * Returns what fputs returns. */
 int ep_say(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int ep_vsay(FILE *f, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
@@ -51,5 +52,12 @@ char *ep_json_clean(const char *json);
  * line of text content that starts with "::" starts with "&#58;:", and
  * "##[" is "##&#91;".  A new string. */
 char *ep_xml_clean(const char *x, size_t n);
+
+/* A copy of s with the userinfo of every URL in it ("https://user:pass@
+ * host", "git+ssh://token@host") replaced by "***": the text up to the
+ * last '@' of the URL's token (white space, quotes and angle brackets end
+ * it), since a password may hold '/', '#', '?' or '@' unencoded.  For
+ * messages that quote what a file or a server said.  A new string. */
+char *ep_scrub_userinfo(const char *s);
 
 #endif

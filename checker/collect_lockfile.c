@@ -24,6 +24,9 @@
 #include "collect.h"
 #include "lockfile.h"
 
+/* At most this many lockfiles are picked up from the current directory. */
+#define EP_LOCK_DISCOVER_MAX	64
+
 /* Trouble with one file: an error for a named file (returns -1), a
  * warning for a found one (returns 0); either way the file is done. */
 static int trouble(struct ep_collect *, int, struct ep_err *, const char *,
@@ -113,24 +116,11 @@ lock_one(struct ep_collect *c, const char *path, int named, const char *cwd,
 	size_t len;
 	int fd, rc = 0;
 
-	/* O_NONBLOCK: a FIFO that happens to be called uv.lock must not
-	 * hang the capture. */
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
-		return trouble(c, named, err, "%s: cannot read lockfile: %s",
-		    path, strerror(errno));
-	if (fstat(fd, &st) < 0) {
-		rc = trouble(c, named, err, "%s: cannot read lockfile: %s",
-		    path, strerror(errno));
-		close(fd);
-		return rc;
-	}
-	close(fd);
-	if (S_ISDIR(st.st_mode))
-		return trouble(c, named, err, "%s: is a directory, not a "
-		    "lockfile", path);
-	if (!S_ISREG(st.st_mode))
-		return trouble(c, named, err, "%s: not a regular file, not a "
-		    "lockfile", path);
+	/* Opened once, never blocking: a FIFO or /proc/kmsg that happens
+	 * to be called uv.lock (or a link to one) must not hang the
+	 * capture; the pins are read from this very descriptor. */
+	if ((fd = ep_open_regular(path, &st, &perr)) < 0)
+		return trouble(c, named, err, "%s", perr.msg);
 
 	key = lock_key(path, cwd);
 	fact = xasprintf("lockfile.%s.sha256", key);
@@ -144,7 +134,7 @@ lock_one(struct ep_collect *c, const char *path, int named, const char *cwd,
 		    (intmax_t)st.st_size, EP_LOCK_PARSE_MAX >> 20);
 		goto done;
 	}
-	if (ep_read_file(&buf, &len, path, EP_LOCK_PARSE_MAX, &perr) < 0) {
+	if (ep_read_fd(&buf, &len, fd, path, EP_LOCK_PARSE_MAX, &perr) < 0) {
 		rc = trouble(c, named, err, "%s", perr.msg);
 		goto done;
 	}
@@ -156,8 +146,12 @@ lock_one(struct ep_collect *c, const char *path, int named, const char *cwd,
 			    "not recorded)", perr.msg, ep_lock_format_name(fmt));
 		goto done;
 	}
+	if (pins.dropped > 0)
+		ep_manifest_warn(c->m, "%s: %zu more pins not recorded (at most "
+		    "%d a lockfile)", path, pins.dropped, EP_LOCK_PINS_MAX);
 	lock_pins(c, key, &pins);
 done:
+	close(fd);
 	ep_pins_clear(&pins);
 	free(buf);
 	free(fact);
@@ -200,6 +194,17 @@ lock_discover(struct ep_collect *c, struct ep_strv *found)
 			ep_strv_push(found, de->d_name);
 	closedir(d);
 	ep_strv_sort(found);
+	/* A checkout with ten thousand requirements files is a flood, not
+	 * a project: the first ones, by name, and a warning. */
+	if (found->n > EP_LOCK_DISCOVER_MAX) {
+		ep_manifest_warn(c->m, "current directory: %zu more lockfiles "
+		    "not read (at most %d are found; name others with "
+		    "--lockfile)", found->n - EP_LOCK_DISCOVER_MAX,
+		    EP_LOCK_DISCOVER_MAX);
+		while (found->n > EP_LOCK_DISCOVER_MAX)
+			free(found->v[--found->n]);
+		found->v[found->n] = NULL;
+	}
 }
 
 int

@@ -122,6 +122,52 @@ ep_results_sort(struct ep_results *rs)
 		qsort(rs->v, rs->n, sizeof *rs->v, result_order);
 }
 
+/* Error, fail, waived, skip, pass: what a reader must see first. */
+static int
+status_rank(int status)
+{
+	switch (status) {
+	case EP_ERROR: return 0;
+	case EP_FAIL: return 1;
+	case EP_WAIVED: return 2;
+	case EP_SKIP: return 3;
+	default: return 4;
+	}
+}
+
+void
+ep_results_truncate(struct ep_results *rs, size_t max,
+    size_t omitted[EP_NSTATUS])
+{
+	size_t per[5] = { 0 }, room = max, o = 0;
+	size_t keep[5];
+
+	memset(omitted, 0, EP_NSTATUS * sizeof omitted[0]);
+	if (rs->n <= max)
+		return;
+	/* How many of each rank fit, most important first; then one pass
+	 * that keeps the order of rs. */
+	for (size_t i = 0; i < rs->n; i++)
+		per[status_rank(rs->v[i].status)]++;
+	for (int r = 0; r < 5; r++) {
+		keep[r] = per[r] < room ? per[r] : room;
+		room -= keep[r];
+	}
+	for (size_t i = 0; i < rs->n; i++) {
+		int r = status_rank(rs->v[i].status);
+
+		if (keep[r] > 0) {
+			keep[r]--;
+			rs->v[o++] = rs->v[i];
+		} else {
+			if (rs->v[i].status >= 0 && rs->v[i].status < EP_NSTATUS)
+				omitted[rs->v[i].status]++;
+			result_free(&rs->v[i]);
+		}
+	}
+	rs->n = o;
+}
+
 void
 ep_results_count(const struct ep_results *rs, size_t counts[EP_NSTATUS])
 {

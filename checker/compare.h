@@ -52,6 +52,13 @@ void ep_results_clear(struct ep_results *rs);
 /* Sort by area, then key (byte order), so reports are stable. */
 void ep_results_sort(struct ep_results *rs);
 
+/* Keep at most max results: errors first, then failures, waivers, skips
+ * and passes, each kept in the order rs had; the rest are freed and
+ * counted in omitted[status].  Reports stay bounded whatever a machine
+ * or a pull request holds. */
+void ep_results_truncate(struct ep_results *rs, size_t max,
+    size_t omitted[EP_NSTATUS]);
+
 /* counts[status] for each enum ep_status. */
 void ep_results_count(const struct ep_results *rs, size_t counts[EP_NSTATUS]);
 

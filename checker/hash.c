@@ -139,31 +139,19 @@ hash_path(struct worker *w, char hex[EP_SHA256_HEX], const char *path,
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int mdlen;
 	struct stat after;
+	struct ep_err oerr = { 0 };
 	ssize_t r;
-	int fd, flags, rc = -1;
+	int fd, rc = -1;
 
 	*stable = 0;
 	*bytes = 0;
 	hex[0] = '\0';
-	/* O_NONBLOCK so that a fifo put in place of the file cannot hang
-	 * us; cleared below once we know it is a regular file. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0) {
-		*errmsg = xasprintf("%s: %s", path, strerror(errno));
+	/* A regular file on a real file system only, read without ever
+	 * blocking: a FIFO put in place of the file, or /proc/kmsg (a
+	 * "regular" file whose read blocks), cannot hang us. */
+	if ((fd = ep_open_regular(path, st, &oerr)) < 0) {
+		*errmsg = xstrdup(oerr.msg);
 		return -1;
-	}
-	if (fstat(fd, st) < 0) {
-		*errmsg = xasprintf("%s: %s", path, strerror(errno));
-		goto done;
-	}
-	if (!S_ISREG(st->st_mode)) {
-		*errmsg = xasprintf("%s: not a regular file", path);
-		goto done;
-	}
-	if ((flags = fcntl(fd, F_GETFL)) < 0 ||
-	    fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
-		*errmsg = xasprintf("%s: %s", path, strerror(errno));
-		goto done;
 	}
 	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 

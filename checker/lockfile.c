@@ -16,6 +16,10 @@
 void
 ep_pins_add(struct ep_pins *p, const char *name, const char *version)
 {
+	if (p->n >= EP_LOCK_PINS_MAX) {
+		p->dropped++;
+		return;
+	}
 	if (p->n == p->cap) {
 		p->cap = p->cap ? p->cap * 2 : 32;
 		p->v = xreallocarray(p->v, p->cap, sizeof *p->v);
@@ -23,6 +27,15 @@ ep_pins_add(struct ep_pins *p, const char *name, const char *version)
 	p->v[p->n].name = xstrdup(name);
 	p->v[p->n].version = xstrdup(version);
 	p->n++;
+}
+
+void
+ep_pins_take(struct ep_pins *out, struct ep_pins *from)
+{
+	for (size_t i = 0; i < from->n; i++)
+		ep_pins_add(out, from->v[i].name, from->v[i].version);
+	out->dropped += from->dropped;
+	ep_pins_clear(from);
 }
 
 void
@@ -34,7 +47,7 @@ ep_pins_clear(struct ep_pins *p)
 	}
 	free(p->v);
 	p->v = NULL;
-	p->n = p->cap = 0;
+	p->n = p->cap = p->dropped = 0;
 }
 
 static int
@@ -50,7 +63,7 @@ void
 ep_pins_merge(struct ep_pins *p)
 {
 	size_t i, j, k, o = 0, len;
-	char *joined;
+	char *joined, *w;
 
 	if (p->n > 1)
 		qsort(p->v, p->n, sizeof *p->v, cmp_pin);
@@ -60,12 +73,14 @@ ep_pins_merge(struct ep_pins *p)
 		    strcmp(p->v[j].name, p->v[i].name) == 0; j++)
 			len += strlen(p->v[j].version) + 1;
 		joined = xmalloc(len);
-		strcpy(joined, p->v[i].version);
-		/* Sorted, so a repeat follows its twin. */
+		w = stpcpy(joined, p->v[i].version);
+		/* Sorted, so a repeat follows its twin; one pass, appending
+		 * at the end (never strcat: a name pinned a million times
+		 * must stay linear). */
 		for (k = i + 1; k < j; k++) {
 			if (strcmp(p->v[k].version, p->v[k - 1].version) != 0) {
-				strcat(joined, ",");
-				strcat(joined, p->v[k].version);
+				*w++ = ',';
+				w = stpcpy(w, p->v[k].version);
 			}
 		}
 		for (k = i + 1; k < j; k++) {
@@ -172,33 +187,75 @@ ep_lock_valid_name(const char *s, size_t n)
 	return 1;
 }
 
+/* Where the host begins in the n bytes at auth (just after "://"): past
+ * the userinfo, if there is one.  A well-formed URL's userinfo ends at
+ * the last '@' before the first '/', '?' or '#'.  One whose password holds
+ * such a delimiter unencoded ("user:pa/ss@host", "user:p#ss@host", which
+ * pip cannot use either) shows as an authority with a port that is not a
+ * number, and an '@' later on: the userinfo then ends at the last '@'
+ * before the next '/' after that one. */
+static const char *
+url_host(const char *auth, size_t n)
+{
+	const char *end = auth + n, *delim = auth, *colon, *at = NULL, *q;
+	int port_ok = 1;
+
+	while (delim < end && *delim != '/' && *delim != '?' && *delim != '#')
+		delim++;
+	for (q = auth; q < delim; q++)
+		if (*q == '@')
+			at = q;
+	if (at != NULL)
+		return at + 1;
+	if ((colon = memchr(auth, ':', (size_t)(delim - auth))) == NULL)
+		return auth;
+	for (q = colon + 1; q < delim; q++)
+		if (*q < '0' || *q > '9')
+			port_ok = 0;
+	if (port_ok || (q = memchr(delim, '@', (size_t)(end - delim))) == NULL)
+		return auth;
+	for (at = q; q < end && *q != '/'; q++)
+		if (*q == '@')
+			at = q;
+	return at + 1;
+}
+
 char *
 ep_lock_url_scrub(const char *s, size_t n)
 {
-	const char *cut, *slash, *at = NULL;
-	char *out, *auth, *t;
+	const char *end = s + n, *auth = NULL, *host, *cut;
+	char *out, *o;
 
-	if ((cut = memchr(s, '#', n)) != NULL)
-		n = (size_t)(cut - s);
-	if ((cut = memchr(s, '?', n)) != NULL)
-		n = (size_t)(cut - s);
-	out = xstrndup(s, n);
-	if ((auth = strstr(out, "://")) != NULL) {
-		auth += 3;
-		slash = strchr(auth, '/');
-		for (const char *q = auth; *q != '\0' && q != slash; q++)
-			if (*q == '@')
-				at = q;
-		if (at != NULL)
-			memmove(auth, at + 1, strlen(at + 1) + 1);
+	out = o = xmalloc(n + 1);
+	for (const char *q = s; q + 3 <= end; q++)
+		if (memcmp(q, "://", 3) == 0) {
+			auth = q + 3;
+			break;
+		}
+	if (auth != NULL) {
+		host = url_host(auth, (size_t)(end - auth));
+		memcpy(o, s, (size_t)(auth - s));
+		o += auth - s;
+		s = host;
 	}
-	/* anaconda.org channel tokens: https://conda.anaconda.org/t/TOKEN/ */
-	while ((t = strstr(out, "/t/")) != NULL) {
-		char *end = strchr(t + 3, '/');
+	/* Then the query and the fragment. */
+	if ((cut = memchr(s, '#', (size_t)(end - s))) != NULL)
+		end = cut;
+	if ((cut = memchr(s, '?', (size_t)(end - s))) != NULL)
+		end = cut;
+	/* anaconda.org channel tokens, https://conda.anaconda.org/t/TOKEN/:
+	 * each "/t/SEGMENT" goes, in one pass. */
+	while (s < end) {
+		if (end - s >= 3 && memcmp(s, "/t/", 3) == 0) {
+			const char *next = memchr(s + 3, '/',
+			    (size_t)(end - s - 3));
 
-		memmove(t, end != NULL ? end : t + strlen(t),
-		    strlen(end != NULL ? end : t + strlen(t)) + 1);
+			s = next != NULL ? next : end;
+			continue;
+		}
+		*o++ = *s++;
 	}
+	*o = '\0';
 	return out;
 }
 
@@ -352,8 +409,7 @@ ep_lock_parse_conda(struct ep_pins *out, const char *buf, size_t len,
 		    "conda explicit lockfile", name, l.no > 0 ? l.no : 1);
 		goto done;
 	}
-	for (size_t i = 0; i < pins.n; i++)
-		ep_pins_add(out, pins.v[i].name, pins.v[i].version);
+	ep_pins_take(out, &pins);
 	rc = 0;
 done:
 	ep_pins_clear(&pins);
@@ -435,8 +491,7 @@ ep_lock_parse_pipfile(struct ep_pins *out, const char *buf, size_t len,
 		    "\"default\" or \"develop\" section)", name);
 		goto done;
 	}
-	for (size_t i = 0; i < pins.n; i++)
-		ep_pins_add(out, pins.v[i].name, pins.v[i].version);
+	ep_pins_take(out, &pins);
 	rc = 0;
 done:
 	ep_pins_clear(&pins);

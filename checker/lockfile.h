@@ -41,13 +41,28 @@ struct ep_pin {
 	char *version;
 };
 
+/* A lockfile gives at most this many pins; the rest are counted in
+ * dropped (a real lockfile has a few thousand at most: 5 million from a
+ * pull request's generated file must not become 5 million facts). */
+#define EP_LOCK_PINS_MAX	10000
+
+/* A logical line (continuations joined) longer than this is an error, so
+ * that one 60 MiB line cannot be copied around. */
+#define EP_LOCK_LINE_MAX	((size_t)1 << 20)
+
 struct ep_pins {
 	struct ep_pin *v;
 	size_t n, cap;
+	size_t dropped;		/* pins past EP_LOCK_PINS_MAX */
 };
 
-/* Append a pin (both strings are copied). */
+/* Append a pin (both strings are copied), or count it in p->dropped when
+ * p already holds EP_LOCK_PINS_MAX. */
 void ep_pins_add(struct ep_pins *p, const char *name, const char *version);
+
+/* Move every pin of from (and its dropped count) to the end of out, under
+ * out's limit; from is left empty. */
+void ep_pins_take(struct ep_pins *out, struct ep_pins *from);
 
 /* Free every pin and reset p to empty; p itself is not freed. */
 void ep_pins_clear(struct ep_pins *p);
@@ -91,9 +106,10 @@ char *ep_lock_pep503(const char *s, size_t n);
 /* 1 if the n bytes at s are a valid PEP 508 distribution name. */
 int ep_lock_valid_name(const char *s, size_t n);
 
-/* The n bytes of url at s without what can hold a secret: user:password@,
- * the query and the fragment, and an anaconda.org "/t/TOKEN" path segment.
- * A new string. */
+/* The n bytes of url at s without what can hold a secret: user:password@
+ * (up to the last '@' of the authority; a password with an unencoded '/',
+ * '?' or '#' too), then the query and the fragment, and anaconda.org
+ * "/t/TOKEN" path segments.  Linear in n.  A new string. */
 char *ep_lock_url_scrub(const char *s, size_t n);
 
 /* buf without a leading UTF-8 byte order mark (len adjusted). */

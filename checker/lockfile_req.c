@@ -47,12 +47,14 @@ req_option(const char *s, unsigned no, const char *name, struct ep_err *err)
 		return ep_err_set(err, EP_E_INPUT, "%s:%u: unknown option "
 		    "'-%c'", name, no, s[1] != '\0' ? s[1] : '?');
 	}
-	n = strcspn(s + 2, "= \t");
+	/* The name is letters, digits and dashes: whatever follows (":",
+	 * "=", a blank) is the value, which can be a URL with a password. */
+	for (n = 0; isalnum((unsigned char)s[2 + n]) || s[2 + n] == '-'; n++)
+		;
 	for (size_t i = 0; req_long_opts[i] != NULL; i++)
 		if (strlen(req_long_opts[i]) == n &&
 		    strncmp(s + 2, req_long_opts[i], n) == 0)
 			return 0;
-	/* The name only: a value after it could be a URL with a password. */
 	return ep_err_set(err, EP_E_INPUT, "%s:%u: unknown option '--%.*s'",
 	    name, no, (int)(n > 40 ? 40 : n), s + 2);
 }
@@ -270,6 +272,11 @@ ep_lock_parse_requirements(struct ep_pins *out, const char *buf, size_t len,
 			ln = 0;
 			first = l.no;
 		}
+		if (ln + n + 2 > EP_LOCK_LINE_MAX) {
+			ep_err_set(err, EP_E_INPUT, "%s:%u: line longer than "
+			    "%zu bytes", name, first, EP_LOCK_LINE_MAX);
+			goto done;
+		}
 		if (ln + n + 2 > cap) {
 			cap = (ln + n + 2) * 2;
 			logical = xrealloc(logical, cap);
@@ -287,8 +294,7 @@ ep_lock_parse_requirements(struct ep_pins *out, const char *buf, size_t len,
 	}
 	if (cont && req_logical(&pins, logical, first, name, err) < 0)
 		goto done;
-	for (size_t i = 0; i < pins.n; i++)
-		ep_pins_add(out, pins.v[i].name, pins.v[i].version);
+	ep_pins_take(out, &pins);
 	rc = 0;
 done:
 	free(logical);

@@ -522,8 +522,7 @@ ep_lock_parse_toml(struct ep_pins *out, const char *buf, size_t len,
 	}
 	if (pkg_finish(&t, &pins, &k, uv) < 0)
 		goto done;
-	for (size_t i = 0; i < pins.n; i++)
-		ep_pins_add(out, pins.v[i].name, pins.v[i].version);
+	ep_pins_take(out, &pins);
 	rc = 0;
 done:
 	pkg_reset(&k);

@@ -81,16 +81,41 @@ ep_manifest_warn(struct ep_manifest *m, const char *fmt, ...)
 {
 	json_t *w = json_object_get(m->meta, "warnings");
 	va_list ap;
-	char *msg;
+	char *msg, *safe;
+	size_t n;
 
 	if (w == NULL) {
 		w = json_array();
 		json_object_set_new(m->meta, "warnings", w);
 	}
+	/* Bounded: a pull request's thousand broken lockfiles must not make
+	 * a manifest that no store will take. */
+	if (m->warnings_dropped > 0 || json_array_size(w) >= EP_WARNINGS_MAX) {
+		m->warnings_dropped++;
+		msg = xasprintf("and %zu more warnings not recorded (at most %d "
+		    "are)", m->warnings_dropped, EP_WARNINGS_MAX);
+		if (m->warnings_dropped == 1)
+			json_array_append_new(w, json_string(msg));
+		else
+			json_array_set_new(w, json_array_size(w) - 1,
+			    json_string(msg));
+		free(msg);
+		return;
+	}
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	json_array_append_new(w, str_new(msg));
+	/* A warning may quote what a file said: never a URL's password. */
+	safe = ep_scrub_userinfo(msg);
+	if ((n = strlen(safe)) > EP_WARNING_BYTES) {
+		n = EP_WARNING_BYTES;
+		while (n > 0 && ((unsigned char)safe[n] & 0xc0) == 0x80)
+			n--;
+		safe = xrealloc(safe, n + 4);
+		memcpy(safe + n, "\xe2\x80\xa6", 4);	/* U+2026 */
+	}
+	json_array_append_new(w, str_new(safe));
+	free(safe);
 	free(msg);
 }
 

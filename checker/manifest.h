@@ -19,10 +19,16 @@
 
 #define EP_MANIFEST_SCHEMA "envparity/manifest@1"
 
+/* meta.warnings holds at most this many, each cut to this many bytes,
+ * then one "and N more warnings not recorded". */
+#define EP_WARNINGS_MAX		200
+#define EP_WARNING_BYTES	2048
+
 struct ep_manifest {
 	json_t *root;		/* owns facts and meta */
 	json_t *facts;		/* borrowed from root */
 	json_t *meta;		/* borrowed from root */
+	size_t warnings_dropped;	/* past EP_WARNINGS_MAX */
 };
 
 struct ep_manifest *ep_manifest_new(void);
@@ -38,7 +44,9 @@ void ep_manifest_setf(struct ep_manifest *m, const char *key,
 /* The value of a fact, borrowed from m, or NULL. */
 const char *ep_manifest_get(const struct ep_manifest *m, const char *key);
 
-/* Append a warning to meta.warnings (capture went on). */
+/* Append a warning to meta.warnings (capture went on): URLs' userinfo
+ * scrubbed, cut to EP_WARNING_BYTES, and past EP_WARNINGS_MAX counted in
+ * one final "and N more" entry instead. */
 void ep_manifest_warn(struct ep_manifest *m, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

@@ -32,24 +32,6 @@ ep_out_stream(const char *path, int flags)
 	return 0;
 }
 
-static const char *
-kind_of(mode_t m)
-{
-	if (S_ISDIR(m))
-		return "a directory";
-	if (S_ISCHR(m))
-		return "a character device";
-	if (S_ISBLK(m))
-		return "a block device";
-	if (S_ISFIFO(m))
-		return "a FIFO";
-	if (S_ISSOCK(m))
-		return "a socket";
-	if (S_ISLNK(m))
-		return "a symbolic link";
-	return "not a regular file";
-}
-
 /* Split path into its directory (opened: *dfd) and its last component
  * (*base, pointing into path).  A path ending in '/' or naming "." or
  * ".." is a directory. */
@@ -101,7 +83,7 @@ check_leaf(int dfd, const char *base, const char *path, int *exists,
 	if (!S_ISREG(st->st_mode))
 		return ep_err_set(err, EP_E_INPUT, "%s: refused: %s, not a "
 		    "regular file (an output is written beside its path and "
-		    "renamed over it)", path, kind_of(st->st_mode));
+		    "renamed over it)", path, ep_mode_kind(st->st_mode));
 	*exists = 1;
 	return 0;
 }

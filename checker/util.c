@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -169,35 +170,27 @@ ep_strv_clear(struct ep_strv *sv)
 }
 
 int
-ep_read_file(char **out, size_t *len, const char *path, size_t max,
+ep_read_fd(char **out, size_t *len, int fd, const char *path, size_t max,
     struct ep_err *err)
 {
 	struct stat st;
 	char *buf = NULL;
 	size_t cap, n = 0;
 	ssize_t r;
-	int fd, rc = -1;
+	int rc = -1;
 
 	*out = NULL;
 	if (len != NULL)
 		*len = 0;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if (fstat(fd, &st) < 0)
 		return ep_err_set(err, EP_E_INPUT, "%s: %s", path,
 		    strerror(errno));
-	if (fstat(fd, &st) < 0) {
-		ep_err_set(err, EP_E_INPUT, "%s: %s", path, strerror(errno));
-		goto done;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		ep_err_set(err, EP_E_INPUT, "%s: is a directory", path);
-		goto done;
-	}
-	if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max) {
-		ep_err_set(err, EP_E_INPUT,
+	if (S_ISDIR(st.st_mode))
+		return ep_err_set(err, EP_E_INPUT, "%s: is a directory", path);
+	if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max)
+		return ep_err_set(err, EP_E_INPUT,
 		    "%s: too large (%jd bytes, limit %zu)", path,
 		    (intmax_t)st.st_size, max);
-		goto done;
-	}
 	cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 4096;
 	buf = xmalloc(cap);
 	for (;;) {
@@ -236,8 +229,106 @@ ep_read_file(char **out, size_t *len, const char *path, size_t max,
 	rc = 0;
 done:
 	free(buf);
+	return rc;
+}
+
+int
+ep_read_file(char **out, size_t *len, const char *path, size_t max,
+    struct ep_err *err)
+{
+	int fd, rc;
+
+	*out = NULL;
+	if (len != NULL)
+		*len = 0;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return ep_err_set(err, EP_E_INPUT, "%s: %s", path,
+		    strerror(errno));
+	rc = ep_read_fd(out, len, fd, path, max, err);
 	close(fd);
 	return rc;
+}
+
+const char *
+ep_mode_kind(mode_t m)
+{
+	if (S_ISREG(m))
+		return "a regular file";
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISSOCK(m))
+		return "a socket";
+	if (S_ISLNK(m))
+		return "a symbolic link";
+	return "not a regular file";
+}
+
+const char *
+ep_fd_pseudo_fs(int fd)
+{
+	static const struct {
+		unsigned long magic;
+		const char *name;
+	} pseudo[] = {
+		{ 0x9fa0, "proc" },		/* PROC_SUPER_MAGIC */
+		{ 0x62656572, "sysfs" },	/* SYSFS_MAGIC */
+		{ 0x64626720, "debugfs" },	/* DEBUGFS_MAGIC */
+		{ 0x74726163, "tracefs" },	/* TRACEFS_MAGIC */
+		{ 0x73636673, "securityfs" },	/* SECURITYFS_MAGIC */
+		{ 0x27e0eb, "cgroup" },		/* CGROUP_SUPER_MAGIC */
+		{ 0x63677270, "cgroup2" },	/* CGROUP2_SUPER_MAGIC */
+		{ 0xcafe4a11, "bpf" },		/* BPF_FS_MAGIC */
+		{ 0x62656570, "configfs" },	/* CONFIGFS_MAGIC */
+		{ 0xde5e81e4, "efivarfs" },	/* EFIVARFS_MAGIC */
+		{ 0x6165676c, "pstore" },	/* PSTOREFS_MAGIC */
+	};
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf) < 0)
+		return NULL;
+	for (size_t i = 0; i < sizeof pseudo / sizeof pseudo[0]; i++)
+		if ((unsigned long)sf.f_type == pseudo[i].magic)
+			return pseudo[i].name;
+	return NULL;
+}
+
+int
+ep_open_regular(const char *path, struct stat *st, struct ep_err *err)
+{
+	const char *fs;
+	int fd;
+
+	/* O_NONBLOCK: a FIFO opens without waiting for a writer, and stays
+	 * set, so that nothing read through fd can block. */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
+	    O_NOCTTY)) < 0)
+		return ep_err_set(err, EP_E_INPUT, "%s: cannot read: %s", path,
+		    strerror(errno));
+	if (fstat(fd, st) < 0) {
+		ep_err_set(err, EP_E_INPUT, "%s: cannot read: %s", path,
+		    strerror(errno));
+		goto fail;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		ep_err_set(err, EP_E_INPUT, "%s: %s, not a regular file", path,
+		    ep_mode_kind(st->st_mode));
+		goto fail;
+	}
+	if ((fs = ep_fd_pseudo_fs(fd)) != NULL) {
+		ep_err_set(err, EP_E_INPUT, "%s: a file of %s, not a regular "
+		    "file", path, fs);
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	return -1;
 }
 
 int

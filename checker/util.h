@@ -66,6 +66,26 @@ void ep_strv_clear(struct ep_strv *sv);
 int ep_read_file(char **out, size_t *len, const char *path, size_t max,
     struct ep_err *err);
 
+/* The same from an open descriptor; path names it in messages. */
+int ep_read_fd(char **out, size_t *len, int fd, const char *path,
+    size_t max, struct ep_err *err);
+
+struct stat;
+
+/* Open path for reading only if it is a regular file on a real file
+ * system: never blocking (O_NONBLOCK stays set), never a controlling
+ * terminal, and not a FIFO, device, directory, or a file of /proc, /sys
+ * and the like, whose "regular" files are not files (reading /proc/kmsg
+ * blocks, and as root consumes the kernel's log).  Returns the
+ * descriptor with *st filled, or -1 with err (EP_E_INPUT) naming path. */
+int ep_open_regular(const char *path, struct stat *st, struct ep_err *err);
+
+/* "a directory", "a FIFO", "a character device", ... for messages. */
+const char *ep_mode_kind(mode_t m);
+
+/* The pseudo file system fd is on ("proc", "sysfs", ...), or NULL. */
+const char *ep_fd_pseudo_fs(int fd);
+
 /* Write data to path atomically under outfile.h's rule (a regular file
  * or a new path is replaced by a rename; a link, device, FIFO or
  * directory is refused with EP_E_INPUT); on any failure path is

@@ -93,6 +93,19 @@ ep_report_json(char **out, const struct ep_report_ctx *ctx,
 	}
 	json_object_set_new(c, "total", json_integer((json_int_t)n));
 	json_object_set_new(root, "counts", c);
+	/* Results the report does not list (EP_REPORT_RESULTS_MAX). */
+	c = json_object();
+	n = 0;
+	for (int i = 0; i < EP_NSTATUS; i++) {
+		json_object_set_new(c, ep_status_name(i),
+		    json_integer((json_int_t)ctx->omitted[i]));
+		n += ctx->omitted[i];
+	}
+	json_object_set_new(c, "total", json_integer((json_int_t)n));
+	if (n > 0)
+		json_object_set_new(root, "omitted", c);
+	else
+		json_decref(c);
 	u = ctx->current != NULL ?
 	    json_object_get(ctx->current->meta, "unavailable") : NULL;
 	json_object_set_new(root, "unavailable",

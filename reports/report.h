@@ -19,6 +19,14 @@
 
 #define EP_REPORT_SCHEMA "envparity/report@1"
 
+/* A report lists at most this many results (errors, failures, waivers
+ * and skips first) and says how many more there were: a lockfile flood
+ * must not become gigabytes of reports. */
+#define EP_REPORT_RESULTS_MAX	10000
+
+/* The human summary prints at most this many lines of each status. */
+#define EP_SUMMARY_LINES_MAX	100
+
 /* What the results were of: a check against a golden from a store, or a
  * diff of two manifests. */
 struct ep_report_ctx {
@@ -33,6 +41,8 @@ struct ep_report_ctx {
 						   be NULL */
 	time_t generated;
 	int exit_status;
+	size_t omitted[EP_NSTATUS];	/* results not listed
+					   (EP_REPORT_RESULTS_MAX) */
 	double elapsed;		/* seconds the run took; ep_reports_finish
 				   fills it when 0 */
 };
@@ -147,6 +157,8 @@ int ep_reports_write(const struct ep_reportopt *o,
     struct ep_err *err);
 
 /* What check and diff do last: sort rs, set ctx->exit_status from it,
+ * keep at most EP_REPORT_RESULTS_MAX results (ep_results_truncate; the
+ * cut is counted in ctx->omitted and shown as a "report.omitted" skip),
  * write every report asked for, print GitHub annotations on standard
  * error when GITHUB_ACTIONS=true, print the summary on standard output
  * (standard error when a report goes to standard output).

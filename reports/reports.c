@@ -121,6 +121,32 @@ done:
 	return rc;
 }
 
+/* Keep the reports bounded, and say so in every one of them. */
+static void
+report_cap(struct ep_report_ctx *ctx, struct ep_results *rs)
+{
+	struct ep_result r = { 0 };
+	size_t n = 0;
+
+	ep_results_truncate(rs, EP_REPORT_RESULTS_MAX, ctx->omitted);
+	for (int i = 0; i < EP_NSTATUS; i++)
+		n += ctx->omitted[i];
+	if (n == 0)
+		return;
+	r.key = "report.omitted";
+	r.status = EP_SKIP;
+	r.rule = "limit";
+	r.message = xasprintf("report.omitted: %zu more results not listed "
+	    "(a report lists at most %d, errors, failures, waivers and skips "
+	    "first): %zu error, %zu fail, %zu waived, %zu skip, %zu pass", n,
+	    EP_REPORT_RESULTS_MAX, ctx->omitted[EP_ERROR],
+	    ctx->omitted[EP_FAIL], ctx->omitted[EP_WAIVED],
+	    ctx->omitted[EP_SKIP], ctx->omitted[EP_PASS]);
+	ep_results_add(rs, &r);
+	free(r.message);
+	ep_results_sort(rs);
+}
+
 int
 ep_reports_finish(struct ep_report_ctx *ctx, struct ep_results *rs,
     const struct ep_reportopt *o, int brief, struct ep_err *err)
@@ -129,6 +155,7 @@ ep_reports_finish(struct ep_report_ctx *ctx, struct ep_results *rs,
 
 	ep_results_sort(rs);
 	ctx->exit_status = ep_results_exit(rs);
+	report_cap(ctx, rs);
 	if (ctx->elapsed == 0)
 		ctx->elapsed = (double)(ep_now_ns() - started_ns) / 1e9;
 	if (ep_reports_write(o, ctx, rs, err) < 0)

@@ -24,6 +24,7 @@ static void
 print_skips(FILE *f, const struct ep_results *rs)
 {
 	char *done = xcalloc(rs->n ? rs->n : 1, 1);
+	size_t groups = 0;
 
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct ep_result *r = &rs->v[i];
@@ -41,6 +42,12 @@ print_skips(FILE *f, const struct ep_results *rs)
 				done[j] = 1;
 				same++;
 			}
+		if (++groups > EP_SUMMARY_LINES_MAX) {
+			if (groups == EP_SUMMARY_LINES_MAX + 1)
+				ep_say(f, "  ...     and more skips (the "
+				    "reports list them)");
+			continue;
+		}
 		if (same == 1)
 			ep_say(f, "  skip    %s", r->message != NULL &&
 			    *r->message ? r->message : r->key);
@@ -66,19 +73,30 @@ ep_report_summary(FILE *f, const struct ep_report_ctx *ctx,
 	    ctx->golden_commit != NULL ? " (commit " : "",
 	    ctx->golden_commit != NULL ? ctx->golden_commit : "",
 	    ctx->golden_commit != NULL ? ")" : "");
-	for (size_t i = 0; i < rs->n && !brief; i++) {
+	for (size_t i = 0, shown = 0; i < rs->n && !brief; i++) {
 		const struct ep_result *r = &rs->v[i];
 
-		if (r->status == EP_FAIL || r->status == EP_ERROR)
+		if (r->status != EP_FAIL && r->status != EP_ERROR)
+			continue;
+		if (shown++ < EP_SUMMARY_LINES_MAX)
 			ep_say(f, "%s%s", r->status == EP_FAIL ? "  FAIL    " :
 			    "  ERROR   ", r->message ? r->message : r->key);
+		else if (shown == c[EP_FAIL] + c[EP_ERROR])
+			ep_say(f, "  ...     and %zu more failures and errors "
+			    "(the reports list them)",
+			    shown - EP_SUMMARY_LINES_MAX);
 	}
-	for (size_t i = 0; i < rs->n && !brief; i++) {
+	for (size_t i = 0, shown = 0; i < rs->n && !brief; i++) {
 		const struct ep_result *r = &rs->v[i];
 
-		if (r->status == EP_WAIVED)
+		if (r->status != EP_WAIVED)
+			continue;
+		if (shown++ < EP_SUMMARY_LINES_MAX)
 			ep_say(f, "  waived  %s", r->message ? r->message :
 			    r->key);
+		else if (shown == c[EP_WAIVED])
+			ep_say(f, "  ...     and %zu more waived (the reports "
+			    "list them)", shown - EP_SUMMARY_LINES_MAX);
 	}
 	if (!brief)
 		print_skips(f, rs);

@@ -159,11 +159,11 @@ expect_bad() { # file expected-stderr-line
 }
 
 @test "a missing, directory or unreadable lockfile named with --lockfile is exit 2" {
-	expect_bad nope/uv.lock "envparity capture: nope/uv.lock: cannot read lockfile: No such file or directory"
+	expect_bad nope/uv.lock "envparity capture: nope/uv.lock: cannot read: No such file or directory"
 	mkdir requirements.txt
-	expect_bad requirements.txt "envparity capture: requirements.txt: is a directory, not a lockfile"
+	expect_bad requirements.txt "envparity capture: requirements.txt: a directory, not a regular file"
 	mkfifo uv.lock
-	expect_bad uv.lock "envparity capture: uv.lock: not a regular file, not a lockfile"
+	expect_bad uv.lock "envparity capture: uv.lock: a FIFO, not a regular file"
 	printf 'numpy==1\n' > requirements-x.txt
 	chmod 000 requirements-x.txt
 	if [ "$(id -u)" -eq 0 ]; then
@@ -178,7 +178,7 @@ expect_bad() { # file expected-stderr-line
 		    --lockfile requirements-x.txt
 	fi
 	[ "$status" -eq 2 ]
-	[ "$stderr" = "envparity capture: requirements-x.txt: cannot read lockfile: Permission denied" ]
+	[ "$stderr" = "envparity capture: requirements-x.txt: cannot read: Permission denied" ]
 }
 
 @test "a malformed lockfile found in the current directory is a warning; capture goes on" {
@@ -193,8 +193,8 @@ expect_bad() { # file expected-stderr-line
 	cat w.txt
 	grep -qxF 'poetry.lock:3: unterminated string (poetry lockfile; its pins are not recorded)' w.txt
 	grep -q '^Pipfile.lock:1: not valid JSON: .*(pipfile lockfile; its pins are not recorded)$' w.txt
-	grep -qxF 'requirements-old.txt: is a directory, not a lockfile' w.txt
-	grep -qxF 'uv.lock: not a regular file, not a lockfile' w.txt
+	grep -qxF 'requirements-old.txt: a directory, not a regular file' w.txt
+	grep -qxF 'uv.lock: a FIFO, not a regular file' w.txt
 	# The warnings are echoed on standard error too, once each.
 	[ "$(grep -c 'poetry.lock:3: unterminated string' <<<"$stderr")" -eq 1 ]
 	# Hashes are still taken; the good file's pins still recorded.

@@ -142,6 +142,32 @@ test_xml_clean(void **state)
 	free(s);
 }
 
+static void
+scrub_is(const char *in, const char *want)
+{
+	char *got = ep_scrub_userinfo(in);
+
+	if (strcmp(got, want) != 0)
+		fail_msg("ep_scrub_userinfo(\"%s\") = \"%s\"", in, got);
+	free(got);
+}
+
+static void
+test_scrub_userinfo(void **state)
+{
+	(void)state;
+	scrub_is("fetch https://user:s3cret@host/repo.git failed",
+	    "fetch https://***@host/repo.git failed");
+	scrub_is("https://u:p/a#b?c@d@host/x and git://h/y",
+	    "https://***@host/x and git://h/y");
+	scrub_is("'ssh://tok@h:22/r' \"http://a@b\"",
+	    "'ssh://***@h:22/r' \"http://***@b\"");
+	scrub_is("no url here: user@host", "no url here: user@host");
+	scrub_is("https://host/path", "https://host/path");
+	scrub_is("x://@h", "x://***@h");
+	scrub_is("", "");
+}
+
 int
 main(void)
 {
@@ -152,6 +178,7 @@ main(void)
 		cmocka_unit_test(test_text_clean_keeps_lines),
 		cmocka_unit_test(test_json_clean),
 		cmocka_unit_test(test_xml_clean),
+		cmocka_unit_test(test_scrub_userinfo),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

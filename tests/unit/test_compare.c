@@ -138,6 +138,39 @@ test_results_helpers(void **state)
 	ep_results_clear(&rs);
 }
 
+/* A report keeps the most important results, in their order. */
+static void
+test_results_truncate(void **state)
+{
+	static const int st[] = { EP_PASS, EP_FAIL, EP_PASS, EP_SKIP,
+	    EP_ERROR, EP_PASS, EP_WAIVED, EP_FAIL };
+	struct ep_results rs = { 0 };
+	struct ep_result r = { 0 };
+	size_t om[EP_NSTATUS];
+	char key[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof st / sizeof st[0]; i++) {
+		snprintf(key, sizeof key, "k.%zu", i);
+		r.key = key;
+		r.status = st[i];
+		ep_results_add(&rs, &r);
+	}
+	ep_results_truncate(&rs, 8, om);
+	assert_int_equal(rs.n, 8);
+	ep_results_truncate(&rs, 4, om);
+	assert_int_equal(rs.n, 4);
+	/* error, both failures, the waiver; in their order. */
+	assert_string_equal(rs.v[0].key, "k.1");
+	assert_string_equal(rs.v[1].key, "k.4");
+	assert_string_equal(rs.v[2].key, "k.6");
+	assert_string_equal(rs.v[3].key, "k.7");
+	assert_int_equal(om[EP_PASS], 3);
+	assert_int_equal(om[EP_SKIP], 1);
+	assert_int_equal(om[EP_FAIL], 0);
+	ep_results_clear(&rs);
+}
+
 static void
 test_h100_against_itself(void **state)
 {
@@ -557,6 +590,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_results_helpers),
+		cmocka_unit_test(test_results_truncate),
 		cmocka_unit_test(test_h100_against_itself),
 		cmocka_unit_test(test_h100_modified),
 		cmocka_unit_test(test_version_rule),

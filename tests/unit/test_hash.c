@@ -265,7 +265,7 @@ test_file_fifo_and_dir(void **state)
 	char *fifo = xasprintf("%s/fifo2", tmpdir);
 	char hex[EP_SHA256_HEX];
 	struct ep_err err = { 0 };
-	char *want = xasprintf("%s: not a regular file", fifo);
+	char *want = xasprintf("%s: a FIFO, not a regular file", fifo);
 
 	(void)state;
 	assert_int_equal(mkfifo(fifo, 0644), 0);
@@ -274,11 +274,26 @@ test_file_fifo_and_dir(void **state)
 	assert_string_equal(err.msg, want);
 	free(want);
 
-	want = xasprintf("%s: not a regular file", tmpdir);
+	want = xasprintf("%s: a directory, not a regular file", tmpdir);
 	assert_int_equal(ep_hash_file(hex, tmpdir, &err), -1);
 	assert_string_equal(err.msg, want);
 	free(want);
 	free(fifo);
+}
+
+/* A "regular" file of /proc is not a file: /proc/kmsg's read blocks (and
+ * as root consumes the kernel's log), so nothing there is read. */
+static void
+test_file_proc_refused(void **state)
+{
+	char hex[EP_SHA256_HEX];
+	struct ep_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(ep_hash_file(hex, "/proc/self/status", &err), -1);
+	assert_int_equal(err.kind, EP_E_INPUT);
+	assert_string_equal(err.msg,
+	    "/proc/self/status: a file of proc, not a regular file");
 }
 
 /* A symbolic link is followed: the caller resolves and names paths. */
@@ -449,6 +464,7 @@ main(void)
 		cmocka_unit_test(test_sizes_and_threads),
 		cmocka_unit_test(test_job_errors),
 		cmocka_unit_test(test_file_fifo_and_dir),
+		cmocka_unit_test(test_file_proc_refused),
 		cmocka_unit_test(test_symlink_followed),
 		cmocka_unit_test(test_same_file_once),
 		cmocka_unit_test(test_cache_hits),

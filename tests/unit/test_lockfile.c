@@ -175,6 +175,44 @@ test_names_and_urls(void **state)
 	s = ep_lock_url_scrub("https://conda.anaconda.org/t/TOK-1/chan/x", 41);
 	assert_string_equal(s, "https://conda.anaconda.org/chan/x");
 	free(s);
+	/* A password with an unencoded '/', '#' or '?': the userinfo still
+	 * goes whole, before the query and fragment are cut. */
+	s = ep_lock_url_scrub("https://user:pa/ss@host/simple/x.whl", 36);
+	assert_string_equal(s, "https://host/simple/x.whl");
+	free(s);
+	s = ep_lock_url_scrub("https://user:p#ss@host/x.whl", 28);
+	assert_string_equal(s, "https://host/x.whl");
+	free(s);
+	s = ep_lock_url_scrub("https://u:a/b@c@host/x.whl", 26);
+	assert_string_equal(s, "https://host/x.whl");
+	free(s);
+	/* A port is a port, and a VCS ref's '@' is not userinfo. */
+	s = ep_lock_url_scrub("https://host:8443/x@v1", 22);
+	assert_string_equal(s, "https://host:8443/x@v1");
+	free(s);
+	s = ep_lock_url_scrub("https://h/t//t/x", 16);
+	assert_string_equal(s, "https://h");
+	free(s);
+}
+
+/* A lockfile gives at most EP_LOCK_PINS_MAX pins; the rest are counted. */
+static void
+test_pins_cap(void **state)
+{
+	struct ep_pins p = { 0 }, q = { 0 };
+
+	(void)state;
+	for (int i = 0; i < EP_LOCK_PINS_MAX + 5; i++)
+		ep_pins_add(&p, "x", "1");
+	assert_int_equal(p.n, EP_LOCK_PINS_MAX);
+	assert_int_equal(p.dropped, 5);
+	ep_pins_add(&q, "y", "2");
+	ep_pins_take(&q, &p);
+	assert_int_equal(q.n, EP_LOCK_PINS_MAX);
+	assert_int_equal(q.dropped, 6);
+	assert_int_equal(p.n, 0);
+	assert_int_equal(p.dropped, 0);
+	ep_pins_clear(&q);
 }
 
 static void
@@ -564,6 +602,7 @@ main(void)
 		cmocka_unit_test(test_format_of),
 		cmocka_unit_test(test_names_and_urls),
 		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_pins_cap),
 		cmocka_unit_test(test_req_pip_compile),
 		cmocka_unit_test(test_req_handwritten),
 		cmocka_unit_test(test_req_edges),

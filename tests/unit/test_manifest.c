@@ -146,6 +146,34 @@ test_parse_errors(void **state)
 	    "{\"a.b\": \"1\", \"a.b\": \"2\"}}", "duplicate");
 }
 
+/* meta.warnings: bounded in count and size, URLs' passwords never kept. */
+static void
+test_warnings_capped(void **state)
+{
+	struct ep_manifest *m = ep_manifest_new();
+	json_t *w;
+	char *big = xmalloc(5000);
+
+	(void)state;
+	memset(big, 'a', 4999);
+	big[4999] = '\0';
+	ep_manifest_warn(m, "%s", big);
+	ep_manifest_warn(m, "index https://user:s3cret@pypi.example/simple");
+	for (int i = 0; i < EP_WARNINGS_MAX + 48; i++)
+		ep_manifest_warn(m, "warning %d", i);
+	w = json_object_get(m->meta, "warnings");
+	assert_int_equal(json_array_size(w), EP_WARNINGS_MAX + 1);
+	assert_true(strlen(json_string_value(json_array_get(w, 0))) <=
+	    EP_WARNING_BYTES + 3);
+	assert_string_equal(json_string_value(json_array_get(w, 1)),
+	    "index https://***@pypi.example/simple");
+	assert_string_equal(json_string_value(json_array_get(w,
+	    EP_WARNINGS_MAX)), "and 50 more warnings not recorded (at most "
+	    "200 are)");
+	free(big);
+	ep_manifest_free(m);
+}
+
 int
 main(void)
 {
@@ -156,6 +184,7 @@ main(void)
 		cmocka_unit_test(test_meta),
 		cmocka_unit_test(test_parse_roundtrip),
 		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_warnings_capped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
