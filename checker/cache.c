@@ -29,6 +29,7 @@
  * than parsing (10,000 entries: 11 ms with malloc, a few ms populated).
  */
 #include "cache.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -398,8 +399,12 @@ load(struct ep_cache *c, const char *path, size_t *len)
 	/* O_NONBLOCK: a fifo in the cache's place must not hang us. */
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
 		return -1;
+	/* Only a file of ours that nobody else can write: its trailer's
+	 * checksum has no secret, so anyone who could write it could forge
+	 * a hash. */
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    (uintmax_t)st.st_size > CACHE_MAXFILE)
+	    (uintmax_t)st.st_size > CACHE_MAXFILE ||
+	    st.st_uid != geteuid() || (st.st_mode & 022) != 0)
 		goto done;
 	size = (size_t)st.st_size;
 	buf = block_alloc(&c->file, size + 1, 1);
@@ -578,11 +583,12 @@ ep_cache_save(struct ep_cache *c, struct ep_err *err)
 	dir = xstrdup(c->path);
 	if ((slash = strrchr(dir, '/')) != NULL && slash != dir)
 		*slash = '\0';
-	rc = slash == NULL || slash == dir ? 0 : ep_mkdirs(dir, &derr);
+	rc = slash == NULL || slash == dir ? 0 :
+	    ep_mkdirs_mode(dir, 0700, &derr);
 	if (rc < 0)
 		ep_err_set(err, EP_E_IO, "%s: %s", c->path, derr.msg);
 	else
-		rc = ep_write_atomic(c->path, b.p, b.n, err);
+		rc = ep_out_write(c->path, b.p, b.n, EP_OUT_PRIVATE, err);
 	if (rc == 0)
 		c->dirty = 0;
 	free(dir);

@@ -127,7 +127,7 @@ ep_capture(struct ep_manifest **out, const struct ep_capture_opts *o,
 	};
 	struct ep_collect c = { 0 };
 	struct ep_err cerr = { 0 };
-	char *dir = NULL, *path = NULL;
+	char *dir = NULL, *path = NULL, *why = NULL;
 	uint64_t t0 = ep_now_ns();
 	int rc = -1;
 
@@ -135,9 +135,13 @@ ep_capture(struct ep_manifest **out, const struct ep_capture_opts *o,
 	c.opts = o;
 	c.m = ep_manifest_new();
 	ep_capture_meta(c.m);
-	if (!o->no_cache && (dir = ep_cache_dir()) != NULL) {
-		path = xasprintf("%s/cache-v1", dir);
-		c.cache = ep_cache_open(path);
+	if (!o->no_cache) {
+		if ((dir = ep_cache_dir_trusted(&why)) != NULL) {
+			path = xasprintf("%s/cache-v1", dir);
+			c.cache = ep_cache_open(path);
+		} else if (why != NULL)
+			ep_manifest_warn(c.m, "cache not used: %s (everything "
+			    "is hashed again)", why);
 	}
 
 	for (size_t i = 0; i < sizeof collectors / sizeof collectors[0]; i++)
@@ -163,5 +167,6 @@ done:
 	ep_strv_clear(&c.hash_paths);
 	free(dir);
 	free(path);
+	free(why);
 	return rc;
 }

@@ -362,6 +362,12 @@ ep_file_identity(const char *path)
 int
 ep_mkdirs(const char *path, struct ep_err *err)
 {
+	return ep_mkdirs_mode(path, 0755, err);
+}
+
+int
+ep_mkdirs_mode(const char *path, mode_t mode, struct ep_err *err)
+{
 	char *p = xstrdup(path);
 	int rc = 0;
 
@@ -370,7 +376,7 @@ ep_mkdirs(const char *path, struct ep_err *err)
 			continue;
 		char c = *s;
 		*s = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+		if (mkdir(p, mode) < 0 && errno != EEXIST) {
 			rc = ep_err_set(err, EP_E_IO, "%s: cannot create: %s",
 			    p, strerror(errno));
 			break;
@@ -381,6 +387,66 @@ ep_mkdirs(const char *path, struct ep_err *err)
 	}
 	free(p);
 	return rc;
+}
+
+/* Why a directory that holds answers we trust cannot be trusted, or
+ * NULL: it must be ours and writable by nobody else (as ssh asks of
+ * ~/.ssh); its parent must be ours or root's, and if others may write
+ * there, sticky (so that nobody can rename ours away and put theirs in
+ * its place). */
+static char *
+untrusted_dir(const char *dir)
+{
+	struct stat st;
+	char *parent, *slash, *why = NULL;
+	uid_t me = geteuid();
+
+	if (lstat(dir, &st) < 0)
+		return xasprintf("%s: %s", dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return xasprintf("%s: %s, not a directory", dir,
+		    ep_mode_kind(st.st_mode));
+	if (st.st_uid != me)
+		return xasprintf("%s: owned by uid %ju, not by this user (uid "
+		    "%ju)", dir, (uintmax_t)st.st_uid, (uintmax_t)me);
+	if (st.st_mode & 022)
+		return xasprintf("%s: writable by group or others (mode %04o)",
+		    dir, (unsigned)(st.st_mode & 07777));
+	parent = xstrdup(dir);
+	if ((slash = strrchr(parent, '/')) != NULL)
+		*(slash == parent ? slash + 1 : slash) = '\0';
+	if (stat(parent, &st) < 0)
+		why = xasprintf("%s: %s", parent, strerror(errno));
+	else if (st.st_uid != me && st.st_uid != 0)
+		why = xasprintf("%s: owned by uid %ju, neither this user nor "
+		    "root", parent, (uintmax_t)st.st_uid);
+	else if ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))
+		why = xasprintf("%s: writable by group or others and not "
+		    "sticky (mode %04o)", parent,
+		    (unsigned)(st.st_mode & 07777));
+	free(parent);
+	return why;
+}
+
+char *
+ep_cache_dir_trusted(char **why)
+{
+	char *dir = ep_cache_dir();
+	struct ep_err err = { 0 };
+
+	*why = NULL;
+	if (dir == NULL)
+		return NULL;
+	if (access(dir, F_OK) != 0 && ep_mkdirs_mode(dir, 0700, &err) < 0) {
+		*why = xstrdup(err.msg);
+		free(dir);
+		return NULL;
+	}
+	if ((*why = untrusted_dir(dir)) != NULL) {
+		free(dir);
+		return NULL;
+	}
+	return dir;
 }
 
 char *

@@ -106,12 +106,23 @@ int ep_write_cache(const char *path, const void *data, size_t len,
  * string. */
 char *ep_file_identity(const char *path);
 
-/* mkdir -p with mode 0755; EP_E_IO on failure. */
+/* mkdir -p with mode 0755 (or mode, less the umask, for each directory
+ * it makes); EP_E_IO on failure. */
 int ep_mkdirs(const char *path, struct ep_err *err);
+int ep_mkdirs_mode(const char *path, mode_t mode, struct ep_err *err);
 
 /* $XDG_CACHE_HOME/envparity or $HOME/.cache/envparity (not created).
  * Returns a new string, or NULL when neither variable is usable. */
 char *ep_cache_dir(void);
+
+/* The same, for answers envparity trusts (file hashes, library versions):
+ * made 0700 when missing, and returned only when it is a directory owned
+ * by this user that nobody else can write, in a parent owned by this user
+ * or root that others cannot write (unless sticky).  Otherwise NULL with
+ * *why saying what is wrong (a new string, for a warning; NULL when there
+ * is no cache directory at all): whoever can write the cache could make a
+ * trojaned library report the golden SHA-256. */
+char *ep_cache_dir_trusted(char **why);
 
 /* Copy of s with invalid UTF-8 replaced by U+FFFD, so that any byte
  * string read from the machine can become a JSON string. */
