@@ -67,8 +67,15 @@ test_challenge(void **state)
 	    -1);
 	assert_string_equal(err.msg, "malformed WWW-Authenticate: Bearer "
 	    "challenge without realm");
+	/* Unterminated: the offset is the opening quote's. */
 	assert_int_equal(ep_regchal_parse(&c, "Bearer realm=\"https://x",
 	    &err), -1);
+	assert_string_equal(err.msg, "malformed WWW-Authenticate at offset "
+	    "13");
+	assert_int_equal(ep_regchal_parse(&c, "Basic realm=\"a\", Bearer "
+	    "realm=\"https://t/\", service=\"s\\\"", &err), -1);
+	assert_string_equal(err.msg, "malformed WWW-Authenticate at offset "
+	    "52");
 	assert_int_equal(ep_regchal_parse(&c, "Bearer realm=", &err), -1);
 	assert_int_equal(ep_regchal_parse(&c, "Bearer realm=\"x\" junk",
 	    &err), -1);
