@@ -35,7 +35,10 @@ struct ep_imgref {
 				   "127.0.0.1:5000/a/b@sha256:<hex>",
 				   "oci:DIR[:TAG]", "docker-archive:FILE[:REF]"
 				   (DIR and FILE as written, split at the
-				   first ':' as skopeo does) */
+				   first ':' as skopeo does); a registry
+				   host "oci:PORT" or "docker-archive:PORT"
+				   keeps "docker://", so only local names
+				   start with "oci:" or "docker-archive:" */
 	char *registry;		/* "docker.io", "127.0.0.1:5000"; NULL if
 				   local */
 	char *api_host;		/* where to connect: "registry-1.docker.io"
