@@ -1,7 +1,8 @@
 /*
  * regauth.c: registry authentication without the network: challenges,
- * token URLs, and the credentials files docker and podman write.
- * registry.c asks; this file only parses and looks up.
+ * token URLs, and the credentials files docker and podman write (which
+ * token server may have them is regrealm.c's).  registry.c asks; this
+ * file only parses and looks up.
  */
 #include "regauth.h"
 
