@@ -162,7 +162,7 @@ index_time(size_t n)
 
 	assert_non_null(f = fopen(p, "w"));
 	for (size_t i = 0; i < n; i++) {
-		char name[100];
+		char name[128];
 
 		/* Spread over the order, so no sort sees it sorted. */
 		snprintf(name, sizeof name, "%s/%08zu",
