@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "regauth.h"
+
 void
 ep_imgopt_init(struct ep_imgopt *o)
 {
@@ -26,6 +28,7 @@ void
 ep_imgopt_clear(struct ep_imgopt *o)
 {
 	ep_strv_clear(&o->insecure);
+	ep_strv_clear(&o->auth_realms);
 }
 
 static int
@@ -72,6 +75,14 @@ ep_image_opt(struct ep_imgopt *o, int c, const char *arg, struct ep_err *err)
 			    "--insecure-registry %s: expected HOST[:PORT]",
 			    arg);
 		ep_strv_push(&o->insecure, arg);
+		return 1;
+	case EP_OPT_REGISTRY_AUTH_REALM:
+		if (!ep_regauth_hostport_valid(arg))
+			return ep_err_set(err, EP_E_INPUT,
+			    "--registry-auth-realm %s: expected HOST[:PORT] "
+			    "(the token server's host, no scheme or path)",
+			    arg);
+		ep_strv_push(&o->auth_realms, arg);
 		return 1;
 	case EP_OPT_REGISTRY_AUTH_FILE:
 		o->auth_file = arg;

@@ -35,7 +35,10 @@ struct ep_imgref {
 				   "127.0.0.1:5000/a/b@sha256:<hex>",
 				   "oci:DIR[:TAG]", "docker-archive:FILE[:REF]"
 				   (DIR and FILE as written, split at the
-				   first ':' as skopeo does) */
+				   first ':' as skopeo does); a registry
+				   host "oci:PORT" or "docker-archive:PORT"
+				   keeps "docker://", so only local names
+				   start with "oci:" or "docker-archive:" */
 	char *registry;		/* "docker.io", "127.0.0.1:5000"; NULL if
 				   local */
 	char *api_host;		/* where to connect: "registry-1.docker.io"
@@ -68,6 +71,9 @@ struct ep_imgopt {
 	const char *ca_file;		/* --registry-ca FILE, or NULL */
 	struct ep_strv insecure;	/* --insecure-registry HOST[:PORT]:
 					   plain http, only for these */
+	struct ep_strv auth_realms;	/* --registry-auth-realm HOST[:PORT]:
+					   token servers the credentials of
+					   any registry may go to */
 	const char *auth_file;		/* --registry-auth-file, or NULL: then
 					   $REGISTRY_AUTH_FILE,
 					   $XDG_RUNTIME_DIR/containers/auth.json,
@@ -80,7 +86,8 @@ struct ep_imgopt {
 };
 
 void ep_imgopt_init(struct ep_imgopt *o);
-void ep_imgopt_clear(struct ep_imgopt *o);	/* frees insecure */
+void ep_imgopt_clear(struct ep_imgopt *o);	/* frees insecure and
+						   auth_realms */
 
 /* The registry options `digest`, `capture` and `check` share (image.c),
  * like capture.h's; --image itself is a collector option. */
@@ -90,6 +97,7 @@ enum {
 	EP_OPT_INSECURE_REGISTRY,
 	EP_OPT_REGISTRY_AUTH_FILE,
 	EP_OPT_REGISTRY_TIMEOUT,
+	EP_OPT_REGISTRY_AUTH_REALM,
 	EP_OPT_IMAGE_LAST,
 };
 #define EP_IMAGE_LONGOPTS						\
@@ -100,7 +108,9 @@ enum {
 	{ "registry-auth-file", required_argument, NULL,		\
 	    EP_OPT_REGISTRY_AUTH_FILE },				\
 	{ "registry-timeout", required_argument, NULL,			\
-	    EP_OPT_REGISTRY_TIMEOUT }
+	    EP_OPT_REGISTRY_TIMEOUT },					\
+	{ "registry-auth-realm", required_argument, NULL,		\
+	    EP_OPT_REGISTRY_AUTH_REALM }
 #define EP_IMAGE_HELP							\
 "Registry options:\n"							\
 "  --platform OS/ARCH[/VARIANT]  the platform to pick from an index\n"	\
@@ -113,6 +123,8 @@ enum {
 "  --registry-auth-file FILE  credentials (default $REGISTRY_AUTH_FILE,\n" \
 "                       $XDG_RUNTIME_DIR/containers/auth.json,\n"	\
 "                       ~/.docker/config.json)\n"			\
+"  --registry-auth-realm HOST[:PORT]  a token server on another host\n" \
+"                       that may have the credentials (repeatable)\n" \
 "  --registry-timeout SECONDS  each request's limit (default 30)\n"
 
 /* Apply one registry option; 1 if c was one, 0 if not, -1 with err

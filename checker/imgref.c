@@ -175,6 +175,13 @@ host_valid(const char *s, size_t n)
 	return 1;
 }
 
+/* 1 if s starts as a local reference does ("oci:", "docker-archive:"). */
+static int
+local_prefix(const char *s)
+{
+	return ep_startswith(s, "oci:") || ep_startswith(s, "docker-archive:");
+}
+
 static int
 parse_registry(struct ep_imgref *r, const char *s, struct ep_err *err)
 {
@@ -273,7 +280,16 @@ parse_registry(struct ep_imgref *r, const char *s, struct ep_err *err)
 	    "registry-1.docker.io" : r->registry);
 	if (r->tag == NULL && r->digest == NULL)
 		r->tag = xstrdup("latest");
-	r->name = xasprintf("%s/%s%s%s%s%s", r->registry, r->repository,
+	/*
+	 * A registry host "oci" or "docker-archive" with a port would give
+	 * a name that reads as a local image ("oci:5000/foo:latest" is the
+	 * layout 5000/foo, tag latest): the two would share fact keys, and
+	 * a batch would resolve one and drop the other.  Such a name keeps
+	 * the "docker://" that such a reference needs anyway, so it reads
+	 * back as itself.
+	 */
+	r->name = xasprintf("%s%s/%s%s%s%s%s", local_prefix(r->registry) ?
+	    "docker://" : "", r->registry, r->repository,
 	    r->tag != NULL ? ":" : "", r->tag != NULL ? r->tag : "",
 	    r->digest != NULL ? "@" : "", r->digest != NULL ? r->digest : "");
 	return 0;
@@ -335,6 +351,7 @@ ep_imgref_parse(struct ep_imgref *r, const char *s, struct ep_err *err)
 
 	memset(r, 0, sizeof *r);
 	if (ep_startswith(s, "oci:")) {
+		/* Local, always: a registry called oci needs docker://. */
 		r->kind = EP_IMG_OCI;
 		rc = parse_local(r, s, s + 4, "oci:", err);
 	} else if (ep_startswith(s, "docker-archive:")) {

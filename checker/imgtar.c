@@ -1,6 +1,7 @@
 /*
  * imgtar.c: index a tar file's regular members in one pass over the
- * headers, and read a member by name with pread.  Enough of ustar, GNU
+ * headers, sorted by name (duplicates found and look-ups made in
+ * n log n), and read a member by name with pread.  Enough of ustar, GNU
  * ('L' long names, base-256 sizes) and pax ('x' path and size) for what
  * docker and skopeo write; no libarchive.
  */
@@ -144,6 +145,18 @@ pax_parse(const char *buf, size_t len, char **path, long long *size)
 	return 0;
 }
 
+static int
+member_cmp(const void *a, const void *b)
+{
+	const struct ep_tar_member *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	/* The same name: archive order, so the message is stable. */
+	if (c == 0)
+		c = x->off < y->off ? -1 : x->off > y->off;
+	return c;
+}
+
 int
 ep_tar_open(struct ep_tar *t, const char *path, struct ep_err *err)
 {
@@ -254,11 +267,6 @@ ep_tar_open(struct ep_tar *t, const char *path, struct ep_err *err)
 			goto done;
 		}
 		if (type == '0' || type == '\0' || type == '7') {
-			if (ep_tar_find(t, name) != NULL) {
-				ep_err_set(err, EP_E_INPUT, "%s: member '%s' "
-				    "appears twice", path, name);
-				goto done;
-			}
 			if (t->n == MAX_MEMBERS) {
 				ep_err_set(err, EP_E_INPUT, "%s: more than "
 				    "%d members", path, MAX_MEMBERS);
@@ -283,6 +291,18 @@ ep_tar_open(struct ep_tar *t, const char *path, struct ep_err *err)
 		paxsize = -1;
 		off += (size + BLOCK - 1) / BLOCK * BLOCK;
 	}
+	/* Sorted by name: a member twice is two neighbours, and a look-up
+	 * is a binary search.  n log n in all, whatever the names: a
+	 * check against every member before (or a hash table a crafted
+	 * archive can fill with collisions) is quadratic. */
+	if (t->n > 1)
+		qsort(t->v, t->n, sizeof *t->v, member_cmp);
+	for (size_t i = 1; i < t->n; i++)
+		if (strcmp(t->v[i - 1].name, t->v[i].name) == 0) {
+			ep_err_set(err, EP_E_INPUT, "%s: member '%s' appears "
+			    "twice", path, t->v[i].name);
+			goto done;
+		}
 	rc = 0;
 done:
 	free(name);
@@ -309,11 +329,22 @@ ep_tar_close(struct ep_tar *t)
 const struct ep_tar_member *
 ep_tar_find(const struct ep_tar *t, const char *name)
 {
+	size_t lo = 0, hi = t->n;
+
 	while (name[0] == '.' && name[1] == '/')
 		name += 2;
-	for (size_t i = 0; i < t->n; i++)
-		if (strcmp(t->v[i].name, name) == 0)
-			return &t->v[i];
+	/* t->v is sorted by name (ep_tar_open). */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(t->v[mid].name, name);
+
+		if (c == 0)
+			return &t->v[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return NULL;
 }
 

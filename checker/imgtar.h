@@ -17,7 +17,7 @@ struct ep_tar {
 	int fd;
 	char *path;			/* for messages */
 	size_t n;
-	struct ep_tar_member {
+	struct ep_tar_member {		/* sorted by name */
 		char *name;		/* "./" removed */
 		off_t off, size;
 	} *v;
@@ -31,7 +31,8 @@ struct ep_tar {
 int ep_tar_open(struct ep_tar *t, const char *path, struct ep_err *err);
 void ep_tar_close(struct ep_tar *t);
 
-/* The member called name, or NULL. */
+/* The member called name ("./" prefixes ignored), or NULL; a binary
+ * search. */
 const struct ep_tar_member *ep_tar_find(const struct ep_tar *t,
     const char *name);
 

@@ -1,7 +1,8 @@
 /*
  * regauth.c: registry authentication without the network: challenges,
- * token URLs, and the credentials files docker and podman write.
- * registry.c asks; this file only parses and looks up.
+ * token URLs, and the credentials files docker and podman write (which
+ * token server may have them is regrealm.c's).  registry.c asks; this
+ * file only parses and looks up.
  */
 #include "regauth.h"
 
@@ -124,7 +125,7 @@ ep_regchal_parse(struct ep_regchal *c, const char *header,
 		/* Its auth-params: name=value, until a token that is
 		 * not followed by '=' (the next scheme). */
 		for (;;) {
-			const char *name = p, *eq;
+			const char *name = p, *eq, *end;
 			char *val = NULL;
 			size_t vn;
 
@@ -135,8 +136,11 @@ ep_regchal_parse(struct ep_regchal *c, const char *header,
 				break;	/* the next challenge's scheme */
 			p = skip_ws(eq + 1);
 			if (*p == '"') {
-				if ((p = quoted(p, &val)) == NULL)
+				/* p stays at the opening quote for the
+				 * message when the string is unterminated. */
+				if ((end = quoted(p, &val)) == NULL)
 					goto bad;
+				p = end;
 			} else {
 				if ((vn = token_len(p)) == 0)
 					goto bad;

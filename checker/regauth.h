@@ -1,8 +1,9 @@
 /*
  * regauth.h: what registry authentication needs that is not I/O on the
- * network: parsing WWW-Authenticate challenges, the token URL to ask,
- * the credentials files (docker's config.json, containers' auth.json)
- * and the entry that applies to a registry.  registry.c does the
+ * network: parsing WWW-Authenticate challenges, the credentials files
+ * (docker's config.json, containers' auth.json) and the entry that
+ * applies to a registry, the token URL to ask (regauth.c); which token
+ * server may have the credentials (regrealm.c).  registry.c does the
  * requests; nothing here includes libcurl.
  *
  * Secrets (passwords, identity tokens) live only in struct ep_regcred;
@@ -45,6 +46,28 @@ void ep_regchal_clear(struct ep_regchal *c);
  * a query.  A new string. */
 char *ep_regauth_token_url(const struct ep_regchal *c,
     const char *repository);
+
+/* Whether the credentials for registry (as in a reference:
+ * "docker.io", "127.0.0.1:5000"; api_host is where it is reached) may
+ * go to the token server at realm, a URL the registry's challenge named.
+ * 1 when realm's host is the registry's (registry's or api_host's, any
+ * port), is named in trusted (--registry-auth-realm: "HOST", any port,
+ * or "HOST:PORT"), or is a known pair over https (docker.io and its
+ * aliases: auth.docker.io; nvcr.io: authn.nvidia.com).  0 otherwise,
+ * including a realm whose authority is not a plain host[:port] (a
+ * userinfo, a backslash: what URL parsers may read differently).  The
+ * scheme (https, or plain http where allowed) is the caller's check. */
+int ep_regauth_realm_trusted(const char *realm, const char *registry,
+    const char *api_host, const struct ep_strv *trusted);
+
+/* 1 if s is a plain "host[:port]" (letters, digits, '.', '-', or a
+ * bracketed IPv6 address; a port of at most 5 digits), as
+ * --registry-auth-realm takes. */
+int ep_regauth_hostport_valid(const char *s);
+
+/* "host[:port]" of an http(s) URL, its userinfo dropped, for messages
+ * and options.  A new string. */
+char *ep_regauth_url_authority(const char *url);
 
 /* url without its userinfo ("https://u:p@h/x" -> "https://h/x") and
  * without its query, for messages.  A new string. */

@@ -112,20 +112,6 @@ reg_ctx_clear(struct reg_ctx *ctx)
 	memset(ctx, 0, sizeof *ctx);
 }
 
-/* "host[:port]" of an http(s) URL, new. */
-static char *
-url_authority(const char *url)
-{
-	const char *p = strstr(url, "://"), *at, *end;
-
-	p = p != NULL ? p + 3 : url;
-	end = p + strcspn(p, "/?#");
-	for (at = p; at < end; at++)
-		if (*at == '@')
-			p = at + 1;
-	return xstrndup(p, (size_t)(end - p));
-}
-
 /* 1 if authorities a and b ("host[:port]", "[v6]:port") name one host. */
 static int
 same_host(const char *a, const char *b)
@@ -164,13 +150,14 @@ token_get(struct reg_ctx *ctx, struct reg_rq *rq)
 		t->state = TOK_READY;
 		return t;
 	}
-	auth = url_authority(realm);
+	auth = ep_regauth_url_authority(realm);
 	shown = ep_regauth_redact_url(realm);
 	if (strncasecmp(realm, "http://", 7) == 0) {
-		/* Credentials to a plain-http token server only where
-		 * the user allowed plain http: that server named with
-		 * --insecure-registry, or the insecure registry's own host
-		 * (another port of it, as a registry's issuer often is). */
+		/* A plain-http token server, with or without
+		 * credentials, only where the user allowed plain http:
+		 * that server named with --insecure-registry, or the
+		 * insecure registry's own host (another port of it, as a
+		 * registry's issuer often is). */
 		t->allow_http = ep_strv_contains(&ctx->o->insecure, auth) ||
 		    (rq->site->plain && same_host(auth, rq->ref->api_host));
 		if (!t->allow_http) {
@@ -182,6 +169,35 @@ token_get(struct reg_ctx *ctx, struct reg_rq *rq)
 	} else if (strncasecmp(realm, "https://", 8) != 0) {
 		t->why = xasprintf("token realm %s is not an https URL",
 		    shown);
+		t->state = TOK_FAILED;
+	}
+	/*
+	 * The realm is the registry's word, and the registry may be
+	 * someone else's (plain http can be rewritten on the way; a
+	 * mirror names what it likes).  A token asked anonymously carries
+	 * nothing; credentials go only to a token server on the
+	 * registry's host, one the user named, or a known pair (Docker
+	 * Hub's auth.docker.io).  Never anonymously instead: a private
+	 * image would then fail as "denied", hiding why.
+	 */
+	if (t->state != TOK_FAILED && t->cred != NULL &&
+	    (t->cred->user != NULL || t->cred->identity_token != NULL) &&
+	    !ep_regauth_realm_trusted(realm, rq->ref->registry,
+	    rq->ref->api_host, &ctx->o->auth_realms)) {
+		struct ep_strv hint = { 0 };
+		char *opt = NULL;
+
+		/* The option, when naming this host would do. */
+		ep_strv_push(&hint, auth);
+		if (ep_regauth_realm_trusted(realm, rq->ref->registry,
+		    rq->ref->api_host, &hint))
+			opt = xasprintf(" (--registry-auth-realm %s allows it)",
+			    auth);
+		ep_strv_clear(&hint);
+		t->why = xasprintf("token server %s is not on the registry's "
+		    "host; the credentials for %s from %s are not sent there%s",
+		    shown, t->cred->key, t->cred->file, opt != NULL ? opt : "");
+		free(opt);
 		t->state = TOK_FAILED;
 	}
 	free(auth);

@@ -9,9 +9,12 @@
 #     a registry whose storage and configuration live under DIR; sets
 #     REG_HOST (127.0.0.1:PORT), REG_PID, REG_LOG (its access log) and,
 #     for token auth, TOKEN_PORT, TOKEN_LOG (one line per token asked:
-#     "anonymous SCOPE" or "user NAME SCOPE").  Appends every pid to
-#     REG_PIDS for reg_stop_all.  With REG_TLS=1 it serves https with a
-#     certificate for 127.0.0.1 signed by its own CA, DIR/ca.crt.
+#     "anonymous SCOPE", "user NAME SCOPE" or "refresh NAME SCOPE").
+#     Appends every pid to REG_PIDS for reg_stop_all.  With REG_TLS=1 it
+#     serves https with a certificate for 127.0.0.1 and localhost signed
+#     by its own CA, DIR/ca.crt (and so does its token issuer).  The
+#     realm names the issuer as REG_REALM_HOST (default 127.0.0.1; say
+#     localhost for a token server on another host than the registry).
 # reg_start_bad DIR
 #     bad_registry.py: the answers docker-registry never gives; sets
 #     BAD_HOST and BAD_LOG ("METHOD PATH" per request, and the headers
@@ -54,7 +57,15 @@ reg_wait_http() { # url pid
 
 reg_start() { # dir [mode [user:pass]]
 	local dir=$1 mode=${2:-none} cred=${3:-} try port auth=
+	local scheme=http tls=
 	mkdir -p "$dir"
+	if [ "${REG_TLS:-}" = 1 ]; then
+		reg_make_tls "$dir" || return 1
+		scheme=https
+		tls="  tls:
+    certificate: $dir/tls.crt
+    key: $dir/tls.key"
+	fi
 	case $mode in
 	none) ;;
 	htpasswd)
@@ -69,21 +80,13 @@ reg_start() { # dir [mode [user:pass]]
 		reg_start_issuer "$dir" "$cred" || return 1
 		auth="auth:
   token:
-    realm: http://127.0.0.1:$TOKEN_PORT/token
+    realm: $scheme://${REG_REALM_HOST:-127.0.0.1}:$TOKEN_PORT/token
     service: envparity-registry
     issuer: envparity-test-issuer
     rootcertbundle: $dir/issuer.crt"
 		;;
 	*) echo "reg_start: unknown mode $mode" >&2; return 1 ;;
 	esac
-	local scheme=http tls=
-	if [ "${REG_TLS:-}" = 1 ]; then
-		reg_make_tls "$dir" || return 1
-		scheme=https
-		tls="  tls:
-    certificate: $dir/tls.crt
-    key: $dir/tls.key"
-	fi
 	REG_LOG=$dir/registry.log
 	# A free port can be taken between asking and binding: try again.
 	for try in 1 2 3 4 5; do
@@ -119,7 +122,7 @@ reg_start() { # dir [mode [user:pass]]
 	return 1
 }
 
-# A CA and a server certificate for 127.0.0.1 it signs.
+# A CA and a server certificate for 127.0.0.1 and localhost it signs.
 reg_make_tls() { # dir
 	local d=$1
 	openssl req -x509 -newkey rsa:2048 -nodes -days 2 \
@@ -127,7 +130,7 @@ reg_make_tls() { # dir
 	    >/dev/null 2>&1 &&
 	openssl req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 \
 	    -keyout "$d/tls.key" -out "$d/tls.csr" >/dev/null 2>&1 &&
-	printf 'subjectAltName=IP:127.0.0.1\n' >"$d/tls.ext" &&
+	printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' >"$d/tls.ext" &&
 	openssl x509 -req -in "$d/tls.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" \
 	    -CAcreateserial -days 2 -extfile "$d/tls.ext" -out "$d/tls.crt" \
 	    >/dev/null 2>&1
@@ -137,6 +140,8 @@ reg_make_tls() { # dir
 # (rootcertbundle) and whose key signs the tokens.
 reg_start_issuer() { # dir user:pass
 	local dir=$1 i portfile=$1/issuer.port
+	local -a tls=()
+	[ "${REG_TLS:-}" != 1 ] || tls=("$dir/tls.crt" "$dir/tls.key")
 	openssl req -x509 -newkey rsa:2048 -nodes -days 2 \
 	    -subj /CN=envparity-test-issuer -keyout "$dir/issuer.key" \
 	    -out "$dir/issuer.crt" >/dev/null 2>&1 || return 1
@@ -144,7 +149,7 @@ reg_start_issuer() { # dir user:pass
 	: >"$TOKEN_LOG"
 	rm -f "$portfile"
 	python3 "$REG_HARNESS_DIR/token_issuer.py" "$dir/issuer.key" \
-	    "$dir/issuer.crt" "$portfile" "$TOKEN_LOG" "$2" \
+	    "$dir/issuer.crt" "$portfile" "$TOKEN_LOG" "$2" "${tls[@]}" \
 	    >"$dir/issuer.out" 2>&1 3>&- &
 	TOKEN_PID=$!
 	REG_PIDS="$REG_PIDS $TOKEN_PID"
@@ -221,7 +226,7 @@ reg_curl() { # host repo curl-args...
 	Bearer*)
 		realm=$(sed -n 's/.*realm="\([^"]*\)".*/\1/p' <<<"$chal")
 		service=$(sed -n 's/.*service="\([^"]*\)".*/\1/p' <<<"$chal")
-		tok=$(curl -sS -u "$REG_PUSH_USER" "$realm?service=$service&scope=repository:$repo:pull,push" |
+		tok=$(curl -sS "${ca[@]}" -u "$REG_PUSH_USER" "$realm?service=$service&scope=repository:$repo:pull,push" |
 		    jq -r .token)
 		curl -sS "${ca[@]}" -H "Authorization: Bearer $tok" "$@"
 		;;

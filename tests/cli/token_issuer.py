@@ -7,16 +7,22 @@ self-signed certificate, which the registry trusts as its rootcertbundle.
 
 Anonymous requests get pull only, and nothing for repositories under
 private/ (401).  Requests with Basic credentials must
-carry USER:PASS (else 401) and get the actions they ask for.  Each request
-is logged to LOG as "anonymous SCOPE" or "user NAME SCOPE"; the password
-is never logged.
+carry USER:PASS (else 401) and get the actions they ask for.  POST /token
+is docker's OAuth2 refresh (grant_type=refresh_token, the refresh token
+PASS standing for an identity token): it gets USER's token.  Each request
+is logged to LOG as "anonymous SCOPE", "user NAME SCOPE" or "refresh NAME
+SCOPE"; the password is never logged.
 
-usage: token_issuer.py KEY CERT PORTFILE LOG USER:PASS
+With TLSCERT and TLSKEY it serves https (the registry's CA signs them),
+else plain http.
+
+usage: token_issuer.py KEY CERT PORTFILE LOG USER:PASS [TLSCERT TLSKEY]
 """
 import base64
 import http.server
 import json
 import os
+import ssl
 import subprocess
 import sys
 import threading
@@ -24,6 +30,7 @@ import time
 import urllib.parse
 
 KEY, CERT, PORTFILE, LOG, CRED = sys.argv[1:6]
+TLS = sys.argv[6:8]
 USER, PASSWORD = CRED.split(":", 1)
 SERVICE = "envparity-registry"
 ISSUER = "envparity-test-issuer"
@@ -68,6 +75,36 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
 
+    def do_POST(self):
+        url = urllib.parse.urlsplit(self.path)
+        n = int(self.headers.get("Content-Length", 0) or 0)
+        form = urllib.parse.parse_qs(self.rfile.read(n).decode())
+        if url.path != "/token":
+            return self.fail(404)
+        scope = form.get("scope", [""])[0]
+        if form.get("grant_type", [""])[0] != "refresh_token" or \
+                form.get("refresh_token", [""])[0] != PASSWORD:
+            with LOCK, open(LOG, "a") as f:
+                f.write("refused refresh %s\n" % scope)
+            return self.fail(401)
+        parts = scope.split(":")
+        if len(parts) != 3 or parts[0] != "repository":
+            return self.fail(400)
+        with LOCK, open(LOG, "a") as f:
+            f.write("refresh %s %s\n" % (USER, scope))
+        self.token(USER, [{"type": "repository", "name": parts[1],
+                           "actions": parts[2].split(",")}])
+
+    def token(self, who, access):
+        tok = sign(who, access)
+        body = json.dumps({"token": tok, "access_token": tok,
+                           "expires_in": 600}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
     def do_GET(self):
         url = urllib.parse.urlsplit(self.path)
         if url.path != "/token":
@@ -105,19 +142,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 f.write("anonymous %s\n" % scope)
             else:
                 f.write("user %s %s\n" % (who, scope))
-        tok = sign(who or "", access)
-        body = json.dumps({"token": tok, "access_token": tok,
-                           "expires_in": 600}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        self.token(who or "", access)
 
 
 def main():
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     srv.daemon_threads = True
+    if TLS:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(TLS[0], TLS[1])
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
     tmp = PORTFILE + ".tmp"
     with open(tmp, "w") as f:
         f.write("%d\n" % srv.server_address[1])

@@ -1,7 +1,7 @@
 /*
  * test_imgref.c: image reference parsing: docker.io normalization, hosts
- * with ports, tags and digests, local references, and errors that say
- * which part is wrong.
+ * with ports, tags and digests, local references, names that never read
+ * as the other kind, and errors that say which part is wrong.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -70,6 +70,20 @@ static const struct good goods[] = {
 	    "Registry.Example.COM", "x", "latest", NULL, NULL },
 	{ "[::1]:5000/x", EP_IMG_REGISTRY, "[::1]:5000/x:latest",
 	    "[::1]:5000", "[::1]:5000", "x", "latest", NULL, NULL },
+	/* A registry called oci or docker-archive: its name keeps the
+	 * docker:// (a name "oci:5000/foo:latest" is a local layout). */
+	{ "docker://oci:5000/foo", EP_IMG_REGISTRY,
+	    "docker://oci:5000/foo:latest", "oci:5000", "oci:5000", "foo",
+	    "latest", NULL, NULL },
+	{ "docker://docker-archive:5000/a/b@sha256:" HEX64, EP_IMG_REGISTRY,
+	    "docker://docker-archive:5000/a/b@sha256:" HEX64,
+	    "docker-archive:5000", "docker-archive:5000", "a/b", NULL,
+	    "sha256:" HEX64, NULL },
+	{ "docker://oci.example:5000/foo", EP_IMG_REGISTRY,
+	    "oci.example:5000/foo:latest", "oci.example:5000",
+	    "oci.example:5000", "foo", "latest", NULL, NULL },
+	{ "oci:5000/foo:latest", EP_IMG_OCI, "oci:5000/foo:latest", NULL,
+	    NULL, NULL, "latest", NULL, "5000/foo" },
 	{ "oci:/dir:tag", EP_IMG_OCI, "oci:/dir:tag", NULL, NULL, NULL,
 	    "tag", NULL, "/dir" },
 	{ "oci:relative", EP_IMG_OCI, "oci:relative", NULL, NULL, NULL, NULL,
@@ -194,6 +208,71 @@ test_bad(void **state)
 	}
 }
 
+/*
+ * A canonical name is a fact key's middle and what dedupes a batch: the
+ * names of a registry image and of a local one never meet, and every
+ * name, given back as a reference, is the same image again.
+ */
+static void
+test_names_apart(void **state)
+{
+	static const char *const in[] = {
+		"oci:5000/foo:latest", "docker://oci:5000/foo",
+		"docker://oci:5000/foo:latest", "oci:5000/foo",
+		"docker-archive:5000/foo:app:1", "docker://docker-archive:5000/"
+		"foo", "docker-archive:5000/foo", "docker://oci:1/a@sha256:"
+		HEX64, "oci:1/a@sha256:" HEX64, "docker://docker:5000/x",
+		"docker:5000/x", "localhost:5000/x", "ubuntu", "oci:x",
+	};
+	const size_t n = sizeof in / sizeof in[0];
+	struct ep_imgref r[sizeof in / sizeof in[0]];
+
+	(void)state;
+	for (size_t i = 0; i < n; i++) {
+		struct ep_imgref again;
+		struct ep_err err = { 0 };
+
+		if (ep_imgref_parse(&r[i], in[i], &err) != 0) {
+			print_error("%s: %s\n", in[i], err.msg);
+			fail();
+		}
+		/* The name reads back as the same image. */
+		if (ep_imgref_parse(&again, r[i].name, &err) != 0) {
+			print_error("%s: its name %s: %s\n", in[i], r[i].name,
+			    err.msg);
+			fail();
+		}
+		if (again.kind != r[i].kind ||
+		    strcmp(again.name, r[i].name) != 0) {
+			print_error("%s: its name %s reads as %s (kind %d, not "
+			    "%d)\n", in[i], r[i].name, again.name, again.kind,
+			    r[i].kind);
+			fail();
+		}
+		ep_imgref_clear(&again);
+		/* A local name starts with its kind's prefix; a registry
+		 * name with neither. */
+		if (r[i].kind == EP_IMG_REGISTRY) {
+			assert_false(ep_startswith(r[i].name, "oci:"));
+			assert_false(ep_startswith(r[i].name,
+			    "docker-archive:"));
+		} else
+			assert_true(ep_startswith(r[i].name, r[i].kind ==
+			    EP_IMG_OCI ? "oci:" : "docker-archive:"));
+	}
+	/* One name, one kind. */
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n; j++)
+			if (strcmp(r[i].name, r[j].name) == 0 &&
+			    r[i].kind != r[j].kind) {
+				print_error("%s and %s: one name %s\n", in[i],
+				    in[j], r[i].name);
+				fail();
+			}
+	for (size_t i = 0; i < n; i++)
+		ep_imgref_clear(&r[i]);
+}
+
 /* distribution's limit: 255 characters for host and path together. */
 static void
 test_long_names(void **state)
@@ -242,6 +321,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_names_apart),
 		cmocka_unit_test(test_long_names),
 		cmocka_unit_test(test_digest_valid),
 	};

@@ -1,7 +1,8 @@
 /*
  * test_regauth.c: registry authentication without the network:
  * WWW-Authenticate challenges (quoted commas, escapes, several
- * challenges), token URLs, URLs redacted for messages, credentials files
+ * challenges), token URLs, which token servers may have the credentials,
+ * URLs redacted for messages, credentials files
  * (docker's and podman's shapes, docker.io's aliases, namespaced keys,
  * the order of the files, malformed files) and Retry-After.
  */
@@ -67,12 +68,91 @@ test_challenge(void **state)
 	    -1);
 	assert_string_equal(err.msg, "malformed WWW-Authenticate: Bearer "
 	    "challenge without realm");
+	/* Unterminated: the offset is the opening quote's. */
 	assert_int_equal(ep_regchal_parse(&c, "Bearer realm=\"https://x",
 	    &err), -1);
+	assert_string_equal(err.msg, "malformed WWW-Authenticate at offset "
+	    "13");
+	assert_int_equal(ep_regchal_parse(&c, "Basic realm=\"a\", Bearer "
+	    "realm=\"https://t/\", service=\"s\\\"", &err), -1);
+	assert_string_equal(err.msg, "malformed WWW-Authenticate at offset "
+	    "52");
 	assert_int_equal(ep_regchal_parse(&c, "Bearer realm=", &err), -1);
 	assert_int_equal(ep_regchal_parse(&c, "Bearer realm=\"x\" junk",
 	    &err), -1);
 	assert_int_equal(err.kind, EP_E_IO);
+}
+
+/* Which token servers a registry's credentials may go to. */
+static void
+test_realm_trusted(void **state)
+{
+	struct ep_strv none = { 0 }, named = { 0 };
+
+	(void)state;
+	/* The registry's own host, any port, either of its names. */
+	assert_true(ep_regauth_realm_trusted("https://ghcr.io/token",
+	    "ghcr.io", "ghcr.io", &none));
+	assert_true(ep_regauth_realm_trusted("https://Quay.IO/v2/auth",
+	    "quay.io", "quay.io", &none));
+	assert_true(ep_regauth_realm_trusted("http://127.0.0.1:5001/token",
+	    "127.0.0.1:5000", "127.0.0.1:5000", &none));
+	assert_true(ep_regauth_realm_trusted("https://[::1]:1/t", "[::1]:5000",
+	    "[::1]:5000", &none));
+	assert_true(ep_regauth_realm_trusted("https://nvcr.io/proxy_auth?a=b",
+	    "nvcr.io", "nvcr.io", &none));
+	/* The known pairs, over https on its port only. */
+	assert_true(ep_regauth_realm_trusted("https://auth.docker.io/token",
+	    "docker.io", "registry-1.docker.io", &none));
+	assert_true(ep_regauth_realm_trusted("https://auth.docker.io/token",
+	    "registry-1.docker.io", "registry-1.docker.io", &none));
+	assert_true(ep_regauth_realm_trusted("https://authn.nvidia.com/token",
+	    "nvcr.io", "nvcr.io", &none));
+	assert_false(ep_regauth_realm_trusted("http://auth.docker.io/token",
+	    "docker.io", "registry-1.docker.io", &none));
+	assert_false(ep_regauth_realm_trusted("https://auth.docker.io:8443/"
+	    "token", "docker.io", "registry-1.docker.io", &none));
+	assert_false(ep_regauth_realm_trusted("https://authn.nvidia.com/token",
+	    "ghcr.io", "ghcr.io", &none));
+	assert_false(ep_regauth_realm_trusted("https://auth.docker.io/token",
+	    "reg.example", "reg.example", &none));
+	/* Another host: not without --registry-auth-realm. */
+	assert_false(ep_regauth_realm_trusted("https://gitlab.com/jwt/auth",
+	    "registry.gitlab.com", "registry.gitlab.com", &none));
+	assert_false(ep_regauth_realm_trusted("https://evil.example/token",
+	    "127.0.0.1:5000", "127.0.0.1:5000", &none));
+	assert_false(ep_regauth_realm_trusted("https://127.0.0.1.evil/t",
+	    "127.0.0.1:5000", "127.0.0.1:5000", &none));
+	assert_false(ep_regauth_realm_trusted("https://ghcr.io.evil/token",
+	    "ghcr.io", "ghcr.io", &none));
+	ep_strv_push(&named, "gitlab.com");
+	ep_strv_push(&named, "Auth.Example:8443");
+	assert_true(ep_regauth_realm_trusted("https://gitlab.com/jwt/auth",
+	    "registry.gitlab.com", "registry.gitlab.com", &named));
+	assert_true(ep_regauth_realm_trusted("https://gitlab.com:444/jwt/auth",
+	    "registry.gitlab.com", "registry.gitlab.com", &named));
+	assert_true(ep_regauth_realm_trusted("https://auth.example:8443/t",
+	    "reg.example", "reg.example", &named));
+	assert_false(ep_regauth_realm_trusted("https://auth.example/t",
+	    "reg.example", "reg.example", &named));
+	assert_false(ep_regauth_realm_trusted("https://sub.gitlab.com/jwt",
+	    "registry.gitlab.com", "registry.gitlab.com", &named));
+	/* An authority URL parsers may read two ways: never trusted. */
+	assert_false(ep_regauth_realm_trusted("https://evil.example@ghcr.io/"
+	    "token", "ghcr.io", "ghcr.io", &none));
+	assert_false(ep_regauth_realm_trusted("https://ghcr.io@evil.example/"
+	    "token", "ghcr.io", "ghcr.io", &none));
+	assert_false(ep_regauth_realm_trusted("https://evil.example\\@ghcr.io/"
+	    "token", "ghcr.io", "ghcr.io", &none));
+	assert_false(ep_regauth_realm_trusted("https://ghcr.io:443:1/token",
+	    "ghcr.io", "ghcr.io", &none));
+	assert_false(ep_regauth_realm_trusted("https:///token", "ghcr.io",
+	    "ghcr.io", &none));
+	assert_false(ep_regauth_realm_trusted("ftp://ghcr.io/token",
+	    "ghcr.io", "ghcr.io", &none));
+	assert_false(ep_regauth_realm_trusted("ghcr.io/token", "ghcr.io",
+	    "ghcr.io", &none));
+	ep_strv_clear(&named);
 }
 
 static void
@@ -316,6 +396,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_challenge),
+		cmocka_unit_test(test_realm_trusted),
 		cmocka_unit_test(test_token_url),
 		cmocka_unit_test(test_redact),
 		cmocka_unit_test(test_creds_lookup),
