@@ -182,10 +182,11 @@ ep_child_kill_tree(pid_t root, unsigned long long since,
 	struct proc *ps;
 	size_t found;
 
-	if (root > 0) {
-		kill(-root, SIGKILL);
-		kill(root, SIGKILL);
-	}
+	/* Never init, nor "every process" (-1), nor our own group (0). */
+	if (root <= 1)
+		return;
+	kill(-root, SIGKILL);
+	kill(root, SIGKILL);
 	/* Killing a parent hands its children to us, and a child killed
 	 * between two looks may have forked: look until nothing is left. */
 	for (;;) {

@@ -85,7 +85,8 @@ int ep_child_exited(pid_t pid);
  * as an orphan that started at or after since (root's start time), except
  * the processes in keep[0..nkeep) (children of ours still at work) and
  * their descendants.  Adopted orphans are reaped; the scan repeats until
- * nothing but root is left, for at most grace_ms.  Never fails. */
+ * nothing but root is left, for at most grace_ms.  Does nothing for a
+ * root of 1 or less.  Never fails. */
 void ep_child_kill_tree(pid_t root, unsigned long long since,
     const pid_t *keep, size_t nkeep, int grace_ms);
 
