@@ -62,13 +62,15 @@ struct ep_dynload_job {
 };
 
 /* Run jobs[0..n) with at most parallel children at a time (0 means 2),
- * each given timeout_ms from its start.  A child that crashes or times
- * out only marks its own job; the call fails (EP_E_IO) only if poll()
- * itself fails, and then every child is killed and reaped first and the
- * jobs not run are EP_DL_NOSTART.  Every job's out is set either way.
- * Call it while the process has one thread: the children are forked
- * without exec, and a lock held by another thread at fork time would
- * stay held in them. */
+ * each given timeout_ms from its start.  Each child drops our credentials
+ * from its environment before it loads anything (ep_child_env_enter), and
+ * whatever it starts is killed when it ends (ep_child_kill_tree).  A
+ * child that crashes or times out only marks its own job; the call fails
+ * (EP_E_IO) only if poll() itself fails, and then every child is killed
+ * and reaped first and the jobs not run are EP_DL_NOSTART.  Every job's
+ * out is set either way.  Call it while the process has one thread: the
+ * children are forked without exec, and a lock held by another thread at
+ * fork time would stay held in them. */
 int ep_dynload_run(struct ep_dynload_job *jobs, size_t n, unsigned parallel,
     int timeout_ms, struct ep_err *err);
 

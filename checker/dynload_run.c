@@ -4,6 +4,11 @@
  * and tell a crash from a clean exit; then parse the lines and decode the
  * version numbers the libraries report.  No <dlfcn.h> here: nothing is
  * loaded into the parent.
+ *
+ * The libraries come from places a pull request controls (site-packages,
+ * --lib-path), and their constructors run in the child: it drops our
+ * credentials from its environment before it loads anything, and when it
+ * ends, whatever it started ends too (child.h).
  */
 #include "dynload.h"
 
@@ -17,10 +22,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
+
 #define OUT_MAX		(256 * 1024)	/* a child says a few hundred bytes */
 
+/* How long to wait for what a finished child left behind to die. */
+#define KILL_GRACE_MS	1000
+
 static void __attribute__((noreturn))
-child(const struct ep_dynload_job *j, int fd)
+child(const struct ep_dynload_job *j, int fd, struct ep_strv *env)
 {
 	static const int fatal[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
 	    SIGPIPE };
@@ -29,6 +39,9 @@ child(const struct ep_dynload_job *j, int fd)
 	/* Our own process group, so that a kill takes along anything the
 	 * library started. */
 	setpgid(0, 0);
+	/* No credential of ours for the library's constructors, nor for
+	 * anything they start. */
+	ep_child_env_enter(env);
 	/* Die of a crash plainly, so that the parent can name the signal:
 	 * a handler inherited from the parent (a sanitizer's) would try to
 	 * report it, and may deadlock doing so inside dlopen. */
@@ -52,10 +65,12 @@ struct slot {
 	int fd;			/* -1 once at end of file */
 	size_t cap;
 	uint64_t t0, deadline;
+	unsigned long long since;	/* its start time, for its orphans */
 };
 
 static void
-start(struct slot *s, struct ep_dynload_job *j, int timeout_ms)
+start(struct slot *s, struct ep_dynload_job *j, int timeout_ms,
+    struct ep_strv *env)
 {
 	int p[2];
 
@@ -79,8 +94,11 @@ start(struct slot *s, struct ep_dynload_job *j, int timeout_ms)
 	}
 	if (s->pid == 0) {
 		close(p[0]);
-		child(j, p[1]);
+		child(j, p[1], env);
 	}
+	/* Its group exists before we may need to kill it. */
+	setpgid(s->pid, s->pid);
+	s->since = ep_child_start_time(s->pid);
 	close(p[1]);
 	s->fd = p[0];
 	fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) | O_NONBLOCK);
@@ -141,21 +159,29 @@ finish(struct slot *s, int wstatus, int timed_out)
 	s->pid = 0;
 }
 
+/* Kill s's child, whether it exited (not yet reaped) or not, and
+ * everything it started, except the other children at work and theirs;
+ * then reap it into *ws. */
 static void
-kill_slot(struct slot *s)
+end_slot(struct slot *slots, unsigned parallel, struct slot *s, int *ws)
 {
-	int ws = 0;
+	pid_t *keep = xcalloc(parallel, sizeof *keep);
+	size_t nkeep = 0;
 
-	kill(-s->pid, SIGKILL);
-	kill(s->pid, SIGKILL);
-	while (waitpid(s->pid, &ws, 0) < 0 && errno == EINTR)
+	for (unsigned i = 0; i < parallel; i++)
+		if (&slots[i] != s && slots[i].pid > 0)
+			keep[nkeep++] = slots[i].pid;
+	ep_child_kill_tree(s->pid, s->since, keep, nkeep, KILL_GRACE_MS);
+	while (waitpid(s->pid, ws, 0) < 0 && errno == EINTR)
 		;
+	free(keep);
 }
 
 int
 ep_dynload_run(struct ep_dynload_job *jobs, size_t n, unsigned parallel,
     int timeout_ms, struct ep_err *err)
 {
+	struct ep_strv env = { 0 };
 	struct slot *slots;
 	struct pollfd *pfd;
 	size_t next = 0, active = 0;
@@ -163,6 +189,9 @@ ep_dynload_run(struct ep_dynload_job *jobs, size_t n, unsigned parallel,
 
 	if (parallel == 0)
 		parallel = 2;
+	/* Built here: after fork the child only switches to it. */
+	ep_child_env(&env);
+	ep_child_reaper();
 	slots = xcalloc(parallel, sizeof *slots);
 	pfd = xcalloc(parallel, sizeof *pfd);
 	/* A job never started (poll failed first) must not read as a clean
@@ -178,7 +207,7 @@ ep_dynload_run(struct ep_dynload_job *jobs, size_t n, unsigned parallel,
 		for (unsigned i = 0; i < parallel && next < n; i++) {
 			if (slots[i].pid != 0)
 				continue;
-			start(&slots[i], &jobs[next++], timeout_ms);
+			start(&slots[i], &jobs[next++], timeout_ms, &env);
 			if (slots[i].pid != 0)
 				active++;
 			else if (jobs[next - 1].out == NULL)
@@ -216,7 +245,6 @@ ep_dynload_run(struct ep_dynload_job *jobs, size_t n, unsigned parallel,
 		for (unsigned i = 0; i < parallel; i++) {
 			struct slot *s = &slots[i];
 			int ws = 0;
-			pid_t w;
 
 			if (s->pid == 0)
 				continue;
@@ -224,11 +252,12 @@ ep_dynload_run(struct ep_dynload_job *jobs, size_t n, unsigned parallel,
 				close(s->fd);
 				s->fd = -1;
 			}
-			if ((w = waitpid(s->pid, &ws, WNOHANG)) == s->pid) {
+			if (ep_child_exited(s->pid)) {
+				end_slot(slots, parallel, s, &ws);
 				finish(s, ws, 0);
 				active--;
 			} else if (now >= s->deadline) {
-				kill_slot(s);
+				end_slot(slots, parallel, s, &ws);
 				finish(s, 0, 1);
 				active--;
 			}
@@ -236,12 +265,15 @@ ep_dynload_run(struct ep_dynload_job *jobs, size_t n, unsigned parallel,
 	}
 	for (unsigned i = 0; i < parallel; i++)
 		if (slots[i].pid != 0) {
-			kill_slot(&slots[i]);
+			int ws = 0;
+
+			end_slot(slots, parallel, &slots[i], &ws);
 			finish(&slots[i], 0, 1);
 		}
 	for (size_t i = 0; i < n; i++)
 		if (jobs[i].out == NULL)
 			jobs[i].out = xstrdup("");
+	ep_strv_clear(&env);
 	free(slots);
 	free(pfd);
 	return rc;

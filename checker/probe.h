@@ -146,9 +146,11 @@ struct ep_probe_opts {
 };
 
 /* The probe binary: given (--probe) if not NULL, else $ENVPARITY_PROBE,
- * else envparity-probe beside this executable, else on PATH.  *out is a
- * new string.  EP_E_IO naming where it looked when there is none, or
- * when the one named is not an executable file. */
+ * else envparity-probe beside this executable, else in an absolute PATH
+ * directory (never ".", an empty or a relative entry: the current
+ * directory may be a pull request's checkout).  *out is a new string.
+ * EP_E_IO naming where it looked when there is none, or when the one
+ * named is not an executable file. */
 int ep_probe_find(char **out, const char *given, struct ep_err *err);
 
 /* The --lib NAME=PATH arguments (two strings each, pushed to args) for
@@ -157,9 +159,10 @@ int ep_probe_find(char **out, const char *given, struct ep_err *err);
 void ep_probe_lib_args(struct ep_strv *args, const struct ep_manifest *captured);
 
 /* Start probe once for backend with the extra arguments extra (may be
- * NULL), wait at most timeout_s, and fill *out: its lines, or how it
- * failed (a hang kills its whole process group).  Fails (EP_E_IO) only
- * when the probe cannot be started at all. */
+ * NULL) and a child's environment (no credentials, child.h), wait at most
+ * timeout_s, and fill *out: its lines, or how it failed.  When it ends,
+ * or hangs and is killed, everything it started is killed too.  Fails
+ * (EP_E_IO) only when the probe cannot be started at all. */
 int ep_probe_run_once(struct ep_probe_run *out, const char *probe,
     const char *backend, const struct ep_strv *extra, unsigned timeout_s,
     struct ep_err *err);

@@ -1,26 +1,23 @@
 /*
  * probe_run.c: find envparity-probe and run it.  Each run is a fresh
- * process (a fresh CUDA context) in its own process group, with standard
- * output and error on pipes and a deadline: whatever the probe does
- * (hang, crash, print garbage, leave children behind), envparity gets
- * control back and the run becomes a result, never our own crash or hang.
+ * process (a fresh CUDA context) with standard output and error on pipes,
+ * a deadline and an environment without our credentials (child.h):
+ * whatever the probe does (hang, crash, print garbage, leave children
+ * behind, even in a session of their own), envparity gets control back,
+ * nothing it started survives it, and the run becomes a result, never
+ * our own crash or hang.
  */
 #include "probe.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
+#include "child.h"
 
 /* The contract's output is a few lines; more than this is garbage, and
  * the bound keeps a runaway probe from filling our memory. */
@@ -30,23 +27,6 @@ extern char **environ;
 /* After SIGKILL, how long to wait for the process to go: one stuck in
  * the kernel (a wedged GPU driver) cannot be waited for forever. */
 #define REAP_GRACE_MS	5000
-
-struct buf {
-	char *p;
-	size_t len, cap;
-};
-
-static void
-buf_add(struct buf *b, const char *data, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		b->cap = (b->len + n + 1) * 2;
-		b->p = xrealloc(b->p, b->cap);
-	}
-	memcpy(b->p + b->len, data, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
 
 static int
 is_exec_file(const char *path)
@@ -60,8 +40,9 @@ is_exec_file(const char *path)
 int
 ep_probe_find(char **out, const char *given, struct ep_err *err)
 {
-	const char *env = getenv("ENVPARITY_PROBE"), *path;
-	char self[4096], *dir, *cand, *copy, *save = NULL, *d;
+	const char *env = getenv("ENVPARITY_PROBE");
+	char self[4096], *dir, *cand;
+	unsigned relative = 0;
 	ssize_t n;
 
 	*out = NULL;
@@ -92,20 +73,15 @@ ep_probe_find(char **out, const char *given, struct ep_err *err)
 		free(cand);
 	} else
 		strcpy(self, "this executable");
-	if ((path = getenv("PATH")) != NULL) {
-		copy = xstrdup(path);
-		for (d = strtok_r(copy, ":", &save); d != NULL;
-		    d = strtok_r(NULL, ":", &save)) {
-			cand = xasprintf("%s/%s", *d ? d : ".", EP_PROBE_BINARY);
-			if (is_exec_file(cand)) {
-				*out = cand;
-				free(copy);
-				return 0;
-			}
-			free(cand);
-		}
-		free(copy);
-	}
+	/* Never the current directory: on a CI runner that is the checkout
+	 * of a pull request. */
+	if (ep_child_which(out, EP_PROBE_BINARY, &relative) == 0)
+		return 0;
+	if (relative > 0)
+		return ep_err_set(err, EP_E_IO, "%s not found in %s nor on "
+		    "PATH (relative and empty PATH entries are never "
+		    "searched; name it with --probe PATH or ENVPARITY_PROBE)",
+		    EP_PROBE_BINARY, self);
 	return ep_err_set(err, EP_E_IO, "%s not found in %s nor on PATH "
 	    "(name it with --probe PATH or ENVPARITY_PROBE)", EP_PROBE_BINARY,
 	    self);
@@ -165,128 +141,37 @@ signame(int sig)
 /* The last non-empty line of what the probe wrote on standard error, as
  * "; stderr: ..." for a message, or "" (a new string either way). */
 static char *
-stderr_tail(const struct buf *b)
+stderr_tail(const char *p, size_t len)
 {
-	size_t end = b->len, start;
+	size_t end = len, start;
 	char *shown, *s;
 
-	while (end > 0 && (b->p[end - 1] == '\n' || b->p[end - 1] == '\r' ||
-	    b->p[end - 1] == ' '))
+	while (end > 0 && (p[end - 1] == '\n' || p[end - 1] == '\r' ||
+	    p[end - 1] == ' '))
 		end--;
 	if (end == 0)
 		return xstrdup("");
-	for (start = end; start > 0 && b->p[start - 1] != '\n'; start--)
+	for (start = end; start > 0 && p[start - 1] != '\n'; start--)
 		;
-	shown = ep_probe_printable(b->p + start, end - start, 160);
+	shown = ep_probe_printable(p + start, end - start, 160);
 	s = xasprintf("; stderr: %s", shown);
 	free(shown);
 	return s;
 }
 
-/* Read what fd has; 1 at end of file, 0 otherwise. */
-static int
-drain(int fd, struct buf *b, size_t keep_tail)
-{
-	char chunk[8192];
-	ssize_t n;
-
-	n = read(fd, chunk, sizeof chunk);
-	if (n < 0)
-		return (errno == EINTR || errno == EAGAIN) ? 0 : 1;
-	if (n == 0)
-		return 1;
-	buf_add(b, chunk, (size_t)n);
-	if (keep_tail > 0 && b->len > 4 * keep_tail) {
-		memmove(b->p, b->p + b->len - keep_tail, keep_tail);
-		b->len = keep_tail;
-		b->p[b->len] = '\0';
-	}
-	return 0;
-}
-
-static int
-exited_nowait(pid_t pid)
-{
-	siginfo_t si;
-
-	memset(&si, 0, sizeof si);
-	/* WNOWAIT: the zombie keeps the pid, and so the process group id,
-	 * reserved until we have killed the group. */
-	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0
-	    && si.si_pid == pid;
-}
-
-/* Wait for pid until deadline (ns, monotonic); 1 when it exited, 0 when
- * the deadline came first.  pidfd may be -1 (polled instead). */
-static int
-wait_exit(pid_t pid, int pidfd, uint64_t deadline)
-{
-	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
-	uint64_t now;
-	int ms;
-
-	for (;;) {
-		if (exited_nowait(pid))
-			return 1;
-		if ((now = ep_now_ns()) >= deadline)
-			return 0;
-		ms = (int)((deadline - now) / 1000000) + 1;
-		if (pidfd < 0 && ms > 10)
-			ms = 10;
-		(void)poll(pidfd >= 0 ? &pfd : NULL, pidfd >= 0 ? 1 : 0, ms);
-	}
-}
-
-static int
-spawn(pid_t *pid, const char *probe, char **argv, int outfd, int errfd,
-    struct ep_err *err)
-{
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	sigset_t none, all;
-	int rc;
-
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, outfd, 1);
-	posix_spawn_file_actions_adddup2(&fa, errfd, 2);
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
-	/* Nothing else of ours (a CI runner's descriptors included) may be
-	 * held open by a probe's stray child. */
-	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-#endif
-	posix_spawnattr_init(&at);
-	/* Its own group, so a hang is killed with its children; default
-	 * signal dispositions, whatever ours are. */
-	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP |
-	    POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	posix_spawnattr_setpgroup(&at, 0);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &all);
-	rc = posix_spawn(pid, probe, &fa, &at, argv, environ);
-	posix_spawnattr_destroy(&at);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc != 0)
-		return ep_err_set(err, EP_E_IO, "%s: cannot run: %s", probe,
-		    strerror(rc));
-	return 0;
-}
-
 /* Decide what the run was from how it ended and what it wrote. */
 static void
-judge(struct ep_probe_run *out, const char *backend, int hung,
-    unsigned timeout_s, int toobig, int reaped, int status,
-    const struct buf *o, const struct buf *e)
+judge(struct ep_probe_run *out, const char *backend, unsigned timeout_s,
+    const struct ep_child_result *r)
 {
-	char *tail = stderr_tail(e);
+	char *tail = stderr_tail(r->err, r->err_len);
+	int status = r->status;
 
-	if (hung) {
+	if (r->timed_out) {
 		out->outcome = EP_PROBE_HUNG;
 		out->why = xasprintf("hung, killed after %u s%s%s", timeout_s,
-		    reaped ? "" : " (and it would not die)", tail);
-	} else if (toobig) {
+		    r->reaped ? "" : " (and it would not die)", tail);
+	} else if (r->overflow) {
 		out->outcome = EP_PROBE_GARBAGE;
 		out->why = xasprintf("garbage output: more than %u bytes on "
 		    "standard output", OUT_MAX);
@@ -299,7 +184,7 @@ judge(struct ep_probe_run *out, const char *backend, int hung,
 		out->why = xasprintf("exited with status %d%s",
 		    WEXITSTATUS(status), tail);
 	} else
-		ep_probe_output_parse(out, o->p ? o->p : "", o->len, backend);
+		ep_probe_output_parse(out, r->out, r->out_len, backend);
 	free(tail);
 }
 
@@ -308,14 +193,15 @@ ep_probe_run_once(struct ep_probe_run *out, const char *probe,
     const char *backend, const struct ep_strv *extra, unsigned timeout_s,
     struct ep_err *err)
 {
+	struct ep_child_opts o = {
+		.timeout_ms = timeout_s * 1000u,
+		.out_max = OUT_MAX,
+		.err_keep = ERR_KEEP,
+		.grace_ms = REAP_GRACE_MS,
+	};
+	struct ep_child_result r;
 	struct ep_strv argv = { 0 };
-	struct buf o = { 0 }, e = { 0 };
-	struct pollfd pfd[3];
-	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, pidfd = -1;
-	int exited = 0, hung = 0, toobig = 0, reaped = 0, status = 0;
-	int nfd, idx_out, idx_err, idx_pid, rc = -1;
-	uint64_t deadline, now;
-	pid_t pid = -1;
+	int rc = -1;
 
 	memset(out, 0, sizeof *out);
 	ep_strv_push(&argv, probe);
@@ -323,83 +209,13 @@ ep_probe_run_once(struct ep_probe_run *out, const char *probe,
 	ep_strv_push(&argv, backend);
 	for (size_t i = 0; extra != NULL && i < extra->n; i++)
 		ep_strv_push(&argv, extra->v[i]);
-	if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
-		ep_err_set(err, EP_E_IO, "pipe: %s", strerror(errno));
+	if (ep_child_run(&r, probe, argv.v, &o, err) < 0)
 		goto done;
-	}
-	if (spawn(&pid, probe, argv.v, outp[1], errp[1], err) < 0)
-		goto done;
-	close(outp[1]);
-	close(errp[1]);
-	outp[1] = errp[1] = -1;
-#ifdef SYS_pidfd_open
-	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-#endif
-	deadline = ep_now_ns() + (uint64_t)timeout_s * 1000000000u;
-
-	while (!exited || outp[0] >= 0 || errp[0] >= 0) {
-		if ((now = ep_now_ns()) >= deadline) {
-			hung = !exited;
-			break;
-		}
-		nfd = 0;
-		idx_out = idx_err = idx_pid = -1;
-		if (outp[0] >= 0)
-			pfd[idx_out = nfd++] = (struct pollfd){ outp[0], POLLIN, 0 };
-		if (errp[0] >= 0)
-			pfd[idx_err = nfd++] = (struct pollfd){ errp[0], POLLIN, 0 };
-		if (!exited && pidfd >= 0)
-			pfd[idx_pid = nfd++] = (struct pollfd){ pidfd, POLLIN, 0 };
-		if (poll(pfd, (nfds_t)nfd, (!exited && pidfd < 0) ? 10 :
-		    (int)((deadline - now) / 1000000) + 1) < 0 && errno != EINTR) {
-			ep_err_set(err, EP_E_IO, "poll: %s", strerror(errno));
-			goto done;
-		}
-		if (idx_out >= 0 && pfd[idx_out].revents != 0 &&
-		    drain(outp[0], &o, 0)) {
-			close(outp[0]);
-			outp[0] = -1;
-		}
-		if (idx_err >= 0 && pfd[idx_err].revents != 0 &&
-		    drain(errp[0], &e, ERR_KEEP)) {
-			close(errp[0]);
-			errp[0] = -1;
-		}
-		if (o.len > OUT_MAX && !toobig) {
-			toobig = 1;
-			kill(-pid, SIGKILL);
-		}
-		if (!exited && exited_nowait(pid)) {
-			/* Whatever it left behind would hold the pipes open:
-			 * the group goes with it. */
-			exited = 1;
-			kill(-pid, SIGKILL);
-		}
-	}
-	if (!exited)
-		kill(-pid, SIGKILL);
-	if (exited || wait_exit(pid, pidfd, ep_now_ns() +
-	    (uint64_t)REAP_GRACE_MS * 1000000u))
-		reaped = waitpid(pid, &status, 0) == pid;
-	if (!hung && !reaped) {
-		/* Only when waitpid itself failed. */
-		ep_err_set(err, EP_E_IO, "waitpid: %s", strerror(errno));
-		goto done;
-	}
-	judge(out, backend, hung, timeout_s, toobig, reaped, status, &o, &e);
+	judge(out, backend, timeout_s, &r);
+	ep_child_result_clear(&r);
 	rc = 0;
 done:
-	for (int i = 0; i < 2; i++) {
-		if (outp[i] >= 0)
-			close(outp[i]);
-		if (errp[i] >= 0)
-			close(errp[i]);
-	}
-	if (pidfd >= 0)
-		close(pidfd);
 	ep_strv_clear(&argv);
-	free(o.p);
-	free(e.p);
 	return rc;
 }
 

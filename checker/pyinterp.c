@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "python.h"
 
 void
@@ -200,7 +201,6 @@ int
 ep_pyinterp_which(char **out, const char *name, struct ep_err *err)
 {
 	struct stat st;
-	const char *path, *p;
 
 	*out = NULL;
 	if (*name == '\0')
@@ -219,23 +219,10 @@ ep_pyinterp_which(char **out, const char *name, struct ep_err *err)
 		*out = xstrdup(name);
 		return 0;
 	}
-	if ((path = getenv("PATH")) == NULL)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	for (p = path;; ) {
-		size_t n = strcspn(p, ":");
-		char *cand = n == 0 ? xasprintf("./%s", name) :
-		    xasprintf("%.*s/%s", (int)n, p, name);
-
-		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) &&
-		    access(cand, X_OK) == 0) {
-			*out = cand;
-			return 0;
-		}
-		free(cand);
-		if (p[n] == '\0')
-			break;
-		p += n + 1;
-	}
+	/* Never through ".", "" or another relative entry: on a CI runner
+	 * the current directory is the checkout of a pull request. */
+	if (ep_child_which(out, name, NULL) == 0)
+		return 0;
 	return ep_err_set(err, EP_E_INPUT, "python: %s: not found on PATH",
 	    name);
 }

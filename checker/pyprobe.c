@@ -4,50 +4,64 @@
  * answer under the identity of the real executable and everything else
  * the answer depends on.  A crash, a hang or garbage is an error that
  * names the interpreter, never trouble for envparity itself.
+ *
+ * The interpreter may be the checkout's own (a venv in it, a wrapper
+ * script), and any interpreter imports whatever a checkout puts in its
+ * way (json.py in the current directory, sitecustomize.py on PYTHONPATH).
+ * So it runs isolated: -I where the interpreter has it (3.4 and later),
+ * else -E -s (2.7: there is no -P either, and the current directory is
+ * what sys.path[0] names); from "/"; without our credentials or any
+ * PYTHON* variable but the two the user site depends on (child.h).
  */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
+#include "child.h"
 #include "hash.h"
 #include "python.h"
 
-extern char **environ;
-
 #define PROBE_MARK	"envparity-probe-v1 "
 #define PROBE_OUT_MAX	(256 * 1024)	/* more than any real answer */
+#define PROBE_ERR_KEEP	1024
+#define PROBE_GRACE_MS	2000
 
 /*
  * Runs on Python 2.7 and 3.x.  sys.version's first word is what
  * platform.python_version() returns, without importing platform (a few
- * ms).  The user site is reported whether or not it exists yet, so that a
- * cached answer stays right when it is created later; the caller looks.
- * json.dumps escapes everything outside ASCII, so the answer is one line.
+ * ms).  -I and -s turn the user site off, so the script says where it
+ * would be when a plain run used it: not with PYTHONNOUSERSITE, not
+ * set-uid, not in a virtual environment that leaves out the system
+ * site-packages (site.venv() keeps only its own prefix then).  It is
+ * reported whether or not it exists yet, so that a cached answer stays
+ * right when it is created later; the caller looks.  json.dumps escapes
+ * everything outside ASCII, so the answer is one line.
  */
 const char ep_pyprobe_script[] =
-    "import sys, site, json\n"
+    "import sys, site, os, json\n"
     "u = None\n"
-    "if getattr(site, 'ENABLE_USER_SITE', False):\n"
+    "b = getattr(sys, 'base_prefix', getattr(sys, 'real_prefix', "
+    "sys.prefix))\n"
+    "if (not os.environ.get('PYTHONNOUSERSITE') and "
+    "os.getuid() == os.geteuid() and os.getgid() == os.getegid() and "
+    "(sys.prefix == b or b in getattr(site, 'PREFIXES', [])) and "
+    "hasattr(site, 'getusersitepackages')):\n"
     "    u = site.getusersitepackages()\n"
     "s = list(getattr(site, 'getsitepackages', lambda: [])())\n"
     "sys.stdout.write('" PROBE_MARK "' + json.dumps({'version': "
     "sys.version.split()[0], 'user': u, 'site': s}) + '\\n')\n";
 
-/* What the probe's answer depends on besides the executable itself. */
+/* What the probe's answer depends on besides the executable itself (an
+ * isolated interpreter reads no other PYTHON* variable). */
 static const char *const probe_env[] = {
-	"PYTHONPATH", "PYTHONHOME", "PYTHONNOUSERSITE", "PYTHONUSERBASE",
-	"PYTHONPLATLIBDIR", "HOME", NULL,
+	"PYTHONNOUSERSITE", "PYTHONUSERBASE", "HOME", NULL,
 };
 
 void
@@ -123,11 +137,10 @@ done:
 
 /* The last non-empty line of what the child wrote on stderr. */
 static char *
-last_line(char *buf, size_t n)
+last_line(char *buf)
 {
 	char *e, *b;
 
-	buf[n] = '\0';
 	ep_trim(buf);
 	b = (e = strrchr(buf, '\n')) != NULL ? e + 1 : buf;
 	if (strlen(b) > 200)
@@ -135,172 +148,131 @@ last_line(char *buf, size_t n)
 	return b;
 }
 
-/*
- * Read the child's stdout and stderr until both close or time runs out.
- * Returns 0, or 1 when it timed out, 2 when stdout overflowed.
- */
-static int
-drain(int fdo, int fde, char *out, size_t *on, char *errb, size_t *en,
-    size_t ecap, uint64_t deadline)
+/* The environment of the interpreter: a child's (no credentials), no
+ * PYTHON* variable but those site.py reads itself, no start-up file for a
+ * shell script in front of it, and the directory a pyenv shim looks for
+ * .python-version from, since it runs from "/". */
+static void
+python_env(struct ep_strv *env)
 {
-	struct pollfd pfd[2] = { { fdo, POLLIN, 0 }, { fde, POLLIN, 0 } };
-	char tmp[4096];
-	ssize_t r;
+	struct ep_strv all = { 0 };
+	char *cwd;
 
-	while (pfd[0].fd >= 0 || pfd[1].fd >= 0) {
-		uint64_t now = ep_now_ns();
-		int ms;
+	ep_child_env(&all);
+	ep_strv_clear(env);
+	ep_strv_push_owned(env, NULL);	/* an envp even when empty */
+	env->n = 0;
+	for (size_t i = 0; i < all.n; i++) {
+		const char *e = all.v[i];
 
-		if (now >= deadline)
-			return 1;
-		ms = (int)((deadline - now + 999999) / 1000000);
-		if (poll(pfd, 2, ms) < 0) {
-			if (errno == EINTR)
-				continue;
-			return 1;
-		}
-		for (int i = 0; i < 2; i++) {
-			if (pfd[i].fd < 0 || pfd[i].revents == 0)
-				continue;
-			r = read(pfd[i].fd, tmp, sizeof tmp);
-			if (r < 0 && (errno == EINTR || errno == EAGAIN))
-				continue;
-			if (r <= 0) {
-				pfd[i].fd = -1;
-				continue;
-			}
-			if (i == 0) {
-				if (*on + (size_t)r > PROBE_OUT_MAX)
-					return 2;
-				memcpy(out + *on, tmp, (size_t)r);
-				*on += (size_t)r;
-			} else {
-				/* Keep the tail: the error is at the end. */
-				if ((size_t)r >= ecap) {
-					memcpy(errb, tmp + (size_t)r - ecap,
-					    ecap);
-					*en = ecap;
-				} else {
-					if (*en + (size_t)r > ecap) {
-						size_t drop = *en + (size_t)r -
-						    ecap;
-						memmove(errb, errb + drop,
-						    *en - drop);
-						*en -= drop;
-					}
-					memcpy(errb + *en, tmp, (size_t)r);
-					*en += (size_t)r;
-				}
-			}
-		}
+		if ((ep_startswith(e, "PYTHON") &&
+		    !ep_startswith(e, "PYTHONNOUSERSITE=") &&
+		    !ep_startswith(e, "PYTHONUSERBASE=")) ||
+		    ep_startswith(e, "BASH_ENV=") || ep_startswith(e, "ENV="))
+			continue;
+		ep_strv_push(env, e);
 	}
-	return 0;
+	ep_strv_clear(&all);
+	if (ep_child_env_get(env, "PYENV_DIR") == NULL &&
+	    (cwd = getcwd(NULL, 0)) != NULL) {
+		ep_child_env_set(env, "PYENV_DIR", cwd);
+		free(cwd);
+	}
+}
+
+/* 1 when the interpreter refused -I: Python 2, or 3 before 3.4. */
+static int
+no_isolated_mode(const struct ep_child_result *r)
+{
+	return !r->timed_out && !r->overflow && WIFEXITED(r->status) &&
+	    WEXITSTATUS(r->status) == 2 && strstr(r->err, "-I") != NULL &&
+	    strstr(r->out, PROBE_MARK) == NULL;
 }
 
 int
 ep_pyprobe_run(struct ep_pyprobe *out, const char *exe, int timeout_ms,
     struct ep_err *err)
 {
-	char *argv[] = { (char *)exe, (char *)"-c",
-	    (char *)ep_pyprobe_script, NULL };
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	int po[2] = { -1, -1 }, pe[2] = { -1, -1 };
-	char *obuf = xmalloc(PROBE_OUT_MAX + 1), ebuf[1024];
-	size_t on = 0, en = 0;
+	struct ep_child_opts o = {
+		.timeout_ms = timeout_ms > 0 ? (unsigned)timeout_ms : 1,
+		.out_max = PROBE_OUT_MAX,
+		.err_keep = PROBE_ERR_KEEP,
+		.grace_ms = PROBE_GRACE_MS,
+		.dir = "/",
+	};
+	struct ep_child_result r = { 0 };
+	struct ep_strv env = { 0 };
 	struct ep_err perr = { 0 };
-	uint64_t deadline;
-	pid_t pid = -1, w;
-	int status = 0, e, how, rc = -1;
+	char *path = NULL, *cwd = NULL;
+	char *argv[] = { NULL, (char *)"-I", (char *)"-c",
+	    (char *)ep_pyprobe_script, NULL, NULL };
+	int status, rc = -1;
 
 	memset(out, 0, sizeof *out);
-	if (pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0) {
-		ep_err_set(err, EP_E_IO, "%s: pipe: %s", exe, strerror(errno));
-		goto done;
-	}
-	/*
-	 * posix_spawn rather than fork: exec failures come back as an error
-	 * number, and nothing of this (possibly sanitizer-sized) address
-	 * space is copied.  A process group of its own lets a timeout kill
-	 * whatever a shim started, too.
-	 */
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, po[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
-	posix_spawnattr_init(&attr);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-	posix_spawnattr_setpgroup(&attr, 0);
-	e = posix_spawn(&pid, exe, &fa, &attr, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	close(po[1]);
-	close(pe[1]);
-	po[1] = pe[1] = -1;
-	if (e != 0) {
-		pid = -1;
+	/* It runs from "/": a relative path must not change meaning.  Not
+	 * realpath(): a venv's python is a symlink, and it is the link's
+	 * place that makes it the venv's. */
+	if (exe[0] == '/')
+		path = xstrdup(exe);
+	else if ((cwd = getcwd(NULL, 0)) != NULL)
+		path = xasprintf("%s/%s", cwd, exe);
+	else {
 		ep_err_set(err, EP_E_IO, "%s: cannot run: %s", exe,
-		    strerror(e));
+		    strerror(errno));
 		goto done;
 	}
-
-	deadline = ep_now_ns() + (uint64_t)timeout_ms * 1000000u;
-	how = drain(po[0], pe[0], obuf, &on, ebuf, &en, sizeof ebuf - 1,
-	    deadline);
-	/* It closed its output; give it until the deadline to exit. */
-	while (how == 0 && (w = waitpid(pid, &status, WNOHANG)) == 0) {
-		struct timespec ts = { 0, 1000000 };
-
-		if (ep_now_ns() >= deadline) {
-			how = 1;
-			break;
+	argv[0] = path;
+	python_env(&env);
+	o.envp = env.v;
+	if (ep_child_run(&r, path, argv, &o, &perr) < 0) {
+		ep_err_set(err, EP_E_IO, "%s", perr.msg);
+		goto done;
+	}
+	if (no_isolated_mode(&r)) {
+		/* -E: no PYTHON* variable; -s: no user site. */
+		argv[1] = (char *)"-E";
+		argv[2] = (char *)"-s";
+		argv[3] = (char *)"-c";
+		argv[4] = (char *)ep_pyprobe_script;
+		ep_child_result_clear(&r);
+		if (ep_child_run(&r, path, argv, &o, &perr) < 0) {
+			ep_err_set(err, EP_E_IO, "%s", perr.msg);
+			goto done;
 		}
-		nanosleep(&ts, NULL);
 	}
-	if (how != 0) {
-		kill(-pid, SIGKILL);
-		kill(pid, SIGKILL);
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-		pid = -1;
-		if (how == 1)
-			ep_err_set(err, EP_E_IO, "%s: no answer after %d ms; "
-			    "killed", exe, timeout_ms);
-		else
-			ep_err_set(err, EP_E_IO, "%s: more than %d bytes of "
-			    "output; killed", exe, PROBE_OUT_MAX);
+	status = r.status;
+	if (r.timed_out) {
+		ep_err_set(err, EP_E_IO, "%s: no answer after %d ms; killed",
+		    exe, timeout_ms);
 		goto done;
 	}
-	pid = -1;
+	if (r.overflow) {
+		ep_err_set(err, EP_E_IO, "%s: more than %d bytes of output; "
+		    "killed", exe, PROBE_OUT_MAX);
+		goto done;
+	}
 	if (WIFSIGNALED(status)) {
 		ep_err_set(err, EP_E_IO, "%s: killed by signal %d (%s)", exe,
 		    WTERMSIG(status), strsignal(WTERMSIG(status)));
 		goto done;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-		const char *l = last_line(ebuf, en);
+		const char *l = last_line(r.err);
 
 		ep_err_set(err, EP_E_IO, "%s: exited with status %d%s%s", exe,
 		    WEXITSTATUS(status), *l ? ": " : "", l);
 		goto done;
 	}
-	if (ep_pyprobe_parse(out, obuf, on, &perr) < 0) {
+	if (ep_pyprobe_parse(out, r.out, r.out_len, &perr) < 0) {
 		ep_err_set(err, EP_E_IO, "%s: %s", exe, perr.msg);
 		goto done;
 	}
 	rc = 0;
 done:
-	if (pid > 0) {
-		kill(-pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
-	for (int i = 0; i < 2; i++) {
-		if (po[i] >= 0)
-			close(po[i]);
-		if (pe[i] >= 0)
-			close(pe[i]);
-	}
-	free(obuf);
+	ep_child_result_clear(&r);
+	ep_strv_clear(&env);
+	free(path);
+	free(cwd);
 	return rc;
 }
 
@@ -347,7 +319,7 @@ probe_kind(const char *exe)
 	ep_hash_buf(hex, buf, len);
 	free(buf);
 	ep_strv_clear(&parts);
-	return xasprintf("python-probe-v1:%s", hex);
+	return xasprintf("python-probe-v2:%s", hex);
 }
 
 static char *

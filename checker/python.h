@@ -97,9 +97,13 @@ extern const char ep_pyprobe_script[];
 int ep_pyprobe_parse(struct ep_pyprobe *out, const char *text, size_t len,
     struct ep_err *err);
 
-/* Run exe with the probe script, killing it (and its process group)
- * after timeout_ms.  -1 with err (EP_E_IO) naming exe when it cannot be
- * started, crashes, exits non-zero, hangs or prints no answer. */
+/* Run exe with the probe script, isolated from the checkout: -I (-E -s
+ * where the interpreter has no -I), from "/", with a child's environment
+ * less the PYTHON* variables (pyprobe.c says which stay), PYENV_DIR set
+ * to the current directory for a pyenv shim.  Killed, with everything it
+ * started, when it ends or after timeout_ms.  -1 with err (EP_E_IO)
+ * naming exe when it cannot be started, crashes, exits non-zero, hangs or
+ * prints no answer. */
 int ep_pyprobe_run(struct ep_pyprobe *out, const char *exe, int timeout_ms,
     struct ep_err *err);
 
@@ -121,8 +125,9 @@ int ep_pyprobe_cached(struct ep_pyprobe *out, const char *exe,
 char *ep_pyshim_resolve(const char *exe, const char *dir);
 
 /* Resolve a --python argument: a path (must exist and be an executable
- * file) or a name looked up on PATH.  *out is a new string.  -1 with err
- * (EP_E_INPUT) "python: EXE: not found" and the like. */
+ * file) or a name looked up in PATH's absolute directories (never ".").
+ * *out is a new string.  -1 with err (EP_E_INPUT) "python: EXE: not
+ * found" and the like. */
 int ep_pyinterp_which(char **out, const char *name, struct ep_err *err);
 
 /* A Python environment: what python.version and the package scan use. */

@@ -1,0 +1,125 @@
+/*
+ * child.h: what every child process of envparity gets, and how it ends.
+ *
+ * envparity runs code it does not own: an interpreter (and the sitecustomize
+ * or shim in front of it), CUDA libraries found under site-packages and
+ * --lib-path, the reference workload.  On a CI runner those come from the
+ * checkout of a pull request, while envparity holds the store token.  So:
+ *
+ *  - a child's environment is ours without the credentials (one denylist,
+ *    ep_child_secret, for every child: spawned or forked);
+ *  - a program is never found through a relative PATH entry (".", "bin",
+ *    or an empty entry, which means "."): the checkout is the current
+ *    directory;
+ *  - when a child ends, by itself or killed at its deadline, everything it
+ *    started goes with it: envparity is the subreaper of its descendants,
+ *    so even one that left the process group and session (setsid) and
+ *    outlived its parent is found and killed.
+ *
+ * Implemented in childenv.c (the environment, PATH) and child.c (running
+ * a program, killing a tree).
+ */
+#ifndef EP_CHILD_H
+#define EP_CHILD_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "util.h"
+
+/* --- the environment (childenv.c) ---------------------------------- */
+
+/* 1 when the environment entry ("NAME=value"; a bare NAME is judged by
+ * its name alone) must not reach a child: a name on the denylist, under a
+ * denied prefix (AWS_, GOOGLE_, ...), with a word such as TOKEN, SECRET,
+ * PASSWORD, AUTH or KEY between its underscores, or a value holding a URL
+ * with user information ("https://user:token@host").  The list is
+ * README's "What child processes see". */
+int ep_child_secret(const char *entry);
+
+/* Fill out (emptied first) with our environment less the entries
+ * ep_child_secret refuses (and any without '='), in their order; out->v
+ * is an envp even when empty.  Never fails. */
+void ep_child_env(struct ep_strv *out);
+
+/* Set NAME=value in env, replacing an entry of that name; unset removes
+ * every entry of that name. */
+void ep_child_env_set(struct ep_strv *env, const char *name,
+    const char *value);
+void ep_child_env_unset(struct ep_strv *env, const char *name);
+
+/* The value of name in env (borrowed), or NULL. */
+const char *ep_child_env_get(const struct ep_strv *env, const char *name);
+
+/* In a child forked without exec (dynload_run.c), before any foreign code
+ * runs: make env (built by the parent with ep_child_env) the environment,
+ * and overwrite with zeros every refused entry of the old one, both the
+ * strings environ points to and the block the kernel shows as
+ * /proc/self/environ: the child's memory is a copy, so the parent keeps
+ * its own.  Async-signal-safe apart from reading /proc/self/stat. */
+void ep_child_env_enter(struct ep_strv *env);
+
+/* Find the executable file name on PATH (or /usr/local/bin:/usr/bin:/bin
+ * when PATH is unset), looking only in absolute directories.  *out is a
+ * new string; 0 when found.  -1 when not, with *relative (may be NULL)
+ * set to the number of relative or empty PATH entries passed over. */
+int ep_child_which(char **out, const char *name, unsigned *relative);
+
+/* --- processes (child.c) -------------------------------------------- */
+
+/* Make this process the reaper of its orphaned descendants
+ * (PR_SET_CHILD_SUBREAPER), once; harmless to call again.  Call before a
+ * child starts: its orphans then become ours to kill, not init's. */
+void ep_child_reaper(void);
+
+/* When pid started, in clock ticks since boot (/proc/PID/stat), or 0
+ * when that cannot be read. */
+unsigned long long ep_child_start_time(pid_t pid);
+
+/* 1 when our child pid has exited, without reaping it: its pid and
+ * process group id stay reserved until the caller waits for it. */
+int ep_child_exited(pid_t pid);
+
+/* Kill with SIGKILL root (not reaped: the caller waits for it), its
+ * process group, all its descendants, and every process this one adopted
+ * as an orphan that started at or after since (root's start time), except
+ * the processes in keep[0..nkeep) (children of ours still at work) and
+ * their descendants.  Adopted orphans are reaped; the scan repeats until
+ * nothing but root is left, for at most grace_ms.  Does nothing for a
+ * root of 1 or less.  Never fails. */
+void ep_child_kill_tree(pid_t root, unsigned long long since,
+    const pid_t *keep, size_t nkeep, int grace_ms);
+
+struct ep_child_opts {
+	char *const *envp;	/* the environment; NULL: ep_child_env() */
+	const char *dir;	/* working directory; NULL: ours */
+	unsigned timeout_ms;	/* from the start; then killed */
+	size_t out_max;		/* more standard output than this: killed */
+	size_t err_keep;	/* the last bytes of standard error kept */
+	int grace_ms;		/* after SIGKILL, how long to wait for it */
+};
+
+struct ep_child_result {
+	int status;		/* waitpid status, when reaped */
+	int timed_out;		/* still running at the deadline: killed */
+	int overflow;		/* wrote more than out_max: killed */
+	int reaped;		/* 0: it would not die within grace_ms */
+	char *out;		/* standard output, NUL-terminated (owned) */
+	size_t out_len;
+	char *err;		/* the end of standard error, likewise */
+	size_t err_len;
+};
+void ep_child_result_clear(struct ep_child_result *r);
+
+/* Run path with argv (argv[0] included) in a process group of its own,
+ * standard input /dev/null, output and error on pipes, no other
+ * descriptor of ours, default signal dispositions, in o->dir with
+ * o->envp.  When it exits, at its deadline, or when it writes too much,
+ * it and everything it started are killed (ep_child_kill_tree).  Fills
+ * *r (ep_child_result_clear frees it).  -1 with err (EP_E_IO) naming path
+ * only when it cannot be started ("PATH: cannot run: REASON") or a pipe
+ * or poll fails; how it ended is in *r. */
+int ep_child_run(struct ep_child_result *r, const char *path,
+    char *const argv[], const struct ep_child_opts *o, struct ep_err *err);
+
+#endif

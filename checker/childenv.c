@@ -1,0 +1,270 @@
+/*
+ * childenv.c: the environment a child of envparity gets, and finding a
+ * program on PATH without looking in the current directory (child.h).
+ *
+ * The denylist is a policy, not a guess at one token: CI systems name
+ * their credentials in a few well-known variables, and people name theirs
+ * FOO_TOKEN, FOO_API_KEY or BAR_PASSWORD, or put them in a URL.  A child
+ * of ours (an interpreter asked for its paths, a library asked for its
+ * version, the reference workload) needs none of them; what it does need
+ * (PATH, HOME, LD_LIBRARY_PATH, CUDA_*, NCCL_*, PYENV_*, ...) matches none
+ * of the rules.
+ */
+#include <ctype.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "child.h"
+
+extern char **environ;
+
+/* Credentials by name: envparity's own, ssh and git, GitHub Actions,
+ * GitLab CI, registries, and files that hold credentials. */
+static const char *const deny_names[] = {
+	"ENVPARITY_GIT_TOKEN", "ENVPARITY_SSH_KEY",
+	"ENVPARITY_STORE",		/* a URL may carry user:token@ */
+	"SSH_AUTH_SOCK", "SSH_AGENT_PID", "SSH_ASKPASS", "GIT_ASKPASS",
+	"SUDO_ASKPASS", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
+	"GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN",
+	"ACTIONS_RUNTIME_TOKEN", "ACTIONS_RUNTIME_URL",
+	"ACTIONS_ID_TOKEN_REQUEST_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_URL",
+	"ACTIONS_CACHE_URL", "ACTIONS_RESULTS_URL",
+	"CI_JOB_TOKEN", "CI_JOB_JWT", "CI_JOB_JWT_V1", "CI_JOB_JWT_V2",
+	"CI_BUILD_TOKEN", "CI_REGISTRY_PASSWORD", "CI_DEPLOY_PASSWORD",
+	"CI_DEPENDENCY_PROXY_PASSWORD", "CI_REPOSITORY_URL",
+	"REGISTRY_AUTH_FILE", "DOCKER_CONFIG", "DOCKER_AUTH_CONFIG",
+	"NETRC", "KUBECONFIG", "KRB5CCNAME", "XAUTHORITY",
+	NULL,
+};
+
+/* Whole families: cloud credentials and git's config from the
+ * environment (http.extraHeader can carry a token). */
+static const char *const deny_prefixes[] = {
+	"AWS_", "AZURE_", "GOOGLE_", "CLOUDSDK_", "GIT_CONFIG_KEY_",
+	"GIT_CONFIG_VALUE_", NULL,
+};
+
+/* A name with one of these between underscores (or as the whole name),
+ * in any case: GITLAB_OIDC_TOKEN, HF_TOKEN, WANDB_API_KEY, TWINE_PASSWORD,
+ * npm_config__auth.  Whole words only: TOKENIZERS_PARALLELISM stays. */
+static const char *const deny_words[] = {
+	"TOKEN", "TOKENS", "SECRET", "SECRETS", "PASSWORD", "PASSWD",
+	"PASSPHRASE", "CREDENTIAL", "CREDENTIALS", "CREDS", "AUTH", "JWT",
+	"KEY", "APIKEY", "COOKIE", "WEBHOOK", NULL,
+};
+
+static int
+name_has_word(const char *name, size_t len)
+{
+	const char *p = name, *end = name + len;
+
+	while (p < end) {
+		const char *u = memchr(p, '_', (size_t)(end - p));
+		size_t n = (size_t)((u != NULL ? u : end) - p);
+
+		for (size_t i = 0; n > 0 && deny_words[i] != NULL; i++)
+			if (strlen(deny_words[i]) == n &&
+			    strncasecmp(p, deny_words[i], n) == 0)
+				return 1;
+		if (u == NULL)
+			break;
+		p = u + 1;
+	}
+	return 0;
+}
+
+/* A URL with user information: "scheme://" then '@' before the host
+ * ends ('/', '?', '#' or white space). */
+static int
+value_has_userinfo(const char *v)
+{
+	const char *p = v;
+
+	while ((p = strstr(p, "://")) != NULL) {
+		p += 3;
+		for (const char *q = p; *q != '\0'; q++) {
+			if (*q == '@')
+				return 1;
+			if (*q == '/' || *q == '?' || *q == '#' ||
+			    isspace((unsigned char)*q))
+				break;
+		}
+	}
+	return 0;
+}
+
+int
+ep_child_secret(const char *entry)
+{
+	const char *eq = strchr(entry, '=');
+	size_t n = eq != NULL ? (size_t)(eq - entry) : strlen(entry);
+
+	if (n == 0)
+		return 1;
+	for (size_t i = 0; deny_names[i] != NULL; i++)
+		if (strlen(deny_names[i]) == n &&
+		    strncmp(entry, deny_names[i], n) == 0)
+			return 1;
+	for (size_t i = 0; deny_prefixes[i] != NULL; i++) {
+		size_t pn = strlen(deny_prefixes[i]);
+
+		if (n >= pn && strncmp(entry, deny_prefixes[i], pn) == 0)
+			return 1;
+	}
+	if (name_has_word(entry, n))
+		return 1;
+	return eq != NULL && value_has_userinfo(eq + 1);
+}
+
+void
+ep_child_env(struct ep_strv *out)
+{
+	ep_strv_clear(out);
+	/* An execve envp even when nothing is kept: v[0] == NULL. */
+	ep_strv_push_owned(out, NULL);
+	out->n = 0;
+	for (char **e = environ; e != NULL && *e != NULL; e++)
+		if (strchr(*e, '=') != NULL && !ep_child_secret(*e))
+			ep_strv_push(out, *e);
+}
+
+static int
+entry_is(const char *entry, const char *name)
+{
+	size_t n = strlen(name);
+
+	return strncmp(entry, name, n) == 0 && entry[n] == '=';
+}
+
+void
+ep_child_env_unset(struct ep_strv *env, const char *name)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < env->n; i++) {
+		if (entry_is(env->v[i], name))
+			free(env->v[i]);
+		else
+			env->v[j++] = env->v[i];
+	}
+	env->n = j;
+	if (env->v != NULL)
+		env->v[j] = NULL;
+}
+
+void
+ep_child_env_set(struct ep_strv *env, const char *name, const char *value)
+{
+	ep_child_env_unset(env, name);
+	ep_strv_push_owned(env, xasprintf("%s=%s", name, value));
+}
+
+const char *
+ep_child_env_get(const struct ep_strv *env, const char *name)
+{
+	for (size_t i = 0; i < env->n; i++)
+		if (entry_is(env->v[i], name))
+			return env->v[i] + strlen(name) + 1;
+	return NULL;
+}
+
+/* env_start and env_end (fields 50 and 51, proc(5)) of /proc/self/stat:
+ * where the strings the process started with lie; 0 when they cannot be
+ * read (before Linux 3.5). */
+static int
+env_block(unsigned long *start, unsigned long *end)
+{
+	char buf[2048], *p;
+	ssize_t r;
+	int fd;
+
+	if ((fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	r = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (r <= 0)
+		return 0;
+	buf[r] = '\0';
+	/* The command name is in parentheses and may hold anything. */
+	if ((p = strrchr(buf, ')')) == NULL)
+		return 0;
+	/* The k-th space after ')' opens field k + 2; env_start is 50. */
+	for (int k = 0; k < 48 && p != NULL; k++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL || sscanf(p, " %lu %lu", start, end) != 2)
+		return 0;
+	return *start != 0 && *end > *start;
+}
+
+static void
+wipe(char *s, size_t n)
+{
+	volatile char *v = s;
+
+	while (n-- > 0)
+		*v++ = '\0';
+}
+
+void
+ep_child_env_enter(struct ep_strv *env)
+{
+	unsigned long start, end;
+
+	for (char **e = environ; e != NULL && *e != NULL; e++)
+		if (ep_child_secret(*e))
+			wipe(*e, strlen(*e));
+	/* The strings the process started with stay in this block even when
+	 * environ no longer points to them (setenv, unsetenv). */
+	if (env_block(&start, &end)) {
+		char *p = (char *)start, *stop = (char *)end;
+
+		while (p < stop) {
+			size_t n = strnlen(p, (size_t)(stop - p));
+
+			if (n > 0 && ep_child_secret(p))
+				wipe(p, n);
+			p += n + 1;
+		}
+	}
+	environ = env->v;
+}
+
+int
+ep_child_which(char **out, const char *name, unsigned *relative)
+{
+	const char *path = getenv("PATH"), *p;
+	struct stat st;
+	unsigned skipped = 0;
+
+	*out = NULL;
+	if (path == NULL)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path;; ) {
+		size_t n = strcspn(p, ":");
+
+		/* "", "." and "bin" are the current directory, the checkout. */
+		if (n == 0 || *p != '/')
+			skipped++;
+		else {
+			char *cand = xasprintf("%.*s/%s", (int)n, p, name);
+
+			if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) &&
+			    access(cand, X_OK) == 0) {
+				*out = cand;
+				return 0;
+			}
+			free(cand);
+		}
+		if (p[n] == '\0')
+			break;
+		p += n + 1;
+	}
+	if (relative != NULL)
+		*relative = skipped;
+	return -1;
+}
