@@ -5,9 +5,11 @@
  */
 #include "clean.h"
 
+#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "util.h"
 
@@ -249,6 +251,26 @@ token_len(const char *s)
 	return strcspn(s, " \t\r\n\"'`<>");
 }
 
+/* 1 when the userinfo auth..at (of a URL whose scheme ends at sep, in
+ * text starting at start) is an account name and no secret: ssh's
+ * "git@host".  A password (after ':') always is a secret, and so is the
+ * whole userinfo of http(s), where a token is often written as the user
+ * ("https://TOKEN@github.com/..."). */
+static int
+account_only(const char *start, const char *sep, const char *auth,
+    const char *at)
+{
+	const char *scheme = sep;
+
+	if (memchr(auth, ':', (size_t)(at - auth)) != NULL)
+		return 0;
+	while (scheme > start && (isalnum((unsigned char)scheme[-1]) ||
+	    scheme[-1] == '+' || scheme[-1] == '-' || scheme[-1] == '.'))
+		scheme--;
+	return (size_t)(sep - scheme) >= 3 &&
+	    strncasecmp(sep - 3, "ssh", 3) == 0;
+}
+
 char *
 ep_scrub_userinfo(const char *s)
 {
@@ -268,7 +290,7 @@ ep_scrub_userinfo(const char *s)
 				at = auth + i;
 		memcpy(o, p, (size_t)(auth - p));
 		o += auth - p;
-		if (at != NULL) {
+		if (at != NULL && !account_only(p, sep, auth, at)) {
 			memcpy(o, "***", 3);
 			o += 3;
 			p = at;

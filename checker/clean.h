@@ -54,10 +54,12 @@ char *ep_json_clean(const char *json);
 char *ep_xml_clean(const char *x, size_t n);
 
 /* A copy of s with the userinfo of every URL in it ("https://user:pass@
- * host", "git+ssh://token@host") replaced by "***": the text up to the
- * last '@' of the URL's token (white space, quotes and angle brackets end
- * it), since a password may hold '/', '#', '?' or '@' unencoded.  For
- * messages that quote what a file or a server said.  A new string. */
+ * host", "https://TOKEN@host") replaced by "***": the text up to the last
+ * '@' of the URL's token (white space, quotes and angle brackets end it),
+ * since a password may hold '/', '#', '?' or '@' unencoded.  An ssh
+ * account name without a password ("ssh://git@host") is no secret and
+ * stays.  For messages that quote what a file or a server said.  A new
+ * string. */
 char *ep_scrub_userinfo(const char *s);
 
 #endif

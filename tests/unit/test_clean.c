@@ -160,8 +160,11 @@ test_scrub_userinfo(void **state)
 	    "fetch https://***@host/repo.git failed");
 	scrub_is("https://u:p/a#b?c@d@host/x and git://h/y",
 	    "https://***@host/x and git://h/y");
-	scrub_is("'ssh://tok@h:22/r' \"http://a@b\"",
-	    "'ssh://***@h:22/r' \"http://***@b\"");
+	scrub_is("'ssh://git@h:22/r' \"http://a@b\"",
+	    "'ssh://git@h:22/r' \"http://***@b\"");
+	scrub_is("git+ssh://u:pw@h/r", "git+ssh://***@h/r");
+	scrub_is("https://ghp_TOKEN@github.com/o/r",
+	    "https://***@github.com/o/r");
 	scrub_is("no url here: user@host", "no url here: user@host");
 	scrub_is("https://host/path", "https://host/path");
 	scrub_is("x://@h", "x://***@h");
