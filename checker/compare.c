@@ -68,6 +68,7 @@ ep_results_add(struct ep_results *rs, const struct ep_result *r)
 	d->waiver_reason = dup_or_null(r->waiver_reason);
 	d->waiver_owner = dup_or_null(r->waiver_owner);
 	d->waiver_expires = dup_or_null(r->waiver_expires);
+	d->waiver = r->waiver;
 }
 
 static void
@@ -212,17 +213,26 @@ ep_results_waive(struct ep_results *rs, size_t from,
 		struct ep_result *r = &rs->v[i];
 		const struct ep_waiver *w;
 		char *msg;
-		int expired;
+		int state;
 
-		if (r->status != EP_FAIL ||
-		    (w = ep_policy_waiver(policy, r->key, now, &expired)) ==
-		    NULL)
+		if (r->status != EP_FAIL || (w = ep_policy_waiver(policy,
+		    r->key, r->actual, now, &state)) == NULL)
 			continue;
+		msg = r->message != NULL ? r->message : r->key;
+		if (state == EP_WAIVER_OTHER_VALUE) {
+			/* Not this value: the failure stands, and says which
+			 * value the waiver was for. */
+			set_owned(&r->message, xasprintf("%s; the waiver by %s "
+			    "covers only %s, not %s", msg, w->owner,
+			    w->accepts, r->actual != NULL ? r->actual :
+			    "a missing key"));
+			continue;
+		}
 		set_owned(&r->waiver_reason, xstrdup(w->reason));
 		set_owned(&r->waiver_owner, xstrdup(w->owner));
 		set_owned(&r->waiver_expires, xstrdup(w->expires));
-		msg = r->message != NULL ? r->message : r->key;
-		if (expired)
+		r->waiver = (int)w->index + 1;
+		if (state == EP_WAIVER_EXPIRED)
 			msg = xasprintf("%s; waiver by %s expired on %s: %s",
 			    msg, w->owner, w->expires, w->reason);
 		else {

@@ -37,6 +37,8 @@ struct ep_result {
 	char *waiver_reason;
 	char *waiver_owner;
 	char *waiver_expires;	/* YYYY-MM-DD */
+	int waiver;		/* 1 + that waiver's index in the policy's
+				   "waivers", 0 for none */
 };
 
 struct ep_results {

@@ -279,28 +279,32 @@ parse_rule(struct ep_policy *p, json_t *o, size_t i, const char *name,
     int builtin, struct ep_err *err)
 {
 	static const char *const fields[] = { "key", "rule", "range",
-	    "missing", "reason", NULL };
+	    "missing", "severity", "reason", NULL };
 	struct ep_rule *r;
 	struct ep_verrange *vr = NULL;
 	struct ep_err rerr = { 0 };
-	const char *key, *kind, *range, *missing, *reason, *why;
-	char where[32];
-	int k, m = EP_MISSING_FAIL;
+	const char *key, *kind, *range, *missing, *severity, *reason, *why;
+	char where[32 + 256];
+	int k, m = EP_MISSING_FAIL, sev = EP_SEVERITY_FAIL;
 
 	snprintf(where, sizeof where, "rules[%zu]", i);
 	if (!json_is_object(o))
 		return ep_err_set(err, EP_E_INPUT, "%s: %s: not an object",
 		    name, where);
 	if (check_fields(o, fields, name, where, err) < 0 ||
-	    get_string(&key, o, "key", 1, name, where, err) < 0 ||
-	    get_string(&kind, o, "rule", 1, name, where, err) < 0 ||
+	    get_string(&key, o, "key", 1, name, where, err) < 0)
+		return -1;
+	/* From here on, messages name the rule by its key too. */
+	snprintf(where, sizeof where, "rules[%zu] (key \"%.200s\")", i, key);
+	if (get_string(&kind, o, "rule", 1, name, where, err) < 0 ||
 	    get_string(&range, o, "range", 0, name, where, err) < 0 ||
 	    get_string(&missing, o, "missing", 0, name, where, err) < 0 ||
+	    get_string(&severity, o, "severity", 0, name, where, err) < 0 ||
 	    get_string(&reason, o, "reason", 0, name, where, err) < 0)
 		return -1;
 	if ((why = glob_problem(key)) != NULL)
-		return ep_err_set(err, EP_E_INPUT, "%s: %s: key \"%s\" %s",
-		    name, where, key, why);
+		return ep_err_set(err, EP_E_INPUT, "%s: %s: the key %s", name,
+		    where, why);
 	if ((k = lookup(kind_names, kind)) < 0)
 		return ep_err_set(err, EP_E_INPUT, "%s: %s: unknown rule "
 		    "\"%s\" (one of exact, ignore, version, present, absent)",
@@ -322,6 +326,20 @@ parse_rule(struct ep_policy *p, json_t *o, size_t i, const char *name,
 			    "missing \"%s\" (one of fail, skip, ignore)", name,
 			    where, missing);
 	}
+	if (severity != NULL) {
+		if (strcmp(severity, "fail") == 0)
+			sev = EP_SEVERITY_FAIL;
+		else if (strcmp(severity, "warn") == 0)
+			sev = EP_SEVERITY_WARN;
+		else
+			return ep_err_set(err, EP_E_INPUT, "%s: %s: unknown "
+			    "severity \"%s\" (fail or warn)", name, where,
+			    severity);
+		if (k == EP_RULE_IGNORE)
+			return ep_err_set(err, EP_E_INPUT, "%s: %s: "
+			    "\"severity\" does not apply to rule \"ignore\"",
+			    name, where);
+	}
 	if (range != NULL && ep_verrange_parse(&vr, range, &rerr) < 0)
 		return ep_err_set(err, EP_E_INPUT, "%s: %s: %s", name, where,
 		    rerr.msg);
@@ -332,6 +350,7 @@ parse_rule(struct ep_policy *p, json_t *o, size_t i, const char *name,
 	r->key = own(p, key);
 	r->kind = k;
 	r->missing = m;
+	r->severity = sev;
 	r->reason = reason ? own(p, reason) : NULL;
 	r->builtin = builtin;
 	if (vr != NULL) {
@@ -351,34 +370,64 @@ parse_waiver(struct ep_policy *p, json_t *o, size_t i, const char *name,
     struct ep_err *err)
 {
 	static const char *const fields[] = { "key", "reason", "owner",
-	    "expires", NULL };
+	    "expires", "actual", "range", NULL };
 	struct ep_waiver *w;
-	const char *key, *reason, *owner, *expires, *why;
-	char where[32];
+	struct ep_verrange *vr = NULL;
+	struct ep_err rerr = { 0 };
+	const char *key, *reason, *owner, *expires, *actual, *range, *why;
+	char where[32 + 256];
 
 	snprintf(where, sizeof where, "waivers[%zu]", i);
 	if (!json_is_object(o))
 		return ep_err_set(err, EP_E_INPUT, "%s: %s: not an object",
 		    name, where);
 	if (check_fields(o, fields, name, where, err) < 0 ||
-	    get_string(&key, o, "key", 1, name, where, err) < 0 ||
-	    get_string(&reason, o, "reason", 1, name, where, err) < 0 ||
+	    get_string(&key, o, "key", 1, name, where, err) < 0)
+		return -1;
+	snprintf(where, sizeof where, "waivers[%zu] (key \"%.200s\")", i,
+	    key);
+	if (get_string(&reason, o, "reason", 1, name, where, err) < 0 ||
 	    get_string(&owner, o, "owner", 1, name, where, err) < 0 ||
-	    get_string(&expires, o, "expires", 1, name, where, err) < 0)
+	    get_string(&expires, o, "expires", 1, name, where, err) < 0 ||
+	    get_string(&actual, o, "actual", 0, name, where, err) < 0 ||
+	    get_string(&range, o, "range", 0, name, where, err) < 0)
 		return -1;
 	if ((why = glob_problem(key)) != NULL)
-		return ep_err_set(err, EP_E_INPUT, "%s: %s: key \"%s\" %s",
-		    name, where, key, why);
+		return ep_err_set(err, EP_E_INPUT, "%s: %s: the key %s", name,
+		    where, why);
+	if (key[strspn(key, "*")] == '\0')
+		return ep_err_set(err, EP_E_INPUT, "%s: %s: a waiver for every "
+		    "key hides every finding: use a rule \"ignore\", which "
+		    "reports what it ignores, or name the keys", name, where);
 	if (!valid_date(expires))
 		return ep_err_set(err, EP_E_INPUT, "%s: %s: expires \"%s\" "
 		    "is not a date (YYYY-MM-DD)", name, where, expires);
+	if (actual != NULL && range != NULL)
+		return ep_err_set(err, EP_E_INPUT, "%s: %s: \"actual\" and "
+		    "\"range\" together: give the one value or the range it "
+		    "accepts", name, where);
+	if (range != NULL && ep_verrange_parse(&vr, range, &rerr) < 0)
+		return ep_err_set(err, EP_E_INPUT, "%s: %s: %s", name, where,
+		    rerr.msg);
 	p->waivers = xreallocarray(p->waivers, p->nwaivers + 1,
 	    sizeof *p->waivers);
 	w = &p->waivers[p->nwaivers++];
+	memset(w, 0, sizeof *w);
+	w->index = i;
 	w->key = own(p, key);
 	w->reason = own(p, reason);
 	w->owner = own(p, owner);
 	w->expires = own(p, expires);
+	if (actual != NULL)
+		w->accepts = w->actual = own(p, actual);
+	if (vr != NULL) {
+		p->ranges = xreallocarray(p->ranges, p->nranges + 1,
+		    sizeof *p->ranges);
+		p->ranges[p->nranges++] = vr;
+		w->range = vr;
+		w->accepts = own_owned(p, xasprintf("range %s",
+		    ep_verrange_text(vr)));
+	}
 	return 0;
 }
 
@@ -524,31 +573,91 @@ ep_policy_rules(const struct ep_policy *p, size_t *n)
 	return p->rules;
 }
 
-const struct ep_waiver *
-ep_policy_waiver(const struct ep_policy *p, const char *key, time_t now,
-    int *expired)
+/* Today's date in UTC as YYYY-MM-DD into buf (16 bytes); -1 if now
+ * cannot be written so. */
+static int
+utc_date(char *buf, time_t now)
 {
-	const struct ep_waiver *old = NULL;
-	char today[16];
 	struct tm tm;
 
-	*expired = 0;
 	if (gmtime_r(&now, &tm) == NULL ||
-	    strftime(today, sizeof today, "%Y-%m-%d", &tm) != 10)
+	    strftime(buf, 16, "%Y-%m-%d", &tm) != 10)
+		return -1;
+	return 0;
+}
+
+static int
+accepts(const struct ep_waiver *w, const char *actual)
+{
+	if (w->actual == NULL && w->range == NULL)
+		return 1;
+	if (actual == NULL)
+		return 0;
+	if (w->actual != NULL)
+		return strcmp(w->actual, actual) == 0;
+	return ep_verrange_match(w->range, actual) == 1;
+}
+
+const struct ep_waiver *
+ep_policy_waiver(const struct ep_policy *p, const char *key,
+    const char *actual, time_t now, int *state)
+{
+	const struct ep_waiver *old = NULL, *other = NULL;
+	char today[16];
+
+	*state = EP_WAIVER_NONE;
+	if (utc_date(today, now) < 0)
 		return NULL;
 	for (size_t i = 0; i < p->nwaivers; i++) {
 		const struct ep_waiver *w = &p->waivers[i];
+		/* YYYY-MM-DD strings order as the dates do. */
+		int live = strcmp(w->expires, today) >= 0;
 
 		if (!ep_glob_match(w->key, key))
 			continue;
-		/* YYYY-MM-DD strings order as the dates do. */
-		if (strcmp(w->expires, today) >= 0)
+		if (!accepts(w, actual)) {
+			if (live && other == NULL)
+				other = w;
+			continue;
+		}
+		if (live) {
+			*state = EP_WAIVER_LIVE;
 			return w;
+		}
 		if (old == NULL)
 			old = w;
 	}
-	*expired = old != NULL;
-	return old;
+	if (old != NULL) {
+		*state = EP_WAIVER_EXPIRED;
+		return old;
+	}
+	if (other != NULL)
+		*state = EP_WAIVER_OTHER_VALUE;
+	return other;
+}
+
+int
+ep_waiver_expires_within(const struct ep_waiver *w, time_t now, int days,
+    int *left)
+{
+	struct tm tm = { 0 };
+	char today[16];
+	time_t end, start;
+
+	*left = 0;
+	if (utc_date(today, now) < 0 || strcmp(w->expires, today) < 0)
+		return 0;
+	tm.tm_year = atoi(w->expires) - 1900;
+	tm.tm_mon = atoi(w->expires + 5) - 1;
+	tm.tm_mday = atoi(w->expires + 8);
+	end = timegm(&tm);
+	memset(&tm, 0, sizeof tm);
+	tm.tm_year = atoi(today) - 1900;
+	tm.tm_mon = atoi(today + 5) - 1;
+	tm.tm_mday = atoi(today + 8);
+	start = timegm(&tm);
+	*left = (int)((end - start) / 86400);
+	return *left <= days;
 }
 
 const struct ep_waiver *

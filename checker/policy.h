@@ -50,12 +50,20 @@ enum ep_missing {
 
 struct ep_verrange;
 
+/* What a drift under a rule is: a failure, or a warning that never fails
+ * the run (a nightly audit that reports package churn). */
+enum ep_severity {
+	EP_SEVERITY_FAIL,
+	EP_SEVERITY_WARN,
+};
+
 /* One rule, borrowed from its policy. */
 struct ep_rule {
 	const char *key;		/* the glob */
 	int kind;			/* enum ep_rule_kind */
 	const struct ep_verrange *range;	/* EP_RULE_VERSION only */
 	int missing;			/* enum ep_missing */
+	int severity;			/* enum ep_severity */
 	const char *reason;		/* NULL: none given */
 	const char *text;		/* for results: "exact",
 					   "version >=580.65,<590", ... */
@@ -72,17 +80,43 @@ const struct ep_rule *ep_policy_rules(const struct ep_policy *p, size_t *n);
 
 /* One waiver, borrowed from its policy. */
 struct ep_waiver {
-	const char *key;		/* the glob */
+	size_t index;			/* its place in "waivers" */
+	const char *key;		/* the glob; never one that matches
+					   every key (use an ignore rule) */
 	const char *reason;
 	const char *owner;
 	const char *expires;		/* YYYY-MM-DD, a valid date */
+	const char *actual;		/* NULL, or the only value it accepts */
+	const struct ep_verrange *range;	/* NULL, or the values it
+						   accepts */
+	const char *accepts;		/* "2.0.0", "range >=2,<2.1", or NULL:
+					   any value */
 };
 
-/* The waiver for key at time now: the first matching one that is live
- * (expires on or after today's date in UTC), else the first matching
- * one that has expired (*expired set to 1), else NULL. */
+/* What ep_policy_waiver found for a key and its value. */
+enum ep_waiver_state {
+	EP_WAIVER_NONE,		/* no waiver names the key */
+	EP_WAIVER_LIVE,		/* one covers it: the finding is waived */
+	EP_WAIVER_EXPIRED,	/* one would, but it has expired */
+	EP_WAIVER_OTHER_VALUE,	/* a live one names the key, but accepts
+				   another value than actual (a waiver for
+				   the numpy 2 rollout does not hide a node
+				   back on 1.26.4) */
+};
+
+/* The waiver for key whose current value is actual (NULL: the key is
+ * missing here) at time now (today's date in UTC): the first matching
+ * live one that accepts actual, else the first matching expired one that
+ * accepts it, else the first matching live one that does not; *state
+ * says which (EP_WAIVER_NONE and NULL when none matches).  A waiver that
+ * names a value (actual or range) never accepts a missing key. */
 const struct ep_waiver *ep_policy_waiver(const struct ep_policy *p,
-    const char *key, time_t now, int *expired);
+    const char *key, const char *actual, time_t now, int *state);
+
+/* Whether w, live at now, expires within days days: the days left in
+ * *left (0: it expires today). */
+int ep_waiver_expires_within(const struct ep_waiver *w, time_t now,
+    int days, int *left);
 
 /* All the waivers (*n of them), for reports that list them. */
 const struct ep_waiver *ep_policy_waivers(const struct ep_policy *p,

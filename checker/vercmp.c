@@ -460,6 +460,16 @@ clause_parse(struct clause *k, char *s, const char *range,
 	if (*v == '\0')
 		return ep_err_set(err, EP_E_INPUT, "range \"%s\": clause "
 		    "\"%s\": no version after \"%s\"", range, s, ops[i]);
+	/* One version per clause: ">1.0 <2", ">=1.26;<2", "> 1 and < 2" and
+	 * "a || b" are one clause whose "version" would swallow the rest,
+	 * so that only the first operator counted.  PEP 440's grammar
+	 * allows letters, digits and . _ + ! - (and .* for == and !=). */
+	if (v[strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789._+!-*")] != '\0')
+		return ep_err_set(err, EP_E_INPUT, "range \"%s\": clause "
+		    "\"%s\": \"%s\" is not one version (clauses are "
+		    "separated by commas, all must hold: \">=1.26,<2\")", range,
+		    s, v);
 	if (k->op == OP_ARB)
 		return 0;
 	n = strlen(v);

@@ -117,7 +117,7 @@ WAIVE_CUDNN='{"schema": "envparity/policy@1", "rules": [], "waivers": [
 	run "$EP" check --no-discover --site-packages "$T/e/sp" --lib-path /nonexistent
 	[ "$status" -eq 2 ]
 	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *"policy.json: rules[0]: unknown rule \"exactly\""* ]]
+	[[ "$output" == *"policy.json: rules[0] (key \"x.*\"): unknown rule \"exactly\""* ]]
 }
 
 @test "an expired waiver fails and says when it expired" {

@@ -172,33 +172,117 @@ test_waivers_by_date(void **state)
 	    "{\"key\": \"python.*\", \"reason\": \"gone\", \"owner\": \"c\","
 	    " \"expires\": \"2024-02-29\"}]}");
 	const struct ep_waiver *w;
-	int expired = -1;
+	int st = -1;
 
 	(void)state;
 	/* A live waiver wins over an earlier expired one. */
-	w = ep_policy_waiver(p, "lib.cudnn.version", NOV22, &expired);
+	w = ep_policy_waiver(p, "lib.cudnn.version", "1", NOV22, &st);
 	assert_non_null(w);
 	assert_string_equal(w->reason, "live");
-	assert_int_equal(expired, 0);
+	assert_int_equal(st, EP_WAIVER_LIVE);
 	/* The expiry day itself, to its last second (UTC), is live. */
-	w = ep_policy_waiver(p, "lib.cublas.version",
-	    NOV22 + 12 * 3600 - 1, &expired);
+	w = ep_policy_waiver(p, "lib.cublas.version", "1",
+	    NOV22 + 12 * 3600 - 1, &st);
 	assert_string_equal(w->owner, "b");
-	assert_int_equal(expired, 0);
+	assert_int_equal(st, EP_WAIVER_LIVE);
 	/* The next day both have expired: the first is reported. */
-	w = ep_policy_waiver(p, "lib.cudnn.version", NOV22 + 12 * 3600,
-	    &expired);
+	w = ep_policy_waiver(p, "lib.cudnn.version", "1", NOV22 + 12 * 3600,
+	    &st);
 	assert_string_equal(w->owner, "a");
-	assert_int_equal(expired, 1);
-	w = ep_policy_waiver(p, "python.pkg.numpy", NOV22, &expired);
+	assert_int_equal(st, EP_WAIVER_EXPIRED);
+	w = ep_policy_waiver(p, "python.pkg.numpy", "1", NOV22, &st);
 	assert_string_equal(w->expires, "2024-02-29");
-	assert_int_equal(expired, 1);
-	assert_null(ep_policy_waiver(p, "gpu.count", NOV22, &expired));
-	assert_int_equal(expired, 0);
+	assert_int_equal(st, EP_WAIVER_EXPIRED);
+	assert_null(ep_policy_waiver(p, "gpu.count", "1", NOV22, &st));
+	assert_int_equal(st, EP_WAIVER_NONE);
 	/* The day before, the first one was live. */
-	w = ep_policy_waiver(p, "lib.cudnn.version", NOV22 - DAY, &expired);
+	w = ep_policy_waiver(p, "lib.cudnn.version", "1", NOV22 - DAY, &st);
 	assert_string_equal(w->owner, "a");
-	assert_int_equal(expired, 0);
+	assert_int_equal(st, EP_WAIVER_LIVE);
+	ep_policy_free(p);
+}
+
+/* A waiver may say which value it accepts: the numpy 2 rollout's waiver
+ * must not hide a node that went back to 1.26.4. */
+static void
+test_waiver_values(void **state)
+{
+	struct ep_policy *p = parse_ok("{\"schema\": \"envparity/policy@1\","
+	    "\"waivers\": ["
+	    "{\"key\": \"python.pkg.numpy\", \"reason\": \"rollout\", "
+	    "\"owner\": \"a\", \"expires\": \"2099-01-01\", "
+	    "\"range\": \">=2,<2.1\"},"
+	    "{\"key\": \"python.pkg.torch\", \"reason\": \"pinned\", "
+	    "\"owner\": \"b\", \"expires\": \"2099-01-01\", "
+	    "\"actual\": \"2.11.0+cu130\"},"
+	    "{\"key\": \"python.pkg.jax\", \"reason\": \"old\", "
+	    "\"owner\": \"c\", \"expires\": \"2020-01-01\", "
+	    "\"actual\": \"0.4\"}]}");
+	const struct ep_waiver *w;
+	int st;
+
+	(void)state;
+	w = ep_policy_waiver(p, "python.pkg.numpy", "2.0.1", NOV22, &st);
+	assert_int_equal(st, EP_WAIVER_LIVE);
+	assert_string_equal(w->accepts, "range >=2,<2.1");
+	assert_int_equal(w->index, 0);
+	w = ep_policy_waiver(p, "python.pkg.numpy", "1.26.4", NOV22, &st);
+	assert_int_equal(st, EP_WAIVER_OTHER_VALUE);
+	assert_string_equal(w->owner, "a");
+	w = ep_policy_waiver(p, "python.pkg.numpy", NULL, NOV22, &st);
+	assert_int_equal(st, EP_WAIVER_OTHER_VALUE);
+	w = ep_policy_waiver(p, "python.pkg.torch", "2.11.0+cu130", NOV22, &st);
+	assert_int_equal(st, EP_WAIVER_LIVE);
+	assert_string_equal(w->accepts, "2.11.0+cu130");
+	w = ep_policy_waiver(p, "python.pkg.torch", "2.11.0", NOV22, &st);
+	assert_int_equal(st, EP_WAIVER_OTHER_VALUE);
+	/* Expired and for another value: nothing to say about it. */
+	assert_null(ep_policy_waiver(p, "python.pkg.jax", "0.5", NOV22, &st));
+	assert_int_equal(st, EP_WAIVER_NONE);
+	w = ep_policy_waiver(p, "python.pkg.jax", "0.4", NOV22, &st);
+	assert_int_equal(st, EP_WAIVER_EXPIRED);
+	ep_policy_free(p);
+}
+
+static void
+test_waiver_expiry_window(void **state)
+{
+	struct ep_policy *p = parse_ok("{\"schema\": \"envparity/policy@1\","
+	    "\"waivers\": ["
+	    "{\"key\": \"a\", \"reason\": \"r\", \"owner\": \"o\", "
+	    "\"expires\": \"2026-12-06\"},"
+	    "{\"key\": \"b\", \"reason\": \"r\", \"owner\": \"o\", "
+	    "\"expires\": \"2026-11-22\"},"
+	    "{\"key\": \"c\", \"reason\": \"r\", \"owner\": \"o\", "
+	    "\"expires\": \"2026-11-21\"}]}");
+	size_t n;
+	const struct ep_waiver *w = ep_policy_waivers(p, &n);
+	int left;
+
+	(void)state;
+	assert_int_equal(n, 3);
+	assert_true(ep_waiver_expires_within(&w[0], NOV22, 14, &left));
+	assert_int_equal(left, 14);
+	assert_false(ep_waiver_expires_within(&w[0], NOV22, 13, &left));
+	assert_true(ep_waiver_expires_within(&w[1], NOV22, 14, &left));
+	assert_int_equal(left, 0);
+	/* An expired one is not "expiring": its failures say it expired. */
+	assert_false(ep_waiver_expires_within(&w[2], NOV22, 14, &left));
+	ep_policy_free(p);
+}
+
+static void
+test_severity(void **state)
+{
+	struct ep_policy *p = parse_ok("{\"schema\": \"envparity/policy@1\","
+	    "\"rules\": [{\"key\": \"python.pkg.*\", \"rule\": \"exact\", "
+	    "\"severity\": \"warn\"}]}");
+
+	(void)state;
+	assert_int_equal(ep_policy_match(p, "python.pkg.x")->severity,
+	    EP_SEVERITY_WARN);
+	assert_int_equal(ep_policy_match(p, "lib.x.version")->severity,
+	    EP_SEVERITY_FAIL);
 	ep_policy_free(p);
 }
 
@@ -229,30 +313,30 @@ test_malformed(void **state)
 {
 	(void)state;
 	bad(R3 "{\"key\": \"d\", \"rule\": \"exactly\"}]",
-	    "policy.json: rules[3]: unknown rule \"exactly\" (one of exact, "
+	    "policy.json: rules[3] (key \"d\"): unknown rule \"exactly\" (one of exact, "
 	    "ignore, version, present, absent)");
 	bad("\"rules\": [{\"key\": \"gpu.driver.version\", "
 	    "\"rule\": \"version\"}]",
-	    "policy.json: rules[0]: rule \"version\" needs a \"range\" (such "
+	    "policy.json: rules[0] (key \"gpu.driver.version\"): rule \"version\" needs a \"range\" (such "
 	    "as \">=580.65,<590\")");
 	bad("\"rules\": [{\"key\": \"a\", \"rule\": \"version\", "
 	    "\"range\": \">=580.65,x590\"}]",
-	    "policy.json: rules[0]: range \">=580.65,x590\": clause \"x590\": "
+	    "policy.json: rules[0] (key \"a\"): range \">=580.65,x590\": clause \"x590\": "
 	    "no operator (one of ==, !=, <, <=, >, >=, ~=, ===)");
 	bad("\"rules\": [{\"key\": \"a\", \"rule\": \"exact\", "
 	    "\"range\": \">=1\"}]",
-	    "policy.json: rules[0]: \"range\" goes only with rule \"version\"");
+	    "policy.json: rules[0] (key \"a\"): \"range\" goes only with rule \"version\"");
 	bad("\"rules\": [{\"key\": \"lib.[abc\", \"rule\": \"exact\"}]",
-	    "policy.json: rules[0]: key \"lib.[abc\" has a '[' class that is "
+	    "policy.json: rules[0] (key \"lib.[abc\"): the key has a '[' class that is "
 	    "not closed");
 	bad("\"rules\": [{\"key\": \"a\\\\\", \"rule\": \"exact\"}]",
-	    "policy.json: rules[0]: key \"a\\\" ends in a lone '\\'");
+	    "policy.json: rules[0] (key \"a\\\"): the key ends in a lone '\\'");
 	bad("\"rules\": [{\"key\": \"\", \"rule\": \"exact\"}]",
 	    "policy.json: rules[0]: \"key\" is empty");
 	bad("\"rules\": [{\"rule\": \"exact\"}]",
 	    "policy.json: rules[0]: no \"key\"");
 	bad("\"rules\": [{\"key\": \"a\"}]",
-	    "policy.json: rules[0]: no \"rule\"");
+	    "policy.json: rules[0] (key \"a\"): no \"rule\"");
 	bad("\"rules\": [{\"key\": 7, \"rule\": \"exact\"}]",
 	    "policy.json: rules[0]: \"key\" is not a string");
 	bad("\"rules\": [{\"key\": \"a\", \"rule\": \"exact\", "
@@ -260,11 +344,11 @@ test_malformed(void **state)
 	    "policy.json: rules[0]: unknown field \"expires\"");
 	bad("\"rules\": [{\"key\": \"a\", \"rule\": \"present\", "
 	    "\"missing\": \"fail\"}]",
-	    "policy.json: rules[0]: \"missing\" does not apply to rule "
+	    "policy.json: rules[0] (key \"a\"): \"missing\" does not apply to rule "
 	    "\"present\"");
 	bad("\"rules\": [{\"key\": \"a\", \"rule\": \"exact\", "
 	    "\"missing\": \"warn\"}]",
-	    "policy.json: rules[0]: unknown missing \"warn\" (one of fail, "
+	    "policy.json: rules[0] (key \"a\"): unknown missing \"warn\" (one of fail, "
 	    "skip, ignore)");
 	bad("\"rules\": [\"a\"]", "policy.json: rules[0]: not an object");
 	bad("\"rules\": {}", "policy.json: \"rules\" is not an array");
@@ -272,28 +356,75 @@ test_malformed(void **state)
 	bad("\"waiver\": []", "policy.json: unknown field \"waiver\"");
 	bad("\"waivers\": [{\"key\": \"a\", \"reason\": \"r\", "
 	    "\"expires\": \"2027-01-01\"}]",
-	    "policy.json: waivers[0]: no \"owner\"");
+	    "policy.json: waivers[0] (key \"a\"): no \"owner\"");
 	bad("\"waivers\": [{\"key\": \"a\", \"owner\": \"o\", "
 	    "\"expires\": \"2027-01-01\"}]",
-	    "policy.json: waivers[0]: no \"reason\"");
+	    "policy.json: waivers[0] (key \"a\"): no \"reason\"");
 	bad("\"waivers\": [{\"key\": \"a\", \"reason\": \"r\", "
 	    "\"owner\": \"o\"}]",
-	    "policy.json: waivers[0]: no \"expires\"");
+	    "policy.json: waivers[0] (key \"a\"): no \"expires\"");
 	bad("\"waivers\": [{\"key\": \"a\", \"reason\": \"r\", "
 	    "\"owner\": \"o\", \"expires\": \"2026-02-29\"}]",
-	    "policy.json: waivers[0]: expires \"2026-02-29\" is not a date "
+	    "policy.json: waivers[0] (key \"a\"): expires \"2026-02-29\" is not a date "
 	    "(YYYY-MM-DD)");
 	bad("\"waivers\": [{\"key\": \"a\", \"reason\": \"r\", "
 	    "\"owner\": \"o\", \"expires\": \"2026-13-01\"}]",
-	    "policy.json: waivers[0]: expires \"2026-13-01\" is not a date "
+	    "policy.json: waivers[0] (key \"a\"): expires \"2026-13-01\" is not a date "
 	    "(YYYY-MM-DD)");
 	bad("\"waivers\": [{\"key\": \"a\", \"reason\": \"r\", "
 	    "\"owner\": \"o\", \"expires\": \"31/12/2026\"}]",
-	    "policy.json: waivers[0]: expires \"31/12/2026\" is not a date "
+	    "policy.json: waivers[0] (key \"a\"): expires \"31/12/2026\" is not a date "
 	    "(YYYY-MM-DD)");
 	bad("\"waivers\": [{\"key\": \"a\", \"reason\": \"\", "
 	    "\"owner\": \"o\", \"expires\": \"2027-01-01\"}]",
-	    "policy.json: waivers[0]: \"reason\" is empty");
+	    "policy.json: waivers[0] (key \"a\"): \"reason\" is empty");
+	/* A range is comma-separated clauses; anything else used to keep
+	 * its first clause only (numpy 2.0.0 passed ">1.0 <2"). */
+	bad("\"rules\": [{\"key\": \"python.pkg.numpy\", \"rule\": "
+	    "\"version\", \"range\": \">1.0 <2\"}]",
+	    "policy.json: rules[0] (key \"python.pkg.numpy\"): range \">1.0 "
+	    "<2\": clause \">1.0 <2\": \"1.0 <2\" is not one version (clauses "
+	    "are separated by commas, all must hold: \">=1.26,<2\")");
+	bad("\"rules\": [{\"key\": \"a\", \"rule\": \"version\", "
+	    "\"range\": \">=1.26;<2\"}]",
+	    "policy.json: rules[0] (key \"a\"): range \">=1.26;<2\": clause "
+	    "\">=1.26;<2\": \"1.26;<2\" is not one version (clauses are "
+	    "separated by commas, all must hold: \">=1.26,<2\")");
+	bad("\"rules\": [{\"key\": \"a\", \"rule\": \"version\", "
+	    "\"range\": \"> 1.0 and < 2\"}]",
+	    "policy.json: rules[0] (key \"a\"): range \"> 1.0 and < 2\": "
+	    "clause \"> 1.0 and < 2\": \"1.0 and < 2\" is not one version "
+	    "(clauses are separated by commas, all must hold: \">=1.26,<2\")");
+	bad("\"rules\": [{\"key\": \"a\", \"rule\": \"version\", "
+	    "\"range\": \">=1.26 || <1\"}]",
+	    "policy.json: rules[0] (key \"a\"): range \">=1.26 || <1\": "
+	    "clause \">=1.26 || <1\": \"1.26 || <1\" is not one version "
+	    "(clauses are separated by commas, all must hold: \">=1.26,<2\")");
+	bad("\"rules\": [{\"key\": \"a\", \"rule\": \"exact\", "
+	    "\"severity\": \"info\"}]",
+	    "policy.json: rules[0] (key \"a\"): unknown severity \"info\" "
+	    "(fail or warn)");
+	bad("\"rules\": [{\"key\": \"a\", \"rule\": \"ignore\", "
+	    "\"severity\": \"warn\"}]",
+	    "policy.json: rules[0] (key \"a\"): \"severity\" does not apply "
+	    "to rule \"ignore\"");
+	/* A waiver for every key is an ignore rule no report shows. */
+	bad("\"waivers\": [{\"key\": \"*\", \"reason\": \"r\", "
+	    "\"owner\": \"o\", \"expires\": \"2027-01-01\"}]",
+	    "policy.json: waivers[0] (key \"*\"): a waiver for every key "
+	    "hides every finding: use a rule \"ignore\", which reports what "
+	    "it ignores, or name the keys");
+	bad("\"waivers\": [{\"key\": \"a\", \"reason\": \"r\", "
+	    "\"owner\": \"o\", \"expires\": \"2027-01-01\", \"actual\": "
+	    "\"2\", \"range\": \">=2\"}]",
+	    "policy.json: waivers[0] (key \"a\"): \"actual\" and \"range\" "
+	    "together: give the one value or the range it accepts");
+	bad("\"waivers\": [{\"key\": \"a\", \"reason\": \"r\", "
+	    "\"owner\": \"o\", \"expires\": \"2027-01-01\", \"range\": "
+	    "\">=2 <3\"}]",
+	    "policy.json: waivers[0] (key \"a\"): range \">=2 <3\": clause "
+	    "\">=2 <3\": \"2 <3\" is not one version (clauses are separated "
+	    "by commas, all must hold: \">=1.26,<2\")");
 	bad("\"rules\": [], \"rules\": []",
 	    "policy.json: line 1 column 53: duplicate object key near "
 	    "'\"rules\"'");
@@ -353,10 +484,10 @@ test_load_example(void **state)
 	    (1 << EP_RULE_ABSENT));
 	assert_string_equal(ep_policy_match(p, "gpu.driver.version")->text,
 	    "version >=580.65,<590");
-	w = ep_policy_waiver(p, "stack.cudart_minor.cudnn_graph", NOV22,
-	    &expired);
+	w = ep_policy_waiver(p, "stack.cudart_minor.cudnn_graph", "13.1",
+	    NOV22, &expired);
 	assert_non_null(w);
-	assert_int_equal(expired, 0);
+	assert_int_equal(expired, EP_WAIVER_LIVE);
 	ep_policy_free(p);
 
 	assert_int_equal(ep_policy_load(&p, "no/such/policy.json", &err), -1);
@@ -428,6 +559,9 @@ main(void)
 		cmocka_unit_test(test_first_match_wins),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_waivers_by_date),
+		cmocka_unit_test(test_waiver_values),
+		cmocka_unit_test(test_waiver_expiry_window),
+		cmocka_unit_test(test_severity),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_malformed_top),
 		cmocka_unit_test(test_load_example),
