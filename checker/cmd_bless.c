@@ -52,9 +52,9 @@ EP_PROBE_HELP
 "\n"
 "Prints \"blessed PROFILE at COMMIT on STORE BRANCH\".\n"
 "Exit codes: 0 blessed, 1 the reference workload failed (--runs; nothing\n"
-"is committed), 2 usage or a malformed manifest (nothing is committed),\n"
-"3 the store could not be read or written, or a race with a bless of the\n"
-"same profile.\n",
+"is committed), 2 usage, a malformed manifest or one larger than the\n"
+"store's 64 MiB limit (nothing is committed), 3 the store could not be\n"
+"read or written, or a race with a bless of the same profile.\n",
 	.exec = cmd_bless_exec,
 };
 
@@ -221,7 +221,10 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 	}
 	if (file == NULL && !quiet)
 		ep_cmd_echo_meta(m);
-	if (ep_manifest_dump(&text, m, &err) < 0) {
+	/* One size limit with check, which could not read a larger one. */
+	if (ep_manifest_dump(&text, m, &err) < 0 ||
+	    ep_store_check_size(strlen(text), file != NULL ? file :
+	    "the captured manifest", &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}

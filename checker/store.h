@@ -19,6 +19,15 @@
 
 struct ep_store;
 
+/* The largest object the store reads or a bless writes: a manifest larger
+ * than this is not one we wrote, and one bless committed could not be
+ * checked. */
+#define EP_STORE_MAX_BLOB	(64u << 20)
+
+/* 0 when n bytes fit in the store; else EP_E_INPUT "WHAT is too large
+ * for the store (N bytes; the limit is 67108864)". */
+int ep_store_check_size(size_t n, const char *what, struct ep_err *err);
+
 struct ep_store_opts {
 	const char *spec;	/* --store, else $ENVPARITY_STORE, else NULL
 				   for the local default */
@@ -59,7 +68,9 @@ char *ep_store_redact(const char *spec);
 /* Read <profile>/manifest.json and <profile>/policy.json at the ref's
  * head.  *manifest is NULL when the profile has none (not an error: the
  * caller says how to bless one); *policy NULL when there is no policy.
- * Both are NUL-terminated and owned by the caller. */
+ * Both are NUL-terminated and owned by the caller.  A file larger than
+ * EP_STORE_MAX_BLOB is EP_E_INPUT naming it, found from the object's
+ * header before it is inflated. */
 int ep_store_read(char **manifest, char **policy, struct ep_store_info *info,
     struct ep_store *s, const char *profile, struct ep_err *err);
 

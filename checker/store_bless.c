@@ -242,9 +242,12 @@ ep_store_bless(char commit_out[41], struct ep_store *s,
 	size_t mlen;
 
 	commit_out[0] = '\0';
-	if (ep_profile_check(profile, err) < 0)
-		return -1;
-	if (s->repo == NULL && ep_store_create_default(s, err) < 0)
+	msg = xasprintf("%s/manifest.json", profile);
+	r = ep_profile_check(profile, err) < 0 ||
+	    ep_store_check_size(strlen(manifest), msg, err) < 0;
+	free(msg);
+	msg = NULL;
+	if (r || (s->repo == NULL && ep_store_create_default(s, err) < 0))
 		return -1;
 	w = s->repo;
 	if (s->kind == EP_STORE_FILE) {

@@ -1,8 +1,11 @@
 /*
- * store_int.h: what the store's files share (store.c: opening, reading,
- * history; store_remote.c: the cache clone, fetch, push, credentials;
- * store_bless.c: commits and the compare-and-swap).  Private to them: the
- * only header outside libgit2 that includes <git2.h>.
+ * store_int.h: what the store's files share, private to them and the only
+ * header outside libgit2 that includes <git2.h>:
+ *   store.c          opening and creating a store, messages
+ *   store_spec.c     specs
+ *   store_read.c     a profile's manifest, policy and history
+ *   store_remote.c   the cache clone, fetch, push, credentials
+ *   store_bless.c    commits and the compare-and-swap
  */
 #ifndef EP_STORE_INT_H
 #define EP_STORE_INT_H
@@ -55,7 +58,7 @@ char *ep_store_redact_into(const char *spec, struct ep_strv *secrets);
 int ep_store_parse_spec(struct ep_store *s, const char *spec,
     struct ep_err *err);
 
-/* store.c */
+/* store.c, store_read.c */
 
 /* The ref's commit in repo: 0 and *id, or 1 when the ref (or the
  * repository) is absent; -1 on error. */
