@@ -41,27 +41,36 @@ ep_store_library_version(void)
 void
 ep_store_scrub(struct ep_store *s, struct ep_err *err)
 {
+	ep_store_scrub_secrets(&s->secrets, err);
+}
+
+void
+ep_store_replace(struct ep_err *err, const char *needle, const char *with)
+{
 	char out[sizeof err->msg];
 	const char *p, *q;
-	size_t n, o;
+	size_t n = strlen(needle), o;
 
-	for (size_t i = 0; i < s->secrets.n; i++) {
-		const char *sec = s->secrets.v[i];
+	if (n == 0 || strstr(err->msg, needle) == NULL)
+		return;
+	/* Copied out, so a replacement never meets itself and a short
+	 * needle cannot grow the message past its end. */
+	o = 0;
+	for (p = err->msg; (q = strstr(p, needle)) != NULL &&
+	    o < sizeof out; p = q + n)
+		o += (size_t)snprintf(out + o, sizeof out - o, "%.*s%s",
+		    (int)(q - p), p, with);
+	if (o < sizeof out)
+		snprintf(out + o, sizeof out - o, "%s", p);
+	memcpy(err->msg, out, sizeof out);
+	err->msg[sizeof err->msg - 1] = '\0';
+}
 
-		if ((n = strlen(sec)) == 0 || strstr(err->msg, sec) == NULL)
-			continue;
-		/* Copied out, so a replacement never meets itself and a
-		 * short secret cannot grow the message past its end. */
-		o = 0;
-		for (p = err->msg; (q = strstr(p, sec)) != NULL &&
-		    o < sizeof out; p = q + n)
-			o += (size_t)snprintf(out + o, sizeof out - o,
-			    "%.*s***", (int)(q - p), p);
-		if (o < sizeof out)
-			snprintf(out + o, sizeof out - o, "%s", p);
-		memcpy(err->msg, out, sizeof out);
-		err->msg[sizeof err->msg - 1] = '\0';
-	}
+void
+ep_store_scrub_secrets(const struct ep_strv *secrets, struct ep_err *err)
+{
+	for (size_t i = 0; i < secrets->n; i++)
+		ep_store_replace(err, secrets->v[i], "***");
 }
 
 int

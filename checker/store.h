@@ -61,9 +61,20 @@ void ep_store_describe(struct ep_store_info *info, const struct ep_store *s);
 
 /* A store spec as it may be shown: https user names and tokens and any
  * URL password removed ("https://tok@host/x" -> "https://host/x",
- * "ssh://u:pw@h/x" -> "ssh://u@h/x").  A new string; a spec that is not
- * a URL comes back unchanged. */
+ * "ssh://u:pw@h/x" -> "ssh://u@h/x").  The credentials end at the last
+ * '@' that a host and a path follow, so a password may hold '/', '?',
+ * '#' or '@'.  A new string; a spec that is not a URL comes back
+ * unchanged. */
 char *ep_store_redact(const char *spec);
+
+/* Replace every credential that spec (a store spec, or a diff argument
+ * holding one) carries by "***" in err->msg. */
+void ep_store_spec_scrub(const char *spec, struct ep_err *err);
+
+/* The '#' that splits a diff argument STORE#REF:PROFILE: its last '#'
+ * outside a URL's credentials (a password may hold one); NULL when it
+ * has none. */
+const char *ep_store_spec_ref(const char *arg);
 
 /* Read <profile>/manifest.json and <profile>/policy.json at the ref's
  * head.  *manifest is NULL when the profile has none (not an error: the

@@ -2,7 +2,7 @@
  * store_int.h: what the store's files share, private to them and the only
  * header outside libgit2 that includes <git2.h>:
  *   store.c          opening and creating a store, messages
- *   store_spec.c     specs
+ *   store_spec.c     specs, and the credentials they carry
  *   store_read.c     a profile's manifest, policy and history
  *   store_remote.c   the cache clone, fetch, push, credentials
  *   store_bless.c    commits and the compare-and-swap
@@ -47,6 +47,12 @@ int ep_store_git_err(struct ep_err *err, int kind, struct ep_store *s,
 
 /* err->msg with every secret of s replaced by "***", in place. */
 void ep_store_scrub(struct ep_store *s, struct ep_err *err);
+void ep_store_scrub_secrets(const struct ep_strv *secrets,
+    struct ep_err *err);
+
+/* Every needle in err->msg replaced by with, in place (cut to fit). */
+void ep_store_replace(struct ep_err *err, const char *needle,
+    const char *with);
 
 /* store_spec.c */
 

@@ -40,6 +40,15 @@ test_redact(void **state)
 		{ "/srv/store", "/srv/store" },
 		{ "ftp://u:p@h/x", "ftp://h/x" },
 		{ "https://a@b@host/x", "https://host/x" },
+		/* A password may hold '#', '?', '/' and '@': the credentials
+		 * end at the last '@' that a host and a path follow. */
+		{ "https://u:p#w@host/x.git", "https://host/x.git" },
+		{ "https://u:p?w@host:8443/x.git", "https://host:8443/x.git" },
+		{ "https://u:p/w@host/x.git", "https://host/x.git" },
+		{ "https://t/k#n@host/x.git", "https://host/x.git" },
+		{ "ssh://git:p/w#x@host/x.git", "ssh://git@host/x.git" },
+		{ "https://host/x.git", "https://host/x.git" },
+		{ "https://tok@host", "https://host" },
 	};
 	char *r;
 
@@ -49,6 +58,28 @@ test_redact(void **state)
 		assert_string_equal(r, cases[i][1]);
 		free(r);
 	}
+}
+
+/* Where a diff argument splits into STORE and REF:PROFILE, and what is
+ * left of a message that quoted a spec whole. */
+static void
+test_spec_ref_scrub(void **state)
+{
+	struct ep_err err = { 0 };
+
+	(void)state;
+	assert_null(ep_store_spec_ref("golden.json"));
+	assert_string_equal(ep_store_spec_ref("s.git#main:gpu"), "#main:gpu");
+	assert_string_equal(ep_store_spec_ref("https://u:p#w@h/x#main:gpu"),
+	    "#main:gpu");
+	assert_null(ep_store_spec_ref("https://u:p#w@h/x"));
+	assert_string_equal(ep_store_spec_ref("https://h/x#feat@x:gpu"),
+	    "#feat@x:gpu");
+
+	snprintf(err.msg, sizeof err.msg, "https://u:p#w/z@h/x: no such "
+	    "file; p#w/z again");
+	ep_store_spec_scrub("https://u:p#w/z@h/x", &err);
+	assert_string_equal(err.msg, "https://h/x: no such file; *** again");
 }
 
 static void
@@ -253,6 +284,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_redact),
+		cmocka_unit_test(test_spec_ref_scrub),
 		cmocka_unit_test(test_bad_specs),
 		cmocka_unit_test(test_unreachable),
 		cmocka_unit_test(test_scrub),
