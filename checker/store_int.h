@@ -4,7 +4,8 @@
  *   store.c          opening and creating a store, messages
  *   store_spec.c     specs, and the credentials they carry
  *   store_read.c     a profile's manifest, policy and history
- *   store_remote.c   the cache clone, fetch, push, credentials
+ *   store_remote.c   the cache clone, fetch, push
+ *   store_cred.c     which credentials go where
  *   store_bless.c    commits and the compare-and-swap
  */
 #ifndef EP_STORE_INT_H
@@ -53,6 +54,28 @@ void ep_store_scrub_secrets(const struct ep_strv *secrets,
 /* Every needle in err->msg replaced by with, in place (cut to fit). */
 void ep_store_replace(struct ep_err *err, const char *needle,
     const char *with);
+
+/* The payload of every libgit2 callback of a remote (store_remote.c,
+ * store_cred.c). */
+struct ep_store_cbctx {
+	struct ep_store *s;
+	char *url;		/* the URL connected to (after insteadOf):
+				   the only origin credentials go to */
+	char *rejected;		/* why the server refused the push */
+};
+
+/* store_cred.c */
+
+/* Apply GIT_SSL_CAINFO and GIT_SSL_CAPATH (a CA file or directory that
+ * cannot be loaded: EP_E_INPUT). */
+int ep_store_tls_init(struct ep_store *s, struct ep_err *err);
+
+/* The credentials callback: the token over https, an ssh key or the
+ * agent over ssh, each only to the scheme, host and port of the URL
+ * connected to (ctx->url), never to where a redirect leads; a refusal
+ * leaves libgit2's error saying why. */
+int ep_store_cred_cb(git_credential **out, const char *url,
+    const char *user, unsigned int allowed, void *payload);
 
 /* store_spec.c */
 

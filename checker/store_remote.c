@@ -8,8 +8,9 @@
  * server refuses it if anyone pushed in between.
  *
  * Credentials come from the URL, ENVPARITY_GIT_TOKEN (https),
- * ENVPARITY_SSH_KEY or the ssh agent; they are never written to disk and
- * are scrubbed from every message (ep_store_scrub).
+ * ENVPARITY_SSH_KEY or the ssh agent (store_cred.c: each only to the
+ * store's own host and port); they are never written to disk and are
+ * scrubbed from every message (ep_store_scrub).
  */
 #include "store_int.h"
 
@@ -23,69 +24,10 @@
 
 #include "hash.h"
 
-enum {
-	CRED_TOKEN = 1,
-	CRED_USER = 2,
-	CRED_KEY = 4,
-	CRED_AGENT = 8,
-};
-
-/* The payload of every libgit2 callback. */
-struct ctx {
-	struct ep_store *s;
-	char *rejected;		/* why the server refused the push */
-};
-
-/* Offer each kind of credential once; libgit2 calls again after a
- * refusal, and an endless loop of the same offer is the failure mode to
- * avoid. */
-static int
-cred_cb(git_credential **out, const char *url, const char *user,
-    unsigned int allowed, void *payload)
-{
-	struct ctx *c = payload;
-	struct ep_store *s = c->s;
-	const char *tok = getenv("ENVPARITY_GIT_TOKEN");
-	const char *key = getenv("ENVPARITY_SSH_KEY");
-	const char *sock = getenv("SSH_AUTH_SOCK");
-	const char *u = user != NULL && user[0] != '\0' ? user : NULL;
-
-	(void)url;
-	if ((allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT) && tok != NULL &&
-	    tok[0] != '\0' && !(s->cred_tried & CRED_TOKEN)) {
-		s->cred_tried |= CRED_TOKEN;
-		return git_credential_userpass_plaintext_new(out,
-		    u ? u : "x-access-token", tok);
-	}
-	if ((allowed & GIT_CREDENTIAL_USERNAME) &&
-	    !(s->cred_tried & CRED_USER)) {
-		s->cred_tried |= CRED_USER;
-		return git_credential_username_new(out, u ? u : "git");
-	}
-	if (allowed & GIT_CREDENTIAL_SSH_KEY) {
-		if (key != NULL && key[0] != '\0' &&
-		    !(s->cred_tried & CRED_KEY)) {
-			s->cred_tried |= CRED_KEY;
-			return git_credential_ssh_key_new(out, u ? u : "git",
-			    NULL, key, NULL);
-		}
-		if (sock != NULL && sock[0] != '\0' &&
-		    !(s->cred_tried & CRED_AGENT)) {
-			s->cred_tried |= CRED_AGENT;
-			return git_credential_ssh_key_from_agent(out,
-			    u ? u : "git");
-		}
-	}
-	git_error_set_str(GIT_ERROR_NET, "authentication failed (for "
-	    "https set ENVPARITY_GIT_TOKEN; for ssh set ENVPARITY_SSH_KEY "
-	    "or run an ssh agent)");
-	return GIT_EAUTH;
-}
-
 static int
 push_status_cb(const char *ref, const char *status, void *payload)
 {
-	struct ctx *c = payload;
+	struct ep_store_cbctx *c = payload;
 
 	(void)ref;
 	if (status != NULL && c->rejected == NULL)
@@ -94,10 +36,10 @@ push_status_cb(const char *ref, const char *status, void *payload)
 }
 
 static void
-callbacks_init(git_remote_callbacks *cb, struct ctx *c)
+callbacks_init(git_remote_callbacks *cb, struct ep_store_cbctx *c)
 {
 	git_remote_init_callbacks(cb, GIT_REMOTE_CALLBACKS_VERSION);
-	cb->credentials = cred_cb;
+	cb->credentials = ep_store_cred_cb;
 	cb->push_update_reference = push_status_cb;
 	cb->payload = c;
 	c->s->cred_tried = 0;
@@ -197,23 +139,23 @@ done:
 	return out;
 }
 
-/* Connect r for direction, or fail naming the store. */
+/* Connect r for direction, or fail naming the store.  c->url gets the
+ * URL connected to (freed by the caller). */
 static int
 connect_remote(git_remote **r, struct ep_store *s, git_direction dir,
-    const git_remote_callbacks *cb, struct ep_err *err)
+    const git_remote_callbacks *cb, struct ep_store_cbctx *c,
+    struct ep_err *err)
 {
 	git_remote_create_options co;
 	git_proxy_options po;
-	char *url;
 	int e;
 
 	git_remote_create_options_init(&co, GIT_REMOTE_CREATE_OPTIONS_VERSION);
 	co.repository = s->repo;
 	co.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF |
 	    GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC;
-	url = rewrite_url(s, dir == GIT_DIRECTION_PUSH);
-	e = git_remote_create_with_opts(r, url, &co);
-	free(url);
+	c->url = rewrite_url(s, dir == GIT_DIRECTION_PUSH);
+	e = git_remote_create_with_opts(r, c->url, &co);
 	if (e < 0)
 		return ep_store_git_err(err, EP_E_INPUT, s, "bad URL");
 	git_proxy_options_init(&po, GIT_PROXY_OPTIONS_VERSION);
@@ -264,7 +206,7 @@ fetch(struct ep_store *s, int resolve, struct ep_err *err)
 {
 	git_remote_callbacks cb;
 	git_fetch_options fo;
-	struct ctx c = { s, NULL };
+	struct ep_store_cbctx c = { s, NULL, NULL };
 	git_remote *r = NULL;
 	git_buf def = { 0 };
 	git_oid want;
@@ -274,7 +216,7 @@ fetch(struct ep_store *s, int resolve, struct ep_err *err)
 
 	git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
 	callbacks_init(&cb, &c);
-	if (connect_remote(&r, s, GIT_DIRECTION_FETCH, &cb, err) < 0)
+	if (connect_remote(&r, s, GIT_DIRECTION_FETCH, &cb, &c, err) < 0)
 		goto done;
 	if (resolve) {
 		if (git_remote_default_branch(&def, r) == 0 &&
@@ -325,6 +267,7 @@ done:
 		git_remote_disconnect(r);
 	git_remote_free(r);
 	git_buf_dispose(&def);
+	free(c.url);
 	free(spec);
 	return rc;
 }
@@ -346,7 +289,8 @@ ep_store_remote_open(struct ep_store *s, const char *ref,
 	if ((dir = ep_cache_dir()) == NULL)
 		return ep_err_set(err, EP_E_IO, "store %s: no cache "
 		    "directory (set XDG_CACHE_HOME or HOME)", s->display);
-	if (ref != NULL && ep_store_set_branch(s, ref, err) < 0)
+	if ((ref != NULL && ep_store_set_branch(s, ref, err) < 0) ||
+	    ep_store_tls_init(s, err) < 0)
 		goto done;
 	ep_hash_buf(hex, s->display, strlen(s->display));
 	stores = xasprintf("%s/stores", dir);
@@ -400,7 +344,7 @@ ep_store_remote_push(struct ep_store *s, const git_oid *commit,
 {
 	git_remote_callbacks cb;
 	git_push_options po;
-	struct ctx c = { s, NULL };
+	struct ep_store_cbctx c = { s, NULL, NULL };
 	git_remote *r = NULL;
 	git_oid now;
 	git_strarray specs;
@@ -411,7 +355,7 @@ ep_store_remote_push(struct ep_store *s, const git_oid *commit,
 	spec = xasprintf("%s:%s", tmpref, s->refname);
 	git_push_options_init(&po, GIT_PUSH_OPTIONS_VERSION);
 	callbacks_init(&cb, &c);
-	if (connect_remote(&r, s, GIT_DIRECTION_PUSH, &cb, err) < 0)
+	if (connect_remote(&r, s, GIT_DIRECTION_PUSH, &cb, &c, err) < 0)
 		goto done;
 	if ((e = remote_value(&now, r, s, err)) < 0)
 		goto done;
@@ -453,6 +397,7 @@ done:
 		git_remote_disconnect(r);
 	git_remote_free(r);
 	free(c.rejected);
+	free(c.url);
 	free(tmpref);
 	free(spec);
 	return rc;

@@ -36,7 +36,8 @@ enum {
 "  --profile NAME       the profile (default $ENVPARITY_PROFILE, else\n" \
 "                       \"default\")\n"					\
 "Credentials: ENVPARITY_GIT_TOKEN (https), ENVPARITY_SSH_KEY or an ssh\n" \
-"agent (ssh); they never appear in output.\n"
+"agent (ssh), sent only to the store URL's own host and port, never\n" \
+"shown.  GIT_SSL_CAINFO or GIT_SSL_CAPATH: the CAs for an https store.\n"
 
 /* What the command line said; NULL where it said nothing.  The strings
  * are borrowed from argv. */
