@@ -11,8 +11,15 @@
  * ENVPARITY_SSH_KEY or the ssh agent (store_cred.c: each only to the
  * store's own host and port); they are never written to disk and are
  * scrubbed from every message (ep_store_scrub).
+ *
+ * The cache is the user's alone (0700), and its own config is never
+ * read: the clone is opened with the user's and the system's git config
+ * only, so whoever could write <clone>/config cannot send the fetch
+ * elsewhere (url.*.insteadOf, http.proxy, ...).
  */
 #include "store_int.h"
+
+#include <git2/sys/repository.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -53,7 +60,7 @@ ep_store_lock(struct ep_store *s, struct ep_err *err)
 	if (s->lockfd >= 0)
 		return 0;
 	path = xasprintf("%s.lock", s->path);
-	s->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	s->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (s->lockfd < 0) {
 		ep_err_set(err, EP_E_IO, "%s: cannot lock: %s", path,
 		    strerror(errno));
@@ -278,6 +285,41 @@ ep_store_remote_sync(struct ep_store *s, struct ep_err *err)
 	return fetch(s, 0, err);
 }
 
+/* path as a directory of the user's alone: made 0700, or made so. */
+static int
+private_dir(const char *path, struct ep_store *s, struct ep_err *err)
+{
+	struct stat st;
+
+	if (mkdir(path, 0700) < 0 && errno != EEXIST)
+		return ep_err_set(err, EP_E_IO, "%s: cannot create: %s", path,
+		    strerror(errno));
+	if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != geteuid())
+		return ep_err_set(err, EP_E_IO, "store %s: the cache %s is not "
+		    "a directory of this user's", s->display, path);
+	if ((st.st_mode & 077) != 0 && chmod(path, 0700) < 0)
+		return ep_err_set(err, EP_E_IO, "%s: cannot make private: %s",
+		    path, strerror(errno));
+	return 0;
+}
+
+/* Read the clone with the user's and the system's git config, never its
+ * own. */
+static int
+isolate_config(struct ep_store *s, struct ep_err *err)
+{
+	git_config *cfg = NULL;
+	int rc = 0;
+
+	if (git_config_open_default(&cfg) < 0 ||
+	    git_repository_set_config(s->repo, cfg) < 0)
+		rc = ep_store_git_err(err, EP_E_IO, s, "cannot read git "
+		    "config");
+	git_config_free(cfg);
+	return rc;
+}
+
 int
 ep_store_remote_open(struct ep_store *s, const char *ref,
     struct ep_err *err)
@@ -294,7 +336,7 @@ ep_store_remote_open(struct ep_store *s, const char *ref,
 		goto done;
 	ep_hash_buf(hex, s->display, strlen(s->display));
 	stores = xasprintf("%s/stores", dir);
-	if (ep_mkdirs(stores, err) < 0)
+	if (ep_mkdirs(dir, err) < 0 || private_dir(stores, s, err) < 0)
 		goto done;
 	s->path = xasprintf("%s/%s", stores, hex);
 	if (ep_store_lock(s, err) < 0)
@@ -304,12 +346,16 @@ ep_store_remote_open(struct ep_store *s, const char *ref,
 			goto done;
 		created = 1;
 	}
+	if (private_dir(s->path, s, err) < 0)
+		goto done;
 	if (git_repository_open_ext(&s->repo, s->path,
 	    GIT_REPOSITORY_OPEN_NO_SEARCH | GIT_REPOSITORY_OPEN_BARE,
 	    NULL) < 0) {
 		ep_store_git_err(err, EP_E_IO, s, "cannot open the cache");
 		goto done;
 	}
+	if (isolate_config(s, err) < 0)
+		goto done;
 	rc = fetch(s, ref == NULL, err);
 	if (rc < 0 && created) {
 		/* A store never reached leaves no empty clone behind. */
