@@ -31,7 +31,8 @@ const struct ep_cmd ep_cmd_bless = {
 "and this one is committed on top; a bless of the same profile that lands\n"
 "first makes this one fail (exit 3) rather than replace it unseen.  A\n"
 "store with a work tree has its branch moved directly; its work tree and\n"
-"index are not touched.\n"
+"index are not touched, and a branch checked out there is refused (the\n"
+"next commit there would undo the bless).\n"
 "\n"
 "  -m, --message TEXT   the commit message (default: \"bless PROFILE from\n"
 "                       HOST\", HOST from the manifest)\n"
@@ -53,8 +54,9 @@ EP_PROBE_HELP
 "Prints \"blessed PROFILE at COMMIT on STORE BRANCH\".\n"
 "Exit codes: 0 blessed, 1 the reference workload failed (--runs; nothing\n"
 "is committed), 2 usage, a malformed manifest or one larger than the\n"
-"store's 64 MiB limit (nothing is committed), 3 the store could not be\n"
-"read or written, or a race with a bless of the same profile.\n",
+"store's 64 MiB limit, or a branch checked out in a work tree of the\n"
+"store (nothing is committed), 3 the store could not be read or written,\n"
+"or a race with a bless of the same profile.\n",
 	.exec = cmd_bless_exec,
 };
 
