@@ -168,6 +168,7 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 		goto done;
 	}
 	ep_checks_run(&rs, current, policy, now);
+	ep_storeopt_history(&rs, &info, policy, now);
 
 	ctx.command = "check";
 	ctx.golden_name = name;

@@ -204,6 +204,8 @@ cmd_diff_exec(const struct ep_cmd *self, int argc, char **argv)
 		goto done;
 	}
 	ep_checks_run(&rs, b.m, policy, now);
+	ep_storeopt_history(&rs, &a.info, policy, now);
+	ep_storeopt_history(&rs, &b.info, policy, now);
 
 	ctx.command = "diff";
 	ctx.golden_name = a.name;

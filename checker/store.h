@@ -49,6 +49,10 @@ struct ep_store_info {
 	char *store;
 	char *ref;
 	char commit[41];
+	/* A remote store whose branch was rewritten since the cache last
+	 * saw it (commit does not descend from this one): the commit it saw
+	 * last; "" otherwise.  Filled by ep_store_read, once. */
+	char rewritten[41];
 };
 void ep_store_info_clear(struct ep_store_info *i);
 
@@ -81,7 +85,8 @@ const char *ep_store_spec_ref(const char *arg);
  * caller says how to bless one); *policy NULL when there is no policy.
  * Both are NUL-terminated and owned by the caller.  A file larger than
  * EP_STORE_MAX_BLOB is EP_E_INPUT naming it, found from the object's
- * header before it is inflated. */
+ * header before it is inflated.  info->rewritten says whether the branch
+ * was rewritten since the cache saw it last (reported once). */
 int ep_store_read(char **manifest, char **policy, struct ep_store_info *info,
     struct ep_store *s, const char *profile, struct ep_err *err);
 

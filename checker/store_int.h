@@ -6,6 +6,7 @@
  *   store_read.c     a profile's manifest, policy and history
  *   store_remote.c   the cache clone, fetch, push
  *   store_cred.c     which credentials go where
+ *   store_history.c  telling a rewritten branch
  *   store_bless.c    commits and the compare-and-swap
  */
 #ifndef EP_STORE_INT_H
@@ -76,6 +77,19 @@ int ep_store_tls_init(struct ep_store *s, struct ep_err *err);
  * leaves libgit2's error saying why. */
 int ep_store_cred_cb(git_credential **out, const char *url,
     const char *user, unsigned int allowed, void *payload);
+
+/* store_history.c */
+
+/* Before the cache's branch moves from seen to now (NULL: the remote's
+ * branch is gone): when now does not descend from seen, leave the marker
+ * naming seen, unless one stands already. */
+int ep_store_history_note(struct ep_store *s, const git_oid *seen,
+    const git_oid *now, struct ep_err *err);
+
+/* Take the marker (the cache's lock held): seen_out gets the commit it
+ * names when tip does not descend from it, else "". */
+int ep_store_history_take(char seen_out[41], struct ep_store *s,
+    const git_oid *tip, struct ep_err *err);
 
 /* store_spec.c */
 

@@ -187,6 +187,13 @@ ep_store_read(char **manifest, char **policy, struct ep_store_info *info,
 	if ((rc = ep_store_tip(&tip, s->repo, s->refname, s, err)) != 0)
 		return rc < 0 ? -1 : 0;
 	git_oid_tostr(info->commit, sizeof info->commit, &tip);
+	if (s->kind != EP_STORE_LOCAL) {
+		rc = ep_store_lock(s, err) < 0 ? -1 :
+		    ep_store_history_take(info->rewritten, s, &tip, err);
+		ep_store_unlock(s);
+		if (rc < 0)
+			return -1;
+	}
 	path = xasprintf("%s/manifest.json", profile);
 	rc = read_text(manifest, s->repo, &tip, path, s, err);
 	free(path);

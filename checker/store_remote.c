@@ -216,10 +216,10 @@ fetch(struct ep_store *s, int resolve, struct ep_err *err)
 	struct ep_store_cbctx c = { s, NULL, NULL };
 	git_remote *r = NULL;
 	git_buf def = { 0 };
-	git_oid want;
+	git_oid want, seen;
 	char *spec = NULL;
 	git_strarray specs;
-	int e, rc = -1;
+	int e, had, rc = -1;
 
 	git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
 	callbacks_init(&cb, &c);
@@ -236,10 +236,15 @@ fetch(struct ep_store *s, int resolve, struct ep_err *err)
 		if (e < 0)
 			goto done;
 	}
-	if ((e = remote_value(&want, r, s, err)) < 0)
+	/* What the cache saw last, to tell a rewritten branch. */
+	if ((had = ep_store_tip(&seen, s->repo, s->refname, s, err)) < 0 ||
+	    (e = remote_value(&want, r, s, err)) < 0)
 		goto done;
+	had = had == 0;
 	if (e == 1) {
 		/* Gone (or never there): so is our copy. */
+		if (had && ep_store_history_note(s, &seen, NULL, err) < 0)
+			goto done;
 		(void)git_reference_remove(s->repo, s->refname);
 		git_error_clear();
 		rc = 0;
@@ -263,6 +268,8 @@ fetch(struct ep_store *s, int resolve, struct ep_err *err)
 			goto done;
 		}
 	}
+	if (had && ep_store_history_note(s, &seen, &want, err) < 0)
+		goto done;
 	if (git_reference_create(NULL, s->repo, s->refname, &want, 1,
 	    "envparity: fetch") < 0) {
 		ep_store_git_err(err, EP_E_IO, s, "cannot update the cache");

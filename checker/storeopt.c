@@ -1,6 +1,8 @@
 /*
  * storeopt.c: the store options shared by check, bless, diff and log,
- * their environment defaults, and the profile-name rule.
+ * their environment defaults, the profile-name rule, and what the
+ * commands say about a store beyond its golden: that its branch was
+ * rewritten.
  */
 #include "storeopt.h"
 
@@ -116,4 +118,31 @@ ep_storeopt_bless_hint(const struct ep_store_opts *so, const char *profile)
 	if (strcmp(profile, "default") != 0)
 		append_arg(&cmd, "--profile", profile);
 	return cmd;
+}
+
+void
+ep_storeopt_history(struct ep_results *rs, const struct ep_store_info *info,
+    const struct ep_policy *policy, time_t now)
+{
+	const struct ep_rule *rule;
+	struct ep_result r = { 0 };
+	char *msg;
+
+	if (info->rewritten[0] == '\0')
+		return;
+	rule = ep_policy_match(policy, "store.history");
+	if (rule->kind == EP_RULE_IGNORE)
+		return;
+	msg = xasprintf("store.history: branch %s of %s was rewritten: the "
+	    "cache last saw %.12s, and %.12s does not descend from it",
+	    info->ref, info->store, info->rewritten, info->commit);
+	r.key = "store.history";
+	r.status = EP_FAIL;
+	r.expected = (char *)info->rewritten;
+	r.actual = (char *)info->commit;
+	r.rule = (char *)rule->text;
+	r.message = msg;
+	ep_results_add(rs, &r);
+	free(msg);
+	ep_results_waive(rs, rs->n - 1, policy, now);
 }

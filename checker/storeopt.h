@@ -9,7 +9,10 @@
 #define EP_STOREOPT_H
 
 #include <getopt.h>
+#include <time.h>
 
+#include "compare.h"
+#include "policy.h"
 #include "store.h"
 #include "util.h"
 
@@ -68,5 +71,13 @@ int ep_profile_check(const char *name, struct ep_err *err);
  * "no golden manifest" messages of check, diff and log.  A new string. */
 char *ep_storeopt_bless_hint(const struct ep_store_opts *so,
     const char *profile);
+
+/* The result of a rewritten branch (info->rewritten set), if the policy
+ * does not ignore store.history: a failure naming the commit the cache
+ * saw last and the one the branch holds now, waivable like any other.
+ * Adds nothing when the branch was not rewritten. */
+void ep_storeopt_history(struct ep_results *rs,
+    const struct ep_store_info *info, const struct ep_policy *policy,
+    time_t now);
 
 #endif
