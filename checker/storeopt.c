@@ -1,13 +1,14 @@
 /*
  * storeopt.c: the store options shared by check, bless, diff and log,
  * their environment defaults, the profile-name rule, and what the
- * commands say about a store beyond its golden: that its branch was
- * rewritten.
+ * commands say about a store beyond its golden: that CI must name one,
+ * and that its branch was rewritten.
  */
 #include "storeopt.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 int
 ep_store_opt(struct ep_storeopt *o, int c, const char *arg)
@@ -118,6 +119,38 @@ ep_storeopt_bless_hint(const struct ep_store_opts *so, const char *profile)
 	if (strcmp(profile, "default") != 0)
 		append_arg(&cmd, "--profile", profile);
 	return cmd;
+}
+
+/* The variable that says this runs in CI ("CI=true"), or NULL. */
+static char *
+in_ci(void)
+{
+	static const char *const vars[] = { "GITHUB_ACTIONS", "GITLAB_CI",
+	    "CI", NULL };
+	const char *v;
+
+	for (size_t i = 0; vars[i] != NULL; i++)
+		if ((v = getenv(vars[i])) != NULL && v[0] != '\0' &&
+		    strcasecmp(v, "false") != 0 && strcmp(v, "0") != 0)
+			return xasprintf("%s=%s", vars[i], v);
+	return NULL;
+}
+
+int
+ep_storeopt_require_named(const struct ep_store_opts *so,
+    struct ep_err *err)
+{
+	char *ci;
+
+	if (so->spec != NULL || (ci = in_ci()) == NULL)
+		return 0;
+	ep_err_set(err, EP_E_INPUT, "no store named, and in CI (%.40s) the "
+	    "default .envparity/store is not used, since the change under "
+	    "test could have committed its own golden there: name the store "
+	    "with --store or ENVPARITY_STORE (--store .envparity/store for a "
+	    "golden kept in this repository)", ci);
+	free(ci);
+	return -1;
 }
 
 void

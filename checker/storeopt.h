@@ -72,6 +72,16 @@ int ep_profile_check(const char *name, struct ep_err *err);
 char *ep_storeopt_bless_hint(const struct ep_store_opts *so,
     const char *profile);
 
+/* In CI (CI set and not "false" or "0", GITHUB_ACTIONS or GITLAB_CI
+ * set) the implicit default store is never used: .envparity/store in the
+ * checkout is whatever the change under test committed there, its own
+ * golden and policy included.  0 when so names a store or this is not
+ * CI; else EP_E_INPUT naming the variable and the fix (--store or
+ * ENVPARITY_STORE; --store .envparity/store for a golden kept in the
+ * repository). */
+int ep_storeopt_require_named(const struct ep_store_opts *so,
+    struct ep_err *err);
+
 /* The result of a rewritten branch (info->rewritten set), if the policy
  * does not ignore store.history: a failure naming the commit the cache
  * saw last and the one the branch holds now, waivable like any other.
