@@ -129,7 +129,8 @@ ep_store_tls_init(struct ep_store *s, struct ep_err *err)
 
 /* Offer each kind of credential once; libgit2 calls again after a
  * refusal, and an endless loop of the same offer is the failure mode to
- * avoid. */
+ * avoid.  A credential held back leaves the error saying why, unless
+ * another kind can be offered. */
 int
 ep_store_cred_cb(git_credential **out, const char *url, const char *user,
     unsigned int allowed, void *payload)
@@ -141,7 +142,7 @@ ep_store_cred_cb(git_credential **out, const char *url, const char *user,
 	const char *sock = getenv("SSH_AUTH_SOCK");
 	const char *u = user != NULL && user[0] != '\0' ? user : NULL;
 	struct origin store, asker;
-	char why[640];
+	char why[640], held[700] = "";
 	int ours = 0;
 
 	/* Why a secret is held back from a server of the right scheme. */
@@ -157,17 +158,15 @@ ep_store_cred_cb(git_credential **out, const char *url, const char *user,
 		ours = 1;
 	if ((allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT) && tok != NULL &&
 	    tok[0] != '\0' && !(s->cred_tried & CRED_TOKEN)) {
-		if (ours && strcmp(store.scheme, "https") != 0)
-			snprintf(why, sizeof why, "the store is %s://, and the "
-			    "token goes only over https", store.scheme);
-		else if (ours) {
+		if (ours && strcmp(store.scheme, "https") == 0) {
 			s->cred_tried |= CRED_TOKEN;
 			return git_credential_userpass_plaintext_new(out,
 			    u ? u : "x-access-token", tok);
 		}
-		git_error_set(GIT_ERROR_NET, "authentication required; "
-		    "ENVPARITY_GIT_TOKEN was not sent: %s", why);
-		return GIT_EAUTH;
+		snprintf(held, sizeof held, "ENVPARITY_GIT_TOKEN was not sent: "
+		    "%s", !ours ? why : strcmp(store.scheme, "http") == 0 ?
+		    "the store is http://, and the token goes only over https" :
+		    "the token goes only over https");
 	}
 	if ((allowed & GIT_CREDENTIAL_USERNAME) &&
 	    !(s->cred_tried & CRED_USER)) {
@@ -178,20 +177,25 @@ ep_store_cred_cb(git_credential **out, const char *url, const char *user,
 	    ((key != NULL && key[0] != '\0' && !(s->cred_tried & CRED_KEY)) ||
 	    (sock != NULL && sock[0] != '\0' &&
 	    !(s->cred_tried & CRED_AGENT)))) {
-		if (!ours || strcmp(store.scheme, "ssh") != 0) {
-			git_error_set(GIT_ERROR_NET, "authentication required; "
-			    "no ssh key was offered: %s", ours ? "the store "
-			    "is not ssh" : why);
-			return GIT_EAUTH;
+		if (ours && strcmp(store.scheme, "ssh") == 0) {
+			if (key != NULL && key[0] != '\0' &&
+			    !(s->cred_tried & CRED_KEY)) {
+				s->cred_tried |= CRED_KEY;
+				return git_credential_ssh_key_new(out,
+				    u ? u : "git", NULL, key, NULL);
+			}
+			s->cred_tried |= CRED_AGENT;
+			return git_credential_ssh_key_from_agent(out,
+			    u ? u : "git");
 		}
-		if (key != NULL && key[0] != '\0' &&
-		    !(s->cred_tried & CRED_KEY)) {
-			s->cred_tried |= CRED_KEY;
-			return git_credential_ssh_key_new(out, u ? u : "git",
-			    NULL, key, NULL);
-		}
-		s->cred_tried |= CRED_AGENT;
-		return git_credential_ssh_key_from_agent(out, u ? u : "git");
+		if (held[0] == '\0')
+			snprintf(held, sizeof held, "no ssh key was offered: "
+			    "%s", !ours ? why : "a key goes only over ssh");
+	}
+	if (held[0] != '\0') {
+		git_error_set(GIT_ERROR_NET, "authentication required; %s",
+		    held);
+		return GIT_EAUTH;
 	}
 	git_error_set_str(GIT_ERROR_NET, "authentication failed (for "
 	    "https set ENVPARITY_GIT_TOKEN; for ssh set ENVPARITY_SSH_KEY "
