@@ -32,7 +32,8 @@ const struct ep_cmd ep_cmd_bless = {
 "and this one is committed on top; a bless of the same profile that lands\n"
 "first makes this one fail (exit 3) rather than replace it unseen.  A\n"
 "store with a work tree has its branch moved directly; its work tree and\n"
-"index are not touched.\n"
+"index are not touched, and a branch checked out there is refused (the\n"
+"next commit there would undo the bless).\n"
 "\n"
 "  -m, --message TEXT   the commit message (default: \"bless PROFILE from\n"
 "                       HOST\", HOST from the manifest)\n"
@@ -53,9 +54,10 @@ EP_PROBE_HELP
 "\n"
 "Prints \"blessed PROFILE at COMMIT on STORE BRANCH\".\n"
 "Exit codes: 0 blessed, 1 the reference workload failed (--runs; nothing\n"
-"is committed), 2 usage or a malformed manifest (nothing is committed),\n"
-"3 the store could not be read or written, or a race with a bless of the\n"
-"same profile.\n",
+"is committed), 2 usage, a malformed manifest or one larger than the\n"
+"store's 64 MiB limit, or a branch checked out in a work tree of the\n"
+"store (nothing is committed), 3 the store could not be read or written,\n"
+"or a race with a bless of the same profile.\n",
 	.exec = cmd_bless_exec,
 };
 
@@ -222,7 +224,10 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 	}
 	if (file == NULL && !quiet)
 		ep_cmd_echo_meta(m);
-	if (ep_manifest_dump(&text, m, &err) < 0) {
+	/* One size limit with check, which could not read a larger one. */
+	if (ep_manifest_dump(&text, m, &err) < 0 ||
+	    ep_store_check_size(strlen(text), file != NULL ? file :
+	    "the captured manifest", &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}

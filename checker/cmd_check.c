@@ -50,9 +50,13 @@ EP_CAPTURE_HELP
 "\n"
 EP_IMAGE_HELP
 "\n"
+"In CI (CI, GITHUB_ACTIONS or GITLAB_CI set) a store must be named: the\n"
+"default .envparity/store is not used there.\n"
+"\n"
 "Exit codes: 0 parity (waived findings included), 1 drift or a failed\n"
-"check, 2 usage, malformed input or no golden manifest, 3 could not run\n"
-"(store unreachable, I/O error).\n",
+"check (a comparison that compared no golden fact included), 2 usage,\n"
+"malformed input or no golden manifest, 3 could not run (store\n"
+"unreachable, I/O error).\n",
 	.exec = cmd_check_exec,
 };
 
@@ -125,6 +129,7 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 		goto done;
 	}
 	if (ep_storeopt_resolve(&so, &profile, &sopt, &err) < 0 ||
+	    ep_storeopt_require_named(&so, &err) < 0 ||
 	    ep_store_open(&store, &so, &err) < 0 ||
 	    ep_store_read(&mtext, &ptext, &info, store, profile, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
@@ -169,6 +174,7 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 		goto done;
 	}
 	ep_checks_run(&rs, current, policy, now);
+	ep_storeopt_history(&rs, &info, policy, now);
 
 	ctx.command = "check";
 	ctx.golden_name = name;

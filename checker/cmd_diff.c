@@ -63,12 +63,13 @@ side_clear(struct side *s)
 	ep_store_info_clear(&s->info);
 }
 
-/* STORE#REF:PROFILE: the store is everything before the last '#', so
- * URLs with ':' are fine; the profile follows the last ':' after it. */
+/* STORE#REF:PROFILE: the store is everything before the last '#' (one
+ * in a URL's password does not count), so URLs with ':' are fine; the
+ * profile follows the last ':' after it. */
 static int
 load_spec(struct side *s, const char *spec, struct ep_err *err)
 {
-	const char *hash = strrchr(spec, '#'), *colon;
+	const char *hash = ep_store_spec_ref(spec), *colon;
 	struct ep_store_opts so = { 0 };
 	struct ep_store *store = NULL;
 	char *path = NULL, *ref = NULL, *text = NULL, *mname = NULL;
@@ -109,13 +110,22 @@ done:
 	return rc;
 }
 
+/* A side from a file or a store spec; no message names a credential the
+ * argument holds. */
 static int
 load_side(struct side *s, const char *arg, struct ep_err *err)
 {
-	if (strchr(arg, '#') != NULL)
-		return load_spec(s, arg, err);
-	s->name = xstrdup(arg);
-	return ep_manifest_load(&s->m, arg, err);
+	int rc;
+
+	if (ep_store_spec_ref(arg) != NULL)
+		rc = load_spec(s, arg, err);
+	else {
+		s->name = xstrdup(arg);
+		rc = ep_manifest_load(&s->m, arg, err);
+	}
+	if (rc < 0)
+		ep_store_spec_scrub(arg, err);
+	return rc;
 }
 
 static int
@@ -194,6 +204,8 @@ cmd_diff_exec(const struct ep_cmd *self, int argc, char **argv)
 		goto done;
 	}
 	ep_checks_run(&rs, b.m, policy, now);
+	ep_storeopt_history(&rs, &a.info, policy, now);
+	ep_storeopt_history(&rs, &b.info, policy, now);
 
 	ctx.command = "diff";
 	ctx.golden_name = a.name;

@@ -25,7 +25,8 @@
  *     missing here" or "new here (C), not in the golden manifest"), skip
  *     (the same words, not fatal), or ignore (no result).
  * A user rule's reason is appended to its non-passing messages; waivers
- * are applied last (ep_results_waive).
+ * are applied last (ep_results_waive).  A comparison that compared no
+ * golden fact is an error result (compared_nothing).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -405,13 +406,35 @@ bind_probe_domains(struct ep_results *rs, size_t from,
 	}
 }
 
+/*
+ * A comparison in which no golden fact was compared (the golden has none,
+ * or the policy ignores them all) proves nothing: parity by an empty
+ * golden, or by a policy of "ignore everything" that a change could
+ * commit beside it, is no parity.  An error result says so; errors are
+ * not decided by the policy, so no rule can hide it.
+ */
+static void
+compared_nothing(struct ep_results *out, size_t ngolden)
+{
+	struct ep_result r = { 0 };
+
+	r.key = "golden.compared";
+	r.status = EP_ERROR;
+	r.rule = "check:compared";
+	r.message = ngolden == 0 ? "golden.compared: nothing was compared: "
+	    "the golden manifest has no facts" : "golden.compared: nothing "
+	    "was compared: the policy ignores every fact of the golden "
+	    "manifest";
+	ep_results_add(out, &r);
+}
+
 int
 ep_compare(struct ep_results *out, const struct ep_manifest *golden,
     const struct ep_manifest *current, const struct ep_policy *policy,
     time_t now, struct ep_err *err)
 {
 	struct ep_strv gk = { 0 }, ck = { 0 };
-	size_t i = 0, j = 0, from = out->n;
+	size_t i = 0, j = 0, from = out->n, compared = 0;
 
 	(void)err;	/* drift is results; nothing here can fail */
 	keys_of(&gk, golden);
@@ -444,6 +467,7 @@ ep_compare(struct ep_results *out, const struct ep_manifest *golden,
 		r.rule = (char *)rule->text;
 		if (decide(&r, &msg, rule, key, area, r.expected, r.actual,
 		    golden, current)) {
+			compared += r.expected != NULL;
 			if (r.status != EP_PASS && !rule->builtin &&
 			    rule->reason != NULL)
 				set_owned(&msg, xasprintf("%s (policy: %s)",
@@ -454,6 +478,8 @@ ep_compare(struct ep_results *out, const struct ep_manifest *golden,
 		free(msg);
 		free(area);
 	}
+	if (compared == 0)
+		compared_nothing(out, gk.n);
 	ep_strv_clear(&gk);
 	ep_strv_clear(&ck);
 	bind_probe_domains(out, from, golden, current);

@@ -1,8 +1,8 @@
 /*
  * store.c: the golden store, a git repository read through libgit2:
- * telling a local path from a remote URL (and keeping credentials out of
- * every message), opening or creating the repository, and reading a
- * profile's manifest, policy and history.  Remote fetch and push live in
+ * opening or creating the repository, keeping credentials out of every
+ * message.  Specs live in store_spec.c, reading a profile's manifest,
+ * policy and history in store_read.c, remote fetch and push in
  * store_remote.c, commits in store_bless.c.
  *
  * Reads and writes go through git objects and refs only: a store with a
@@ -10,8 +10,6 @@
  * index are never touched.
  */
 #include "store_int.h"
-
-#include "storeopt.h"
 
 #include <errno.h>
 #include <ftw.h>
@@ -23,8 +21,6 @@
 
 #define DEFAULT_STORE	".envparity/store"
 #define DEFAULT_BRANCH	"main"
-#define MAX_BLOB	(64u << 20)	/* a manifest larger than this is
-					   not one we wrote */
 
 void (*ep_store_before_update)(void *arg);
 void *ep_store_before_update_arg;
@@ -45,27 +41,36 @@ ep_store_library_version(void)
 void
 ep_store_scrub(struct ep_store *s, struct ep_err *err)
 {
+	ep_store_scrub_secrets(&s->secrets, err);
+}
+
+void
+ep_store_replace(struct ep_err *err, const char *needle, const char *with)
+{
 	char out[sizeof err->msg];
 	const char *p, *q;
-	size_t n, o;
+	size_t n = strlen(needle), o;
 
-	for (size_t i = 0; i < s->secrets.n; i++) {
-		const char *sec = s->secrets.v[i];
+	if (n == 0 || strstr(err->msg, needle) == NULL)
+		return;
+	/* Copied out, so a replacement never meets itself and a short
+	 * needle cannot grow the message past its end. */
+	o = 0;
+	for (p = err->msg; (q = strstr(p, needle)) != NULL &&
+	    o < sizeof out; p = q + n)
+		o += (size_t)snprintf(out + o, sizeof out - o, "%.*s%s",
+		    (int)(q - p), p, with);
+	if (o < sizeof out)
+		snprintf(out + o, sizeof out - o, "%s", p);
+	memcpy(err->msg, out, sizeof out);
+	err->msg[sizeof err->msg - 1] = '\0';
+}
 
-		if ((n = strlen(sec)) == 0 || strstr(err->msg, sec) == NULL)
-			continue;
-		/* Copied out, so a replacement never meets itself and a
-		 * short secret cannot grow the message past its end. */
-		o = 0;
-		for (p = err->msg; (q = strstr(p, sec)) != NULL &&
-		    o < sizeof out; p = q + n)
-			o += (size_t)snprintf(out + o, sizeof out - o,
-			    "%.*s***", (int)(q - p), p);
-		if (o < sizeof out)
-			snprintf(out + o, sizeof out - o, "%s", p);
-		memcpy(err->msg, out, sizeof out);
-		err->msg[sizeof err->msg - 1] = '\0';
-	}
+void
+ep_store_scrub_secrets(const struct ep_strv *secrets, struct ep_err *err)
+{
+	for (size_t i = 0; i < secrets->n; i++)
+		ep_store_replace(err, secrets->v[i], "***");
 }
 
 int
@@ -314,212 +319,4 @@ ep_store_describe(struct ep_store_info *info, const struct ep_store *s)
 	if (s->repo != NULL &&
 	    git_reference_name_to_id(&id, s->repo, s->refname) == 0)
 		git_oid_tostr(info->commit, sizeof info->commit, &id);
-}
-
-/* The tree entry at path in commit's tree; 1 when absent. */
-static int
-lookup_entry(git_tree_entry **out, git_repository *repo,
-    const git_oid *commit, const char *path, struct ep_store *s,
-    struct ep_err *err)
-{
-	git_commit *c = NULL;
-	git_tree *t = NULL;
-	int e, rc = -1;
-
-	*out = NULL;
-	if (git_commit_lookup(&c, repo, commit) < 0 ||
-	    git_commit_tree(&t, c) < 0) {
-		ep_store_git_err(err, EP_E_IO, s, "cannot read commit");
-		goto done;
-	}
-	if ((e = git_tree_entry_bypath(out, t, path)) == 0)
-		rc = 0;
-	else if (e == GIT_ENOTFOUND)
-		rc = 1;
-	else
-		ep_store_git_err(err, EP_E_IO, s, path);
-done:
-	git_tree_free(t);
-	git_commit_free(c);
-	return rc;
-}
-
-int
-ep_store_entry(git_oid *id, git_repository *repo, const git_oid *commit,
-    const char *profile, struct ep_store *s, struct ep_err *err)
-{
-	git_tree_entry *e = NULL;
-	char *path;
-	int rc;
-
-	if (commit == NULL)
-		return 1;
-	path = xasprintf("%s/manifest.json", profile);
-	if ((rc = lookup_entry(&e, repo, commit, path, s, err)) == 0)
-		git_oid_cpy(id, git_tree_entry_id(e));
-	git_tree_entry_free(e);
-	free(path);
-	return rc;
-}
-
-/* The text of the file at path in commit: 0 and *out, 1 when absent. */
-static int
-read_text(char **out, git_repository *repo, const git_oid *commit,
-    const char *path, struct ep_store *s, struct ep_err *err)
-{
-	git_tree_entry *e = NULL;
-	git_blob *b = NULL;
-	char hex[13];
-	size_t n;
-	int rc;
-
-	*out = NULL;
-	if ((rc = lookup_entry(&e, repo, commit, path, s, err)) != 0)
-		return rc;
-	rc = -1;
-	git_oid_tostr(hex, sizeof hex, commit);
-	if (git_tree_entry_filemode(e) != GIT_FILEMODE_BLOB &&
-	    git_tree_entry_filemode(e) != GIT_FILEMODE_BLOB_EXECUTABLE) {
-		ep_err_set(err, EP_E_INPUT, "store %s: %s at %s is not a "
-		    "regular file", s->display, path, hex);
-		goto done;
-	}
-	if (git_blob_lookup(&b, repo, git_tree_entry_id(e)) < 0) {
-		ep_store_git_err(err, EP_E_IO, s, path);
-		goto done;
-	}
-	n = (size_t)git_blob_rawsize(b);
-	if (n > MAX_BLOB) {
-		ep_err_set(err, EP_E_INPUT, "store %s: %s at %s is too large "
-		    "(%zu bytes)", s->display, path, hex, n);
-		goto done;
-	}
-	*out = xmalloc(n + 1);
-	memcpy(*out, git_blob_rawcontent(b), n);
-	(*out)[n] = '\0';
-	rc = 0;
-done:
-	git_blob_free(b);
-	git_tree_entry_free(e);
-	return rc;
-}
-
-int
-ep_store_read(char **manifest, char **policy, struct ep_store_info *info,
-    struct ep_store *s, const char *profile, struct ep_err *err)
-{
-	char *path = NULL;
-	git_oid tip;
-	int rc;
-
-	*manifest = NULL;
-	*policy = NULL;
-	ep_store_describe(info, s);
-	if (ep_profile_check(profile, err) < 0)
-		return -1;
-	if ((rc = ep_store_tip(&tip, s->repo, s->refname, s, err)) != 0)
-		return rc < 0 ? -1 : 0;
-	git_oid_tostr(info->commit, sizeof info->commit, &tip);
-	path = xasprintf("%s/manifest.json", profile);
-	rc = read_text(manifest, s->repo, &tip, path, s, err);
-	free(path);
-	if (rc < 0)
-		return -1;
-	path = xasprintf("%s/policy.json", profile);
-	rc = read_text(policy, s->repo, &tip, path, s, err);
-	free(path);
-	if (rc < 0) {
-		free(*manifest);
-		*manifest = NULL;
-		return -1;
-	}
-	return 0;
-}
-
-void
-ep_store_log_free(struct ep_store_commit *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free(v[i].author);
-		free(v[i].message);
-		free(v[i].manifest);
-		free(v[i].parent_manifest);
-	}
-	free(v);
-}
-
-int
-ep_store_log(struct ep_store_commit **out, size_t *n, struct ep_store *s,
-    const char *profile, size_t max, struct ep_err *err)
-{
-	git_revwalk *w = NULL;
-	git_commit *c = NULL;
-	struct ep_store_commit *v = NULL, *e;
-	size_t cap = 0;
-	git_oid tip, id, mine, theirs;
-	const git_signature *a;
-	char *path = NULL;
-	int r1, r2, rc = -1;
-
-	*out = NULL;
-	*n = 0;
-	if (ep_profile_check(profile, err) < 0)
-		return -1;
-	if ((rc = ep_store_tip(&tip, s->repo, s->refname, s, err)) != 0)
-		return rc < 0 ? -1 : 0;
-	rc = -1;
-	path = xasprintf("%s/manifest.json", profile);
-	if (git_revwalk_new(&w, s->repo) < 0 ||
-	    git_revwalk_sorting(w, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME) < 0 ||
-	    git_revwalk_simplify_first_parent(w) < 0 ||
-	    git_revwalk_push(w, &tip) < 0) {
-		ep_store_git_err(err, EP_E_IO, s, "cannot walk history");
-		goto done;
-	}
-	while ((max == 0 || *n < max) && git_revwalk_next(&id, w) == 0) {
-		const git_oid *parent;
-
-		git_commit_free(c);
-		c = NULL;
-		if (git_commit_lookup(&c, s->repo, &id) < 0) {
-			ep_store_git_err(err, EP_E_IO, s, "cannot read commit");
-			goto done;
-		}
-		parent = git_commit_parentcount(c) > 0 ?
-		    git_commit_parent_id(c, 0) : NULL;
-		if ((r1 = ep_store_entry(&mine, s->repo, &id, profile, s,
-		    err)) < 0 || (r2 = ep_store_entry(&theirs, s->repo, parent,
-		    profile, s, err)) < 0)
-			goto done;
-		if (r1 == r2 && (r1 == 1 || git_oid_equal(&mine, &theirs)))
-			continue;	/* did not touch the manifest */
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 16;
-			v = xreallocarray(v, cap, sizeof *v);
-		}
-		e = &v[(*n)++];
-		memset(e, 0, sizeof *e);
-		git_oid_tostr(e->id, sizeof e->id, &id);
-		a = git_commit_author(c);
-		e->when = (time_t)a->when.time;
-		e->author = xasprintf("%s <%s>", a->name, a->email);
-		e->message = xstrdup(git_commit_summary(c) ?
-		    git_commit_summary(c) : "");
-		if ((r1 == 0 && read_text(&e->manifest, s->repo, &id, path, s,
-		    err) < 0) || (r2 == 0 && read_text(&e->parent_manifest,
-		    s->repo, parent, path, s, err) < 0))
-			goto done;
-	}
-	*out = v;
-	v = NULL;
-	rc = 0;
-done:
-	if (rc < 0) {
-		ep_store_log_free(v, *n);
-		*n = 0;
-	}
-	git_commit_free(c);
-	git_revwalk_free(w);
-	free(path);
-	return rc;
 }

@@ -19,6 +19,15 @@
 
 struct ep_store;
 
+/* The largest object the store reads or a bless writes: a manifest larger
+ * than this is not one we wrote, and one bless committed could not be
+ * checked. */
+#define EP_STORE_MAX_BLOB	(64u << 20)
+
+/* 0 when n bytes fit in the store; else EP_E_INPUT "WHAT is too large
+ * for the store (N bytes; the limit is 67108864)". */
+int ep_store_check_size(size_t n, const char *what, struct ep_err *err);
+
 struct ep_store_opts {
 	const char *spec;	/* --store, else $ENVPARITY_STORE, else NULL
 				   for the local default */
@@ -40,6 +49,10 @@ struct ep_store_info {
 	char *store;
 	char *ref;
 	char commit[41];
+	/* A remote store whose branch was rewritten since the cache last
+	 * saw it (commit does not descend from this one): the commit it saw
+	 * last; "" otherwise.  Filled by ep_store_read, once. */
+	char rewritten[41];
 };
 void ep_store_info_clear(struct ep_store_info *i);
 
@@ -52,14 +65,28 @@ void ep_store_describe(struct ep_store_info *info, const struct ep_store *s);
 
 /* A store spec as it may be shown: https user names and tokens and any
  * URL password removed ("https://tok@host/x" -> "https://host/x",
- * "ssh://u:pw@h/x" -> "ssh://u@h/x").  A new string; a spec that is not
- * a URL comes back unchanged. */
+ * "ssh://u:pw@h/x" -> "ssh://u@h/x").  The credentials end at the last
+ * '@' that a host and a path follow, so a password may hold '/', '?',
+ * '#' or '@'.  A new string; a spec that is not a URL comes back
+ * unchanged. */
 char *ep_store_redact(const char *spec);
+
+/* Replace every credential that spec (a store spec, or a diff argument
+ * holding one) carries by "***" in err->msg. */
+void ep_store_spec_scrub(const char *spec, struct ep_err *err);
+
+/* The '#' that splits a diff argument STORE#REF:PROFILE: its last '#'
+ * outside a URL's credentials (a password may hold one); NULL when it
+ * has none. */
+const char *ep_store_spec_ref(const char *arg);
 
 /* Read <profile>/manifest.json and <profile>/policy.json at the ref's
  * head.  *manifest is NULL when the profile has none (not an error: the
  * caller says how to bless one); *policy NULL when there is no policy.
- * Both are NUL-terminated and owned by the caller. */
+ * Both are NUL-terminated and owned by the caller.  A file larger than
+ * EP_STORE_MAX_BLOB is EP_E_INPUT naming it, found from the object's
+ * header before it is inflated.  info->rewritten says whether the branch
+ * was rewritten since the cache saw it last (reported once). */
 int ep_store_read(char **manifest, char **policy, struct ep_store_info *info,
     struct ep_store *s, const char *profile, struct ep_err *err);
 

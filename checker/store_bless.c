@@ -67,6 +67,75 @@ make_sig(git_signature **sig, git_repository *repo,
 	return 0;
 }
 
+/* The work tree of r when HEAD there names refname, else NULL. */
+static const char *
+head_is(git_repository *r, const char *refname)
+{
+	git_reference *head = NULL;
+	const char *t, *wd = NULL;
+
+	if (!git_repository_is_bare(r) &&
+	    git_reference_lookup(&head, r, "HEAD") == 0 &&
+	    git_reference_type(head) == GIT_REFERENCE_SYMBOLIC &&
+	    (t = git_reference_symbolic_target(head)) != NULL &&
+	    strcmp(t, refname) == 0)
+		wd = git_repository_workdir(r);
+	git_reference_free(head);
+	git_error_clear();
+	return wd;
+}
+
+/*
+ * Refuse to move a branch that a work tree of w has checked out (the
+ * main one, or one added by git worktree), as git's
+ * receive.denyCurrentBranch refuses such a push: the next "git commit -a"
+ * there would commit the work tree's files over the new golden.
+ */
+static int
+refuse_checked_out(git_repository *w, struct ep_store *s, struct ep_err *err)
+{
+	git_repository *r = NULL;
+	git_worktree *wt = NULL;
+	git_strarray names = { 0 };
+	const char *wd = NULL;
+	char *where = NULL;
+	int rc = 0;
+
+	if (!git_repository_is_worktree(w))
+		wd = head_is(w, s->refname);
+	else if (git_repository_open_ext(&r, git_repository_commondir(w),
+	    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) == 0)
+		wd = head_is(r, s->refname);
+	if (wd != NULL)
+		where = xstrdup(wd);
+	if (git_worktree_list(&names, w) == 0)
+		for (size_t i = 0; where == NULL && i < names.count; i++) {
+			git_repository_free(r);
+			r = NULL;
+			git_worktree_free(wt);
+			wt = NULL;
+			if (git_worktree_lookup(&wt, w, names.strings[i]) == 0 &&
+			    git_repository_open_from_worktree(&r, wt) == 0 &&
+			    (wd = head_is(r, s->refname)) != NULL)
+				where = xstrdup(wd);
+		}
+	git_error_clear();
+	if (where != NULL && strlen(where) > 1 &&
+	    where[strlen(where) - 1] == '/')
+		where[strlen(where) - 1] = '\0';
+	if (where != NULL)
+		rc = ep_err_set(err, EP_E_INPUT, "store %s: branch %s is "
+		    "checked out in the work tree %s, where the next commit "
+		    "would undo a bless; bless a bare repository (git clone "
+		    "--bare), or check out another branch there", s->display,
+		    s->branch, where);
+	git_strarray_dispose(&names);
+	git_worktree_free(wt);
+	git_repository_free(r);
+	free(where);
+	return rc;
+}
+
 /* Build the commit that puts blob at <profile>/manifest.json on top of
  * base (NULL: the first commit), keeping everything else. */
 static int
@@ -242,9 +311,12 @@ ep_store_bless(char commit_out[41], struct ep_store *s,
 	size_t mlen;
 
 	commit_out[0] = '\0';
-	if (ep_profile_check(profile, err) < 0)
-		return -1;
-	if (s->repo == NULL && ep_store_create_default(s, err) < 0)
+	msg = xasprintf("%s/manifest.json", profile);
+	r = ep_profile_check(profile, err) < 0 ||
+	    ep_store_check_size(strlen(manifest), msg, err) < 0;
+	free(msg);
+	msg = NULL;
+	if (r || (s->repo == NULL && ep_store_create_default(s, err) < 0))
 		return -1;
 	w = s->repo;
 	if (s->kind == EP_STORE_FILE) {
@@ -254,6 +326,8 @@ ep_store_bless(char commit_out[41], struct ep_store *s,
 			    "cannot open for writing");
 		w = direct;
 	}
+	if (s->kind != EP_STORE_NET && refuse_checked_out(w, s, err) < 0)
+		goto done;
 	/* Read the remote afresh under the cache's lock, so that "already
 	 * golden" and the base of the first attempt are what it holds now,
 	 * not what it held when the store was opened. */

@@ -1,8 +1,13 @@
 /*
- * store_int.h: what the store's files share (store.c: opening, reading,
- * history; store_remote.c: the cache clone, fetch, push, credentials;
- * store_bless.c: commits and the compare-and-swap).  Private to them: the
- * only header outside libgit2 that includes <git2.h>.
+ * store_int.h: what the store's files share, private to them and the only
+ * header outside libgit2 that includes <git2.h>:
+ *   store.c          opening and creating a store, messages
+ *   store_spec.c     specs, and the credentials they carry
+ *   store_read.c     a profile's manifest, policy and history
+ *   store_remote.c   the cache clone, fetch, push
+ *   store_cred.c     which credentials go where
+ *   store_history.c  telling a rewritten branch
+ *   store_bless.c    commits and the compare-and-swap
  */
 #ifndef EP_STORE_INT_H
 #define EP_STORE_INT_H
@@ -44,6 +49,47 @@ int ep_store_git_err(struct ep_err *err, int kind, struct ep_store *s,
 
 /* err->msg with every secret of s replaced by "***", in place. */
 void ep_store_scrub(struct ep_store *s, struct ep_err *err);
+void ep_store_scrub_secrets(const struct ep_strv *secrets,
+    struct ep_err *err);
+
+/* Every needle in err->msg replaced by with, in place (cut to fit). */
+void ep_store_replace(struct ep_err *err, const char *needle,
+    const char *with);
+
+/* The payload of every libgit2 callback of a remote (store_remote.c,
+ * store_cred.c). */
+struct ep_store_cbctx {
+	struct ep_store *s;
+	char *url;		/* the URL connected to (after insteadOf):
+				   the only origin credentials go to */
+	char *rejected;		/* why the server refused the push */
+};
+
+/* store_cred.c */
+
+/* Apply GIT_SSL_CAINFO and GIT_SSL_CAPATH (a CA file or directory that
+ * cannot be loaded: EP_E_INPUT). */
+int ep_store_tls_init(struct ep_store *s, struct ep_err *err);
+
+/* The credentials callback: the token over https, an ssh key or the
+ * agent over ssh, each only to the scheme, host and port of the URL
+ * connected to (ctx->url), never to where a redirect leads; a refusal
+ * leaves libgit2's error saying why. */
+int ep_store_cred_cb(git_credential **out, const char *url,
+    const char *user, unsigned int allowed, void *payload);
+
+/* store_history.c */
+
+/* Before the cache's branch moves from seen to now (NULL: the remote's
+ * branch is gone): when now does not descend from seen, leave the marker
+ * naming seen, unless one stands already. */
+int ep_store_history_note(struct ep_store *s, const git_oid *seen,
+    const git_oid *now, struct ep_err *err);
+
+/* Take the marker (the cache's lock held): seen_out gets the commit it
+ * names when tip does not descend from it, else "". */
+int ep_store_history_take(char seen_out[41], struct ep_store *s,
+    const git_oid *tip, struct ep_err *err);
 
 /* store_spec.c */
 
@@ -55,7 +101,7 @@ char *ep_store_redact_into(const char *spec, struct ep_strv *secrets);
 int ep_store_parse_spec(struct ep_store *s, const char *spec,
     struct ep_err *err);
 
-/* store.c */
+/* store.c, store_read.c */
 
 /* The ref's commit in repo: 0 and *id, or 1 when the ref (or the
  * repository) is absent; -1 on error. */

@@ -8,10 +8,18 @@
  * server refuses it if anyone pushed in between.
  *
  * Credentials come from the URL, ENVPARITY_GIT_TOKEN (https),
- * ENVPARITY_SSH_KEY or the ssh agent; they are never written to disk and
- * are scrubbed from every message (ep_store_scrub).
+ * ENVPARITY_SSH_KEY or the ssh agent (store_cred.c: each only to the
+ * store's own host and port); they are never written to disk and are
+ * scrubbed from every message (ep_store_scrub).
+ *
+ * The cache is the user's alone (0700), and its own config is never
+ * read: the clone is opened with the user's and the system's git config
+ * only, so whoever could write <clone>/config cannot send the fetch
+ * elsewhere (url.*.insteadOf, http.proxy, ...).
  */
 #include "store_int.h"
+
+#include <git2/sys/repository.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,69 +31,10 @@
 
 #include "hash.h"
 
-enum {
-	CRED_TOKEN = 1,
-	CRED_USER = 2,
-	CRED_KEY = 4,
-	CRED_AGENT = 8,
-};
-
-/* The payload of every libgit2 callback. */
-struct ctx {
-	struct ep_store *s;
-	char *rejected;		/* why the server refused the push */
-};
-
-/* Offer each kind of credential once; libgit2 calls again after a
- * refusal, and an endless loop of the same offer is the failure mode to
- * avoid. */
-static int
-cred_cb(git_credential **out, const char *url, const char *user,
-    unsigned int allowed, void *payload)
-{
-	struct ctx *c = payload;
-	struct ep_store *s = c->s;
-	const char *tok = getenv("ENVPARITY_GIT_TOKEN");
-	const char *key = getenv("ENVPARITY_SSH_KEY");
-	const char *sock = getenv("SSH_AUTH_SOCK");
-	const char *u = user != NULL && user[0] != '\0' ? user : NULL;
-
-	(void)url;
-	if ((allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT) && tok != NULL &&
-	    tok[0] != '\0' && !(s->cred_tried & CRED_TOKEN)) {
-		s->cred_tried |= CRED_TOKEN;
-		return git_credential_userpass_plaintext_new(out,
-		    u ? u : "x-access-token", tok);
-	}
-	if ((allowed & GIT_CREDENTIAL_USERNAME) &&
-	    !(s->cred_tried & CRED_USER)) {
-		s->cred_tried |= CRED_USER;
-		return git_credential_username_new(out, u ? u : "git");
-	}
-	if (allowed & GIT_CREDENTIAL_SSH_KEY) {
-		if (key != NULL && key[0] != '\0' &&
-		    !(s->cred_tried & CRED_KEY)) {
-			s->cred_tried |= CRED_KEY;
-			return git_credential_ssh_key_new(out, u ? u : "git",
-			    NULL, key, NULL);
-		}
-		if (sock != NULL && sock[0] != '\0' &&
-		    !(s->cred_tried & CRED_AGENT)) {
-			s->cred_tried |= CRED_AGENT;
-			return git_credential_ssh_key_from_agent(out,
-			    u ? u : "git");
-		}
-	}
-	git_error_set_str(GIT_ERROR_NET, "authentication failed (for "
-	    "https set ENVPARITY_GIT_TOKEN; for ssh set ENVPARITY_SSH_KEY "
-	    "or run an ssh agent)");
-	return GIT_EAUTH;
-}
-
 static int
 push_status_cb(const char *ref, const char *status, void *payload)
 {
-	struct ctx *c = payload;
+	struct ep_store_cbctx *c = payload;
 
 	(void)ref;
 	if (status != NULL && c->rejected == NULL)
@@ -94,10 +43,10 @@ push_status_cb(const char *ref, const char *status, void *payload)
 }
 
 static void
-callbacks_init(git_remote_callbacks *cb, struct ctx *c)
+callbacks_init(git_remote_callbacks *cb, struct ep_store_cbctx *c)
 {
 	git_remote_init_callbacks(cb, GIT_REMOTE_CALLBACKS_VERSION);
-	cb->credentials = cred_cb;
+	cb->credentials = ep_store_cred_cb;
 	cb->push_update_reference = push_status_cb;
 	cb->payload = c;
 	c->s->cred_tried = 0;
@@ -111,7 +60,7 @@ ep_store_lock(struct ep_store *s, struct ep_err *err)
 	if (s->lockfd >= 0)
 		return 0;
 	path = xasprintf("%s.lock", s->path);
-	s->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	s->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (s->lockfd < 0) {
 		ep_err_set(err, EP_E_IO, "%s: cannot lock: %s", path,
 		    strerror(errno));
@@ -197,23 +146,23 @@ done:
 	return out;
 }
 
-/* Connect r for direction, or fail naming the store. */
+/* Connect r for direction, or fail naming the store.  c->url gets the
+ * URL connected to (freed by the caller). */
 static int
 connect_remote(git_remote **r, struct ep_store *s, git_direction dir,
-    const git_remote_callbacks *cb, struct ep_err *err)
+    const git_remote_callbacks *cb, struct ep_store_cbctx *c,
+    struct ep_err *err)
 {
 	git_remote_create_options co;
 	git_proxy_options po;
-	char *url;
 	int e;
 
 	git_remote_create_options_init(&co, GIT_REMOTE_CREATE_OPTIONS_VERSION);
 	co.repository = s->repo;
 	co.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF |
 	    GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC;
-	url = rewrite_url(s, dir == GIT_DIRECTION_PUSH);
-	e = git_remote_create_with_opts(r, url, &co);
-	free(url);
+	c->url = rewrite_url(s, dir == GIT_DIRECTION_PUSH);
+	e = git_remote_create_with_opts(r, c->url, &co);
 	if (e < 0)
 		return ep_store_git_err(err, EP_E_INPUT, s, "bad URL");
 	git_proxy_options_init(&po, GIT_PROXY_OPTIONS_VERSION);
@@ -264,17 +213,17 @@ fetch(struct ep_store *s, int resolve, struct ep_err *err)
 {
 	git_remote_callbacks cb;
 	git_fetch_options fo;
-	struct ctx c = { s, NULL };
+	struct ep_store_cbctx c = { s, NULL, NULL };
 	git_remote *r = NULL;
 	git_buf def = { 0 };
-	git_oid want;
+	git_oid want, seen;
 	char *spec = NULL;
 	git_strarray specs;
-	int e, rc = -1;
+	int e, had, rc = -1;
 
 	git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
 	callbacks_init(&cb, &c);
-	if (connect_remote(&r, s, GIT_DIRECTION_FETCH, &cb, err) < 0)
+	if (connect_remote(&r, s, GIT_DIRECTION_FETCH, &cb, &c, err) < 0)
 		goto done;
 	if (resolve) {
 		if (git_remote_default_branch(&def, r) == 0 &&
@@ -287,10 +236,15 @@ fetch(struct ep_store *s, int resolve, struct ep_err *err)
 		if (e < 0)
 			goto done;
 	}
-	if ((e = remote_value(&want, r, s, err)) < 0)
+	/* What the cache saw last, to tell a rewritten branch. */
+	if ((had = ep_store_tip(&seen, s->repo, s->refname, s, err)) < 0 ||
+	    (e = remote_value(&want, r, s, err)) < 0)
 		goto done;
+	had = had == 0;
 	if (e == 1) {
 		/* Gone (or never there): so is our copy. */
+		if (had && ep_store_history_note(s, &seen, NULL, err) < 0)
+			goto done;
 		(void)git_reference_remove(s->repo, s->refname);
 		git_error_clear();
 		rc = 0;
@@ -314,6 +268,8 @@ fetch(struct ep_store *s, int resolve, struct ep_err *err)
 			goto done;
 		}
 	}
+	if (had && ep_store_history_note(s, &seen, &want, err) < 0)
+		goto done;
 	if (git_reference_create(NULL, s->repo, s->refname, &want, 1,
 	    "envparity: fetch") < 0) {
 		ep_store_git_err(err, EP_E_IO, s, "cannot update the cache");
@@ -325,6 +281,7 @@ done:
 		git_remote_disconnect(r);
 	git_remote_free(r);
 	git_buf_dispose(&def);
+	free(c.url);
 	free(spec);
 	return rc;
 }
@@ -333,6 +290,41 @@ int
 ep_store_remote_sync(struct ep_store *s, struct ep_err *err)
 {
 	return fetch(s, 0, err);
+}
+
+/* path as a directory of the user's alone: made 0700, or made so. */
+static int
+private_dir(const char *path, struct ep_store *s, struct ep_err *err)
+{
+	struct stat st;
+
+	if (mkdir(path, 0700) < 0 && errno != EEXIST)
+		return ep_err_set(err, EP_E_IO, "%s: cannot create: %s", path,
+		    strerror(errno));
+	if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != geteuid())
+		return ep_err_set(err, EP_E_IO, "store %s: the cache %s is not "
+		    "a directory of this user's", s->display, path);
+	if ((st.st_mode & 077) != 0 && chmod(path, 0700) < 0)
+		return ep_err_set(err, EP_E_IO, "%s: cannot make private: %s",
+		    path, strerror(errno));
+	return 0;
+}
+
+/* Read the clone with the user's and the system's git config, never its
+ * own. */
+static int
+isolate_config(struct ep_store *s, struct ep_err *err)
+{
+	git_config *cfg = NULL;
+	int rc = 0;
+
+	if (git_config_open_default(&cfg) < 0 ||
+	    git_repository_set_config(s->repo, cfg) < 0)
+		rc = ep_store_git_err(err, EP_E_IO, s, "cannot read git "
+		    "config");
+	git_config_free(cfg);
+	return rc;
 }
 
 int
@@ -346,11 +338,12 @@ ep_store_remote_open(struct ep_store *s, const char *ref,
 	if ((dir = ep_cache_dir()) == NULL)
 		return ep_err_set(err, EP_E_IO, "store %s: no cache "
 		    "directory (set XDG_CACHE_HOME or HOME)", s->display);
-	if (ref != NULL && ep_store_set_branch(s, ref, err) < 0)
+	if ((ref != NULL && ep_store_set_branch(s, ref, err) < 0) ||
+	    ep_store_tls_init(s, err) < 0)
 		goto done;
 	ep_hash_buf(hex, s->display, strlen(s->display));
 	stores = xasprintf("%s/stores", dir);
-	if (ep_mkdirs(stores, err) < 0)
+	if (ep_mkdirs(dir, err) < 0 || private_dir(stores, s, err) < 0)
 		goto done;
 	s->path = xasprintf("%s/%s", stores, hex);
 	if (ep_store_lock(s, err) < 0)
@@ -360,12 +353,16 @@ ep_store_remote_open(struct ep_store *s, const char *ref,
 			goto done;
 		created = 1;
 	}
+	if (private_dir(s->path, s, err) < 0)
+		goto done;
 	if (git_repository_open_ext(&s->repo, s->path,
 	    GIT_REPOSITORY_OPEN_NO_SEARCH | GIT_REPOSITORY_OPEN_BARE,
 	    NULL) < 0) {
 		ep_store_git_err(err, EP_E_IO, s, "cannot open the cache");
 		goto done;
 	}
+	if (isolate_config(s, err) < 0)
+		goto done;
 	rc = fetch(s, ref == NULL, err);
 	if (rc < 0 && created) {
 		/* A store never reached leaves no empty clone behind. */
@@ -400,7 +397,7 @@ ep_store_remote_push(struct ep_store *s, const git_oid *commit,
 {
 	git_remote_callbacks cb;
 	git_push_options po;
-	struct ctx c = { s, NULL };
+	struct ep_store_cbctx c = { s, NULL, NULL };
 	git_remote *r = NULL;
 	git_oid now;
 	git_strarray specs;
@@ -411,7 +408,7 @@ ep_store_remote_push(struct ep_store *s, const git_oid *commit,
 	spec = xasprintf("%s:%s", tmpref, s->refname);
 	git_push_options_init(&po, GIT_PUSH_OPTIONS_VERSION);
 	callbacks_init(&cb, &c);
-	if (connect_remote(&r, s, GIT_DIRECTION_PUSH, &cb, err) < 0)
+	if (connect_remote(&r, s, GIT_DIRECTION_PUSH, &cb, &c, err) < 0)
 		goto done;
 	if ((e = remote_value(&now, r, s, err)) < 0)
 		goto done;
@@ -453,6 +450,7 @@ done:
 		git_remote_disconnect(r);
 	git_remote_free(r);
 	free(c.rejected);
+	free(c.url);
 	free(tmpref);
 	free(spec);
 	return rc;

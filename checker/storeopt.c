@@ -1,11 +1,14 @@
 /*
  * storeopt.c: the store options shared by check, bless, diff and log,
- * their environment defaults, and the profile-name rule.
+ * their environment defaults, the profile-name rule, and what the
+ * commands say about a store beyond its golden: that CI must name one,
+ * and that its branch was rewritten.
  */
 #include "storeopt.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 int
 ep_store_opt(struct ep_storeopt *o, int c, const char *arg)
@@ -116,4 +119,63 @@ ep_storeopt_bless_hint(const struct ep_store_opts *so, const char *profile)
 	if (strcmp(profile, "default") != 0)
 		append_arg(&cmd, "--profile", profile);
 	return cmd;
+}
+
+/* The variable that says this runs in CI ("CI=true"), or NULL. */
+static char *
+in_ci(void)
+{
+	static const char *const vars[] = { "GITHUB_ACTIONS", "GITLAB_CI",
+	    "CI", NULL };
+	const char *v;
+
+	for (size_t i = 0; vars[i] != NULL; i++)
+		if ((v = getenv(vars[i])) != NULL && v[0] != '\0' &&
+		    strcasecmp(v, "false") != 0 && strcmp(v, "0") != 0)
+			return xasprintf("%s=%s", vars[i], v);
+	return NULL;
+}
+
+int
+ep_storeopt_require_named(const struct ep_store_opts *so,
+    struct ep_err *err)
+{
+	char *ci;
+
+	if (so->spec != NULL || (ci = in_ci()) == NULL)
+		return 0;
+	ep_err_set(err, EP_E_INPUT, "no store named, and in CI (%.40s) the "
+	    "default .envparity/store is not used, since the change under "
+	    "test could have committed its own golden there: name the store "
+	    "with --store or ENVPARITY_STORE (--store .envparity/store for a "
+	    "golden kept in this repository)", ci);
+	free(ci);
+	return -1;
+}
+
+void
+ep_storeopt_history(struct ep_results *rs, const struct ep_store_info *info,
+    const struct ep_policy *policy, time_t now)
+{
+	const struct ep_rule *rule;
+	struct ep_result r = { 0 };
+	char *msg;
+
+	if (info->rewritten[0] == '\0')
+		return;
+	rule = ep_policy_match(policy, "store.history");
+	if (rule->kind == EP_RULE_IGNORE)
+		return;
+	msg = xasprintf("store.history: branch %s of %s was rewritten: the "
+	    "cache last saw %.12s, and %.12s does not descend from it",
+	    info->ref, info->store, info->rewritten, info->commit);
+	r.key = "store.history";
+	r.status = EP_FAIL;
+	r.expected = (char *)info->rewritten;
+	r.actual = (char *)info->commit;
+	r.rule = (char *)rule->text;
+	r.message = msg;
+	ep_results_add(rs, &r);
+	free(msg);
+	ep_results_waive(rs, rs->n - 1, policy, now);
 }

@@ -9,7 +9,10 @@
 #define EP_STOREOPT_H
 
 #include <getopt.h>
+#include <time.h>
 
+#include "compare.h"
+#include "policy.h"
 #include "store.h"
 #include "util.h"
 
@@ -36,7 +39,8 @@ enum {
 "  --profile NAME       the profile (default $ENVPARITY_PROFILE, else\n" \
 "                       \"default\")\n"					\
 "Credentials: ENVPARITY_GIT_TOKEN (https), ENVPARITY_SSH_KEY or an ssh\n" \
-"agent (ssh); they never appear in output.\n"
+"agent (ssh), sent only to the store URL's own host and port, never\n" \
+"shown.  GIT_SSL_CAINFO or GIT_SSL_CAPATH: the CAs for an https store.\n"
 
 /* What the command line said; NULL where it said nothing.  The strings
  * are borrowed from argv. */
@@ -67,5 +71,23 @@ int ep_profile_check(const char *name, struct ep_err *err);
  * "no golden manifest" messages of check, diff and log.  A new string. */
 char *ep_storeopt_bless_hint(const struct ep_store_opts *so,
     const char *profile);
+
+/* In CI (CI set and not "false" or "0", GITHUB_ACTIONS or GITLAB_CI
+ * set) the implicit default store is never used: .envparity/store in the
+ * checkout is whatever the change under test committed there, its own
+ * golden and policy included.  0 when so names a store or this is not
+ * CI; else EP_E_INPUT naming the variable and the fix (--store or
+ * ENVPARITY_STORE; --store .envparity/store for a golden kept in the
+ * repository). */
+int ep_storeopt_require_named(const struct ep_store_opts *so,
+    struct ep_err *err);
+
+/* The result of a rewritten branch (info->rewritten set), if the policy
+ * does not ignore store.history: a failure naming the commit the cache
+ * saw last and the one the branch holds now, waivable like any other.
+ * Adds nothing when the branch was not rewritten. */
+void ep_storeopt_history(struct ep_results *rs,
+    const struct ep_store_info *info, const struct ep_policy *policy,
+    time_t now);
 
 #endif

@@ -225,8 +225,11 @@ $T/out/envparity-default.md" ]
 	mkdir srv
 	git init -q --bare -b main srv/s.git
 	golden srv/s.git sp 3
-	start_git_http "$T/srv" "x-access-token:$secret"
-	url=http://127.0.0.1:$GIT_HTTP_PORT/s.git
+	# The token goes only over https.
+	make_tls_cert
+	export GIT_SSL_CAINFO=$TLS_CA
+	start_git_http "$T/srv" "x-access-token:$secret" --tls "$TLS_CERT" "$TLS_KEY"
+	url=https://127.0.0.1:$GIT_HTTP_PORT/s.git
 
 	run_action r.json "store=$url" "token=$secret" \
 	    "args=--no-discover --site-packages sp"

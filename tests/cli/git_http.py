@@ -3,18 +3,26 @@
 http-backend (CGI) behind HTTP Basic authentication, on 127.0.0.1.
 
     git_http.py BASE_DIR PORT_FILE AUTH_LOG USER:PASSWORD
+                [--tls CERT KEY] [--redirect URL]
 
 Serves every repository under BASE_DIR, fetch and push, to a client that
 presents USER:PASSWORD; anyone else gets 401.  Writes the port it listens
 on to PORT_FILE once it accepts connections, and appends each decoded
 Authorization header it receives to AUTH_LOG (one per line, "-" for
 none), so a test can see which credentials the client sent.
+
+--tls CERT KEY  speaks https with that certificate chain and key.
+--redirect URL  serves nothing: answers every request with a 302 to URL
+                followed by the request's path and query (a store that
+                moved, or one that sends its clients elsewhere), still
+                logging the Authorization header it received.
 """
+import argparse
 import base64
 import http.server
 import os
+import ssl
 import subprocess
-import sys
 
 
 def read_body(handler):
@@ -45,6 +53,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         with open(self.server.auth_log, "a") as f:
             f.write(got + "\n")
         body = read_body(self)
+        if self.server.redirect is not None:
+            self.send_response(302)
+            self.send_header("Location", self.server.redirect + self.path)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         if got != self.server.expected:
             self.send_response(401)
             self.send_header("WWW-Authenticate", 'Basic realm="envparity"')
@@ -92,13 +106,25 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 
 def main():
-    base, port_file, auth_log, expected = sys.argv[1:5]
+    ap = argparse.ArgumentParser()
+    ap.add_argument("base")
+    ap.add_argument("port_file")
+    ap.add_argument("auth_log")
+    ap.add_argument("expected")
+    ap.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
+    ap.add_argument("--redirect", metavar="URL")
+    a = ap.parse_args()
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    srv.base, srv.auth_log, srv.expected = base, auth_log, expected
-    tmp = port_file + ".tmp"
+    srv.base, srv.auth_log, srv.expected = a.base, a.auth_log, a.expected
+    srv.redirect = a.redirect
+    if a.tls:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(a.tls[0], a.tls[1])
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+    tmp = a.port_file + ".tmp"
     with open(tmp, "w") as f:
         f.write("%d\n" % srv.server_address[1])
-    os.rename(tmp, port_file)
+    os.rename(tmp, a.port_file)
     srv.serve_forever()
 
 

@@ -13,8 +13,9 @@ setup() {
 	# A cache of our own, never the user's.
 	export XDG_CACHE_HOME=$T/cache
 	export HOME=$T/home
-	# Never the real CI's job summary or annotations.
-	unset GITHUB_ACTIONS GITHUB_STEP_SUMMARY
+	# Never the real CI's job summary or annotations; and not CI, where
+	# check refuses the default store these tests use (store_ci.bats).
+	unset GITHUB_ACTIONS GITHUB_STEP_SUMMARY CI GITLAB_CI
 	mkdir -p "$HOME"
 	cd "$T" || return 1
 }

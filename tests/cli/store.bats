@@ -117,27 +117,53 @@ setup_file() {
 	[[ "${lines[2]}" == *"+1 -0 ~0  bless default from h1" ]]
 }
 
-@test "a store with a work tree: the branch moves, the work tree and index do not" {
+@test "a store with a work tree: another branch moves, the work tree and index do not" {
 	git init -q -b main wt
 	git -C wt -c user.name=X -c user.email=x@y commit -q --allow-empty -m init
+	git -C wt branch golden
 	echo "notes" >wt/README
 	echo "staged" >wt/staged
 	git -C wt add staged
 	before=$(git -C wt status --porcelain)
 	index=$(sha256sum <wt/.git/index)
 	mk m.json h1 a=1
-	run "$EP" bless --store wt m.json
+	run "$EP" bless --store wt --ref golden m.json
 	[ "$status" -eq 0 ]
-	[ "$output" = "blessed default at $(git -C wt rev-parse main) on wt main" ]
+	[ "$output" = "blessed default at $(git -C wt rev-parse golden) on wt golden" ]
 	[ "$(sha256sum <wt/.git/index)" = "$index" ]
 	[ "$(cat wt/README)" = notes ]
 	[ ! -e wt/default ]
-	git -C wt show main:default/manifest.json | cmp - <(canon m.json)
-	# git sees the new file as deleted from the index: proof that
-	# neither the index nor the work tree was touched.
-	after=$(git -C wt status --porcelain)
-	[ "$(grep -v default/manifest.json <<<"$after")" = "$before" ]
-	grep -qx "D  default/manifest.json" <<<"$after"
+	git -C wt show golden:default/manifest.json | cmp - <(canon m.json)
+	[ "$(git -C wt status --porcelain)" = "$before" ]
+}
+
+@test "bless onto the branch a work tree has checked out: refused, as git refuses such a push" {
+	git init -q -b main wt
+	git -C wt -c user.name=X -c user.email=x@y commit -q --allow-empty -m init
+	head=$(git -C wt rev-parse main)
+	objects=$(find wt/.git/objects -type f | wc -l)
+	mk m.json h1 a=1
+	run "$EP" bless --store wt m.json
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[ "$output" = "envparity bless: store wt: branch main is checked out in the work tree $T/wt, where the next commit would undo a bless; bless a bare repository (git clone --bare), or check out another branch there" ]
+	[ "$(git -C wt rev-parse main)" = "$head" ]
+	[ "$(find wt/.git/objects -type f | wc -l)" -eq "$objects" ]
+	# What the refusal prevents: the next "commit -a" there undoing it.
+	# The same before the branch's first commit, and in a linked work tree.
+	git init -q -b main fresh
+	run "$EP" bless --store fresh m.json
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"branch main is checked out in the work tree $T/fresh,"* ]]
+	! git -C fresh rev-parse -q --verify main || false
+	git -C wt worktree add -q ../linked -b golden
+	run "$EP" bless --store wt --ref golden m.json
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"branch golden is checked out in the work tree $T/linked,"* ]]
+	# A bare clone takes it.
+	git clone -q --bare wt bare.git
+	run "$EP" bless --store bare.git m.json
+	[ "$status" -eq 0 ]
 }
 
 @test "a malformed manifest: exit 2, nothing committed" {

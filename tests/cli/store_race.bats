@@ -49,19 +49,22 @@ race() { # store profile-a file-a profile-b file-b
 	mk a.json ha k=a
 	mk b.json hb k=b
 	mk base.json h0 k=0
+	# A work tree on no branch (a bless never moves a checked-out one).
 	git init -q -b main wt
+	git -C wt -c user.name=X -c user.email=x@y commit -q --allow-empty -m init
+	git -C wt checkout -q --detach
 	"$EP" bless --store wt --profile base base.json
 	for i in $(seq 1 10); do
 		mk a.json ha k="a$i"
 		mk b.json hb k="b$i"
 		race wt pa a.json pb b.json
 		[ "$(cat rc.a)" -eq 0 ] && [ "$(cat rc.b)" -eq 0 ]
-		[ "$(git -C wt rev-list --count main)" -eq $((1 + 2 * i)) ]
+		[ "$(git -C wt rev-list --count main)" -eq $((2 + 2 * i)) ]
 		[ "$(git -C wt show main:pa/manifest.json | jq -r .facts.k)" = "a$i" ]
 		[ "$(git -C wt show main:pb/manifest.json | jq -r .facts.k)" = "b$i" ]
 		[ "$(git -C wt show main:base/manifest.json | jq -r .facts.k)" = 0 ]
 	done
-	[ "$(git -C wt rev-parse --abbrev-ref HEAD)" = main ]
+	[ "$(git -C wt rev-parse --abbrev-ref HEAD)" = HEAD ]
 	[ -z "$(git -C wt ls-files)" ]	# the index never moved
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # store_remote.bats: remote stores served on 127.0.0.1 by `git daemon`
 # (git://) and by git's http-backend behind Basic authentication
-# (http://): push, a second machine reading through its own cache, one
+# (http://, https://): push, a second machine reading through its own cache, one
 # negotiation for an up-to-date cache, unreachable servers, refused
 # pushes, races, and credentials that never reach output or disk.
 
@@ -187,12 +187,14 @@ other() {
 	done
 }
 
-@test "http with ENVPARITY_GIT_TOKEN: sent as x-access-token, never shown, never stored" {
+@test "https with ENVPARITY_GIT_TOKEN: sent as x-access-token, never shown, never stored" {
 	secret=tok-$RANDOM$RANDOM-s3cr3t
 	mkdir srv
 	git init -q --bare -b main srv/s.git
-	start_git_http "$T/srv" "x-access-token:$secret"
-	url=http://127.0.0.1:$GIT_HTTP_PORT/s.git
+	make_tls_cert
+	export GIT_SSL_CAINFO=$TLS_CA
+	start_git_http "$T/srv" "x-access-token:$secret" --tls "$TLS_CERT" "$TLS_KEY"
+	url=https://127.0.0.1:$GIT_HTTP_PORT/s.git
 	mk m.json h1 a=1
 
 	# Without the token: refused, exit 3, the way out named.

@@ -1,7 +1,8 @@
 /*
  * test_store.c: the golden store on real git repositories made with the
  * git command: specs and their redaction, unreachable stores, the
- * default store, file:// and insteadOf through the cache.  Blessing,
+ * default store, file:// and insteadOf through the cache, and which
+ * credentials go where.  Blessing,
  * reading back, races and history: test_store_bless.c; the store options
  * and the fact counts of log: test_storeopt.c.
  */
@@ -22,6 +23,7 @@
 #include "hash.h"
 #include "manifest.h"
 #include "store.h"
+#include "store_int.h"
 #include "storefixture.h"
 
 
@@ -40,6 +42,15 @@ test_redact(void **state)
 		{ "/srv/store", "/srv/store" },
 		{ "ftp://u:p@h/x", "ftp://h/x" },
 		{ "https://a@b@host/x", "https://host/x" },
+		/* A password may hold '#', '?', '/' and '@': the credentials
+		 * end at the last '@' that a host and a path follow. */
+		{ "https://u:p#w@host/x.git", "https://host/x.git" },
+		{ "https://u:p?w@host:8443/x.git", "https://host:8443/x.git" },
+		{ "https://u:p/w@host/x.git", "https://host/x.git" },
+		{ "https://t/k#n@host/x.git", "https://host/x.git" },
+		{ "ssh://git:p/w#x@host/x.git", "ssh://git@host/x.git" },
+		{ "https://host/x.git", "https://host/x.git" },
+		{ "https://tok@host", "https://host" },
 	};
 	char *r;
 
@@ -49,6 +60,28 @@ test_redact(void **state)
 		assert_string_equal(r, cases[i][1]);
 		free(r);
 	}
+}
+
+/* Where a diff argument splits into STORE and REF:PROFILE, and what is
+ * left of a message that quoted a spec whole. */
+static void
+test_spec_ref_scrub(void **state)
+{
+	struct ep_err err = { 0 };
+
+	(void)state;
+	assert_null(ep_store_spec_ref("golden.json"));
+	assert_string_equal(ep_store_spec_ref("s.git#main:gpu"), "#main:gpu");
+	assert_string_equal(ep_store_spec_ref("https://u:p#w@h/x#main:gpu"),
+	    "#main:gpu");
+	assert_null(ep_store_spec_ref("https://u:p#w@h/x"));
+	assert_string_equal(ep_store_spec_ref("https://h/x#feat@x:gpu"),
+	    "#feat@x:gpu");
+
+	snprintf(err.msg, sizeof err.msg, "https://u:p#w/z@h/x: no such "
+	    "file; p#w/z again");
+	ep_store_spec_scrub("https://u:p#w/z@h/x", &err);
+	assert_string_equal(err.msg, "https://h/x: no such file; *** again");
 }
 
 static void
@@ -241,6 +274,88 @@ test_insteadof(void **state)
 	assert_int_equal(sh("rm -f .gitconfig"), 0);
 }
 
+/* Ask the credentials callback as libgit2 would, for a store opened with
+ * store_url, by a server at asker: 0 when something is offered (and
+ * what: 't' the token, 'k' a key, 'u' a user name), else GIT_EAUTH with
+ * libgit2's error in why. */
+static int
+ask(char *what, char why[512], const char *store_url, const char *asker,
+    unsigned allowed)
+{
+	struct ep_store s = { 0 };
+	struct ep_store_cbctx c = { &s, (char *)store_url, NULL };
+	git_credential *cred = NULL;
+	const git_error *e;
+	int rc;
+
+	rc = ep_store_cred_cb(&cred, asker, NULL, allowed, &c);
+	*what = '-';
+	why[0] = '\0';
+	if (rc == 0) {
+		*what = cred->credtype == GIT_CREDENTIAL_USERPASS_PLAINTEXT ?
+		    't' : cred->credtype == GIT_CREDENTIAL_SSH_KEY ? 'k' : 'u';
+		git_credential_free(cred);
+	} else if ((e = git_error_last()) != NULL)
+		snprintf(why, 512, "%s", e->message);
+	return rc;
+}
+
+/* The token only over https and the key only over ssh, each only to the
+ * store's own scheme, host and port; a token set beside a key does not
+ * keep the key from an ssh store. */
+static void
+test_cred_origin(void **state)
+{
+	const unsigned up = GIT_CREDENTIAL_USERPASS_PLAINTEXT;
+	const unsigned key = GIT_CREDENTIAL_SSH_KEY;
+	char what, why[512];
+
+	(void)state;
+	git_libgit2_init();
+	setenv("ENVPARITY_GIT_TOKEN", "tok3n", 1);
+	setenv("ENVPARITY_SSH_KEY", "/nonexistent/id_ed25519", 1);
+	unsetenv("SSH_AUTH_SOCK");
+
+	assert_int_equal(ask(&what, why, "https://h.example/x.git",
+	    "https://H.example:443/x.git", up), 0);
+	assert_int_equal(what, 't');
+	assert_int_equal(ask(&what, why, "https://h.example:8443/x.git",
+	    "https://h.example:9443/x.git", up), GIT_EAUTH);
+	assert_string_equal(why, "authentication required; "
+	    "ENVPARITY_GIT_TOKEN was not sent: the request was redirected to "
+	    "https://h.example:9443, not the store's own "
+	    "https://h.example:8443");
+	assert_int_equal(ask(&what, why, "https://h.example/x.git",
+	    "https://evil.example/x.git", up), GIT_EAUTH);
+	assert_non_null(strstr(why, "redirected to https://evil.example:443"));
+	assert_int_equal(ask(&what, why, "https://h.example/x.git",
+	    "http://h.example/x.git", up), GIT_EAUTH);
+	assert_int_equal(ask(&what, why, "http://h.example/x.git",
+	    "http://h.example/x.git", up), GIT_EAUTH);
+	assert_non_null(strstr(why, "the store is http://, and the token "
+	    "goes only over https"));
+
+	/* ssh: the key, never the token; scp-like is ssh too. */
+	assert_int_equal(ask(&what, why, "ssh://git@h.example/x.git",
+	    "ssh://git@h.example/x.git", up | key), 0);
+	assert_int_equal(what, 'k');
+	assert_int_equal(ask(&what, why, "git@h.example:x.git",
+	    "git@h.example:x.git", up | key), 0);
+	assert_int_equal(what, 'k');
+	assert_int_equal(ask(&what, why, "ssh://git@h.example/x.git",
+	    "ssh://git@h.example/x.git", up), GIT_EAUTH);
+	assert_non_null(strstr(why, "the token goes only over https"));
+	assert_int_equal(ask(&what, why, "ssh://h.example:2222/x.git",
+	    "ssh://h.example:22/x.git", key), GIT_EAUTH);
+	assert_non_null(strstr(why, "no ssh key was offered: the request was "
+	    "redirected"));
+	assert_null(strstr(why, "tok3n"));
+
+	unsetenv("ENVPARITY_GIT_TOKEN");
+	unsetenv("ENVPARITY_SSH_KEY");
+	git_libgit2_shutdown();
+}
+
 static void
 test_version(void **state)
 {
@@ -253,12 +368,14 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_redact),
+		cmocka_unit_test(test_spec_ref_scrub),
 		cmocka_unit_test(test_bad_specs),
 		cmocka_unit_test(test_unreachable),
 		cmocka_unit_test(test_scrub),
 		cmocka_unit_test(test_default_store),
 		cmocka_unit_test(test_file_url),
 		cmocka_unit_test(test_insteadof),
+		cmocka_unit_test(test_cred_origin),
 		cmocka_unit_test(test_version),
 	};
 

@@ -1,0 +1,93 @@
+/*
+ * store_history.c: telling that a remote store's branch was rewritten.
+ *
+ * A golden is reviewed as a commit on top of the ones before it; a branch
+ * that no longer descends from the commit the cache saw last (a force
+ * push, a deleted and recreated branch) replaced history nobody here has
+ * seen replaced.  The fetch that notices leaves a marker in the cache,
+ * refs/envparity/rewritten/<branch>, naming the commit it saw last (the
+ * first such commit, while the marker stands); the next read of the store
+ * (check, diff) takes the marker and says so, unless the branch has come
+ * back to descend from that commit.  Commands that do not report (log,
+ * bless) leave the marker for the next check.
+ */
+#include "store_int.h"
+
+#include <stdlib.h>
+
+static char *
+marker_name(const struct ep_store *s)
+{
+	return xasprintf("refs/envparity/rewritten/%s", s->branch);
+}
+
+int
+ep_store_history_note(struct ep_store *s, const git_oid *seen,
+    const git_oid *now, struct ep_err *err)
+{
+	char *name;
+	int e;
+
+	if (now != NULL) {
+		if (git_oid_equal(seen, now))
+			return 0;
+		if ((e = git_graph_descendant_of(s->repo, now, seen)) < 0)
+			return ep_store_git_err(err, EP_E_IO, s, "cannot "
+			    "compare the branch with the cache");
+		if (e == 1)
+			return 0;
+	}
+	name = marker_name(s);
+	/* Not forced: an earlier marker names what was seen before. */
+	e = git_reference_create(NULL, s->repo, name, seen, 0,
+	    "envparity: branch rewritten");
+	free(name);
+	if (e < 0 && e != GIT_EEXISTS)
+		return ep_store_git_err(err, EP_E_IO, s, "cannot update the "
+		    "cache");
+	git_error_clear();
+	return 0;
+}
+
+int
+ep_store_history_take(char seen_out[41], struct ep_store *s,
+    const git_oid *tip, struct ep_err *err)
+{
+	git_reference *ref = NULL;
+	const git_oid *seen;
+	char *name;
+	int e, rc = -1;
+
+	seen_out[0] = '\0';
+	if (s->kind == EP_STORE_LOCAL)
+		return 0;
+	name = marker_name(s);
+	if ((e = git_reference_lookup(&ref, s->repo, name)) == GIT_ENOTFOUND) {
+		git_error_clear();
+		rc = 0;
+		goto done;
+	}
+	if (e < 0 || (seen = git_reference_target(ref)) == NULL) {
+		ep_store_git_err(err, EP_E_IO, s, name);
+		goto done;
+	}
+	if (!git_oid_equal(seen, tip) &&
+	    (e = git_graph_descendant_of(s->repo, tip, seen)) != 1) {
+		if (e < 0) {
+			ep_store_git_err(err, EP_E_IO, s, "cannot compare the "
+			    "branch with the cache");
+			goto done;
+		}
+		git_oid_tostr(seen_out, 41, seen);
+	}
+	if (git_reference_delete(ref) < 0) {
+		ep_store_git_err(err, EP_E_IO, s, "cannot update the cache");
+		seen_out[0] = '\0';
+		goto done;
+	}
+	rc = 0;
+done:
+	git_reference_free(ref);
+	free(name);
+	return rc;
+}

@@ -1,0 +1,299 @@
+/*
+ * store_read.c: reading a profile's manifest, policy and history from the
+ * store's objects.  Every object is sized from its header before it is
+ * read: a store is input, and a small compressed object can inflate to
+ * gigabytes.
+ */
+#include "store_int.h"
+
+#include "storeopt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int
+ep_store_check_size(size_t n, const char *what, struct ep_err *err)
+{
+	if (n <= EP_STORE_MAX_BLOB)
+		return 0;
+	return ep_err_set(err, EP_E_INPUT, "%s is too large for the store "
+	    "(%zu bytes; the limit is %u)", what, n, EP_STORE_MAX_BLOB);
+}
+
+/*
+ * Whether object id may be read: its size comes from the object's header,
+ * which costs a few bytes, before anything inflates it, so a small
+ * compressed object that inflates to gigabytes is refused, not allocated.
+ * what names it in the error ("default/manifest.json at 3f1c2ab9e0d4").
+ */
+static int
+object_fits(git_repository *repo, const git_oid *id, const char *what,
+    struct ep_store *s, struct ep_err *err)
+{
+	git_odb *odb = NULL;
+	git_object_t type;
+	size_t n;
+	int rc = 0;
+
+	if (git_repository_odb(&odb, repo) < 0 ||
+	    git_odb_read_header(&n, &type, odb, id) < 0)
+		rc = ep_store_git_err(err, EP_E_IO, s, what);
+	else if (n > EP_STORE_MAX_BLOB)
+		rc = ep_err_set(err, EP_E_INPUT, "store %s: %s is too large "
+		    "(%zu bytes; the limit is %u)", s->display, what, n,
+		    EP_STORE_MAX_BLOB);
+	git_odb_free(odb);
+	return rc;
+}
+
+/* The tree entry at path (a/b) in commit's tree; 1 when absent.  Every
+ * object on the way is sized before it is read. */
+static int
+lookup_entry(git_tree_entry **out, git_repository *repo,
+    const git_oid *commit, const char *path, struct ep_store *s,
+    struct ep_err *err)
+{
+	git_commit *c = NULL;
+	git_tree *t = NULL;
+	const git_tree_entry *e;
+	git_oid id;
+	char hex[13], *what, *name = NULL;
+	const char *p, *slash;
+	int rc = -1;
+
+	*out = NULL;
+	git_oid_tostr(hex, sizeof hex, commit);
+	what = xasprintf("commit %s", hex);
+	if (object_fits(repo, commit, what, s, err) < 0)
+		goto done;
+	if (git_commit_lookup(&c, repo, commit) < 0) {
+		ep_store_git_err(err, EP_E_IO, s, "cannot read commit");
+		goto done;
+	}
+	git_oid_cpy(&id, git_commit_tree_id(c));
+	for (p = path;; p = slash + 1) {
+		free(what);
+		what = p == path ? xasprintf("the tree of commit %s", hex) :
+		    xasprintf("the tree %.*s at %s", (int)(p - path - 1), path,
+		    hex);
+		git_tree_free(t);
+		t = NULL;
+		if (object_fits(repo, &id, what, s, err) < 0)
+			goto done;
+		if (git_tree_lookup(&t, repo, &id) < 0) {
+			ep_store_git_err(err, EP_E_IO, s, path);
+			goto done;
+		}
+		slash = strchr(p, '/');
+		free(name);
+		name = slash ? xstrndup(p, (size_t)(slash - p)) : xstrdup(p);
+		if ((e = git_tree_entry_byname(t, name)) == NULL) {
+			rc = 1;
+			goto done;
+		}
+		if (slash == NULL)
+			break;
+		if (git_tree_entry_type(e) != GIT_OBJECT_TREE) {
+			rc = 1;
+			goto done;
+		}
+		git_oid_cpy(&id, git_tree_entry_id(e));
+	}
+	if (git_tree_entry_dup(out, e) < 0) {
+		ep_store_git_err(err, EP_E_IO, s, path);
+		goto done;
+	}
+	rc = 0;
+done:
+	free(name);
+	free(what);
+	git_tree_free(t);
+	git_commit_free(c);
+	return rc;
+}
+
+int
+ep_store_entry(git_oid *id, git_repository *repo, const git_oid *commit,
+    const char *profile, struct ep_store *s, struct ep_err *err)
+{
+	git_tree_entry *e = NULL;
+	char *path;
+	int rc;
+
+	if (commit == NULL)
+		return 1;
+	path = xasprintf("%s/manifest.json", profile);
+	if ((rc = lookup_entry(&e, repo, commit, path, s, err)) == 0)
+		git_oid_cpy(id, git_tree_entry_id(e));
+	git_tree_entry_free(e);
+	free(path);
+	return rc;
+}
+
+/* The text of the file at path in commit: 0 and *out, 1 when absent. */
+static int
+read_text(char **out, git_repository *repo, const git_oid *commit,
+    const char *path, struct ep_store *s, struct ep_err *err)
+{
+	git_tree_entry *e = NULL;
+	git_blob *b = NULL;
+	char hex[13], *what = NULL;
+	size_t n;
+	int rc;
+
+	*out = NULL;
+	if ((rc = lookup_entry(&e, repo, commit, path, s, err)) != 0)
+		return rc;
+	rc = -1;
+	git_oid_tostr(hex, sizeof hex, commit);
+	what = xasprintf("%s at %s", path, hex);
+	if (git_tree_entry_filemode(e) != GIT_FILEMODE_BLOB &&
+	    git_tree_entry_filemode(e) != GIT_FILEMODE_BLOB_EXECUTABLE) {
+		ep_err_set(err, EP_E_INPUT, "store %s: %s is not a regular "
+		    "file", s->display, what);
+		goto done;
+	}
+	if (object_fits(repo, git_tree_entry_id(e), what, s, err) < 0)
+		goto done;
+	if (git_blob_lookup(&b, repo, git_tree_entry_id(e)) < 0) {
+		ep_store_git_err(err, EP_E_IO, s, path);
+		goto done;
+	}
+	n = (size_t)git_blob_rawsize(b);
+	*out = xmalloc(n + 1);
+	memcpy(*out, git_blob_rawcontent(b), n);
+	(*out)[n] = '\0';
+	rc = 0;
+done:
+	free(what);
+	git_blob_free(b);
+	git_tree_entry_free(e);
+	return rc;
+}
+
+int
+ep_store_read(char **manifest, char **policy, struct ep_store_info *info,
+    struct ep_store *s, const char *profile, struct ep_err *err)
+{
+	char *path = NULL;
+	git_oid tip;
+	int rc;
+
+	*manifest = NULL;
+	*policy = NULL;
+	ep_store_describe(info, s);
+	if (ep_profile_check(profile, err) < 0)
+		return -1;
+	if ((rc = ep_store_tip(&tip, s->repo, s->refname, s, err)) != 0)
+		return rc < 0 ? -1 : 0;
+	git_oid_tostr(info->commit, sizeof info->commit, &tip);
+	if (s->kind != EP_STORE_LOCAL) {
+		rc = ep_store_lock(s, err) < 0 ? -1 :
+		    ep_store_history_take(info->rewritten, s, &tip, err);
+		ep_store_unlock(s);
+		if (rc < 0)
+			return -1;
+	}
+	path = xasprintf("%s/manifest.json", profile);
+	rc = read_text(manifest, s->repo, &tip, path, s, err);
+	free(path);
+	if (rc < 0)
+		return -1;
+	path = xasprintf("%s/policy.json", profile);
+	rc = read_text(policy, s->repo, &tip, path, s, err);
+	free(path);
+	if (rc < 0) {
+		free(*manifest);
+		*manifest = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+void
+ep_store_log_free(struct ep_store_commit *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].author);
+		free(v[i].message);
+		free(v[i].manifest);
+		free(v[i].parent_manifest);
+	}
+	free(v);
+}
+
+int
+ep_store_log(struct ep_store_commit **out, size_t *n, struct ep_store *s,
+    const char *profile, size_t max, struct ep_err *err)
+{
+	git_revwalk *w = NULL;
+	git_commit *c = NULL;
+	struct ep_store_commit *v = NULL, *e;
+	size_t cap = 0;
+	git_oid tip, id, mine, theirs;
+	const git_signature *a;
+	char *path = NULL;
+	int r1, r2, rc = -1;
+
+	*out = NULL;
+	*n = 0;
+	if (ep_profile_check(profile, err) < 0)
+		return -1;
+	if ((rc = ep_store_tip(&tip, s->repo, s->refname, s, err)) != 0)
+		return rc < 0 ? -1 : 0;
+	rc = -1;
+	path = xasprintf("%s/manifest.json", profile);
+	if (git_revwalk_new(&w, s->repo) < 0 ||
+	    git_revwalk_sorting(w, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME) < 0 ||
+	    git_revwalk_simplify_first_parent(w) < 0 ||
+	    git_revwalk_push(w, &tip) < 0) {
+		ep_store_git_err(err, EP_E_IO, s, "cannot walk history");
+		goto done;
+	}
+	while ((max == 0 || *n < max) && git_revwalk_next(&id, w) == 0) {
+		const git_oid *parent;
+
+		git_commit_free(c);
+		c = NULL;
+		if (git_commit_lookup(&c, s->repo, &id) < 0) {
+			ep_store_git_err(err, EP_E_IO, s, "cannot read commit");
+			goto done;
+		}
+		parent = git_commit_parentcount(c) > 0 ?
+		    git_commit_parent_id(c, 0) : NULL;
+		if ((r1 = ep_store_entry(&mine, s->repo, &id, profile, s,
+		    err)) < 0 || (r2 = ep_store_entry(&theirs, s->repo, parent,
+		    profile, s, err)) < 0)
+			goto done;
+		if (r1 == r2 && (r1 == 1 || git_oid_equal(&mine, &theirs)))
+			continue;	/* did not touch the manifest */
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			v = xreallocarray(v, cap, sizeof *v);
+		}
+		e = &v[(*n)++];
+		memset(e, 0, sizeof *e);
+		git_oid_tostr(e->id, sizeof e->id, &id);
+		a = git_commit_author(c);
+		e->when = (time_t)a->when.time;
+		e->author = xasprintf("%s <%s>", a->name, a->email);
+		e->message = xstrdup(git_commit_summary(c) ?
+		    git_commit_summary(c) : "");
+		if ((r1 == 0 && read_text(&e->manifest, s->repo, &id, path, s,
+		    err) < 0) || (r2 == 0 && read_text(&e->parent_manifest,
+		    s->repo, parent, path, s, err) < 0))
+			goto done;
+	}
+	*out = v;
+	v = NULL;
+	rc = 0;
+done:
+	if (rc < 0) {
+		ep_store_log_free(v, *n);
+		*n = 0;
+	}
+	git_commit_free(c);
+	git_revwalk_free(w);
+	free(path);
+	return rc;
+}
