@@ -46,7 +46,12 @@ seconds() {
 	"$EP" capture -q --no-discover > /dev/null
 	kb=$(peak_kb "$EP" capture -q --no-discover --lockfile requirements.txt -o m.json)
 	echo "peak RSS: $kb KiB" >&3
-	[ "$kb" -lt $((200 * 1024)) ]
+	# The bound is the plain build's: AddressSanitizer keeps freed memory
+	# in quarantine (256 MiB by default), which is not envparity's.
+	case $EP in
+	*/build-san/*) ;;
+	*) [ "$kb" -lt $((200 * 1024)) ] ;;
+	esac
 	[ "$(jq '[.facts | keys[] | select(startswith("lockfile.requirements.txt.pin."))] | length' m.json)" -eq 10000 ]
 	jq -e '.meta.warnings | any(test("requirements.txt: 1980000 more pins not recorded \\(at most 10000 a lockfile\\)"))' m.json
 	# A check against an empty golden lists a bounded report.
