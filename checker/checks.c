@@ -6,19 +6,31 @@
  * rule "ignore" on a check's key turns it off; waivers apply as to any
  * other result.
  *
- *   stack.driver_min        the CUDA runtime's major version needs at
- *                           least NVIDIA's minimum driver (below).
- *   stack.cuda_driver       the runtime is no newer than the CUDA version
- *                           the driver supports (gpu.cuda_driver.version).
- *   stack.cudart.<lib>      a library's cudart (lib.<lib>.cudart) has the
- *                           runtime's major version and no newer minor;
- *   stack.cudart_minor.<lib>  a newer minor: a finding of its own, so a
- *                           policy can waive it without waiving majors
- *                           (cuDNN 9.19 built for 13.1 on runtime 13.0).
- *   stack.cudnn_sublibs     every cuDNN sub-library reports cuDNN's own
- *                           version, and none says "mismatch".
+ * Each fails only where the stack would break or silently compute
+ * otherwise, and warns where NVIDIA supports what it sees (README, "Checks
+ * that need no golden", gives each its source):
+ *
+ *   stack.driver_min        fail: the CUDA runtime's major version needs
+ *                           at least NVIDIA's minimum driver (below); an
+ *                           older one does not initialize CUDA at all.
+ *   stack.cuda_driver       fail: the runtime is of a newer major release
+ *                           than the driver supports; warn: a newer minor
+ *                           of the same major, which runs under CUDA's
+ *                           minor-version compatibility (without PTX JIT
+ *                           of code newer than the driver).
+ *   stack.cudart.<lib>      fail: a library was built for another major
+ *                           release than the runtime it runs with.
+ *   stack.cudart_minor.<lib>  warn: built for a newer minor of the same
+ *                           major (cuDNN 9.19's wheels for 13.1 on runtime
+ *                           13.0, as PyTorch's cu130 wheels ship it), a mix
+ *                           NVIDIA's cuDNN support matrix lists as
+ *                           supported (cuDNN for CUDA 13.x: 13.0 and 13.1).
+ *   stack.cudnn_sublibs     fail: cuDNN's sub-libraries are of mixed
+ *                           versions (cuDNN refuses to run them:
+ *                           CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH).
  *   stack.determinism.tf_autotune, stack.determinism.cublas_workspace:
- *                           settings that defeat each other.
+ *                           fail: determinism was asked for, and another
+ *                           setting silently defeats it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -156,10 +168,11 @@ check_cuda_driver(struct checks *k, const char *rt, const unsigned long *r,
 		    "%s is a newer major release than the driver supports "
 		    "(CUDA %s)", key, rt, cd));
 	else if (r[0] == d[0] && nr > 1 && r[1] > d[1])
-		add(k, key, EP_FAIL, rule, cd, rt, xasprintf("%s: CUDA runtime "
-		    "%s is newer than the driver supports (CUDA %s); it runs "
-		    "only under minor-version compatibility, without PTX JIT "
-		    "of newer code (waive if intended)", key, rt, cd));
+		add(k, key, EP_WARN, rule, cd, rt, xasprintf("%s: CUDA runtime "
+		    "%s is a newer minor release than the driver's CUDA %s: "
+		    "it runs under CUDA's minor-version compatibility, but "
+		    "cannot JIT-compile PTX newer than the driver", key, rt,
+		    cd));
 	else
 		add(k, key, EP_PASS, rule, cd, rt, xasprintf("%s: CUDA runtime "
 		    "%s within the driver's CUDA %s", key, rt, cd));
@@ -189,10 +202,12 @@ lib_cudart(struct checks *k, const char *lib, const char *built,
 	else if (nb > 1 && b[1] > r[1]) {
 		free(key);
 		key = xasprintf("stack.cudart_minor.%s", lib);
-		add(k, key, EP_FAIL, rule, built, rt, xasprintf("%s: %s was "
-		    "built for CUDA %s, newer than the runtime %s it runs with "
-		    "(a minor-version mismatch: waive it if you accept it)",
-		    key, lib, built, rt));
+		add(k, key, EP_WARN, rule, built, rt, xasprintf("%s: %s was "
+		    "built for CUDA %s, a newer minor release than the runtime "
+		    "%s it runs with: supported within CUDA %lu.x (NVIDIA's "
+		    "cuDNN support matrix lists such builds for every %lu.x "
+		    "toolkit), but not the pair NVIDIA tuned it for", key, lib,
+		    built, rt, r[0], r[0]));
 	} else
 		add(k, key, EP_PASS, rule, built, rt, xasprintf("%s: %s built "
 		    "for CUDA %s runs on runtime %s", key, lib, built, rt));

@@ -25,6 +25,8 @@
 
 static int cmd_check_exec(const struct ep_cmd *, int, char **);
 
+enum { OPT_EXPIRY = 0x480 };
+
 const struct ep_cmd ep_cmd_check = {
 	.name = "check",
 	.summary = "compare this machine with the golden manifest",
@@ -38,6 +40,8 @@ const struct ep_cmd ep_cmd_check = {
 "sub-libraries, determinism settings that defeat each other.\n"
 "\n"
 "  -q, --quiet          print only the verdict line and the counts\n"
+"  --expiry-warning DAYS  warn of a waiver that expires within DAYS days\n"
+"                       (default 14; 0: only on its last day)\n"
 "  -h, --help           show this help\n"
 "\n"
 EP_PROBE_HELP
@@ -66,6 +70,7 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "expiry-warning", required_argument, NULL, OPT_EXPIRY },
 		EP_PROBE_LONGOPTS,
 		EP_STORE_LONGOPTS,
 		EP_REPORT_LONGOPTS,
@@ -90,6 +95,7 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	char *mtext = NULL, *ptext = NULL, *name = NULL, *pname = NULL;
 	char *hint;
 	int c, v, quiet = 0, rc = EP_EXIT_NORUN;
+	int expiry = EP_EXPIRY_WARNING_DAYS;
 	time_t now = time(NULL);
 
 	ep_probeopt_init(&popt);
@@ -110,6 +116,14 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 			continue;
 		}
 		switch (c) {
+		case OPT_EXPIRY:
+			if ((expiry = ep_expiry_days(optarg)) < 0) {
+				rc = ep_cmd_usage_error(self, "--expiry-warning "
+				    "%s: not a number of days from 0 to 3650",
+				    optarg);
+				goto done;
+			}
+			break;
 		case 'q':
 			quiet = 1;
 			break;
@@ -126,6 +140,11 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	if (optind < argc) {
 		rc = ep_cmd_usage_error(self, "unexpected argument '%s'",
 		    argv[optind]);
+		goto done;
+	}
+	/* A report path that cannot take a report fails before the work. */
+	if (ep_reports_check(&ropt, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
 	if (ep_storeopt_resolve(&so, &profile, &sopt, &err) < 0 ||
@@ -175,6 +194,8 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	}
 	ep_checks_run(&rs, current, policy, now);
 	ep_storeopt_history(&rs, &info, policy, now);
+	ep_waivers_review(&rs, policy, now, expiry);
+	ep_results_capture_warnings(&rs, current);
 
 	ctx.command = "check";
 	ctx.golden_name = name;

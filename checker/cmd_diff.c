@@ -31,6 +31,8 @@ const struct ep_cmd ep_cmd_diff = {
 "store spec, else the defaults.  The checks that need no golden run on B.\n"
 "\n"
 "  --policy FILE        compare under this policy\n"
+"  --expiry-warning DAYS  warn of a waiver that expires within DAYS days\n"
+"                       (default 14; 0: only on its last day)\n"
 "  -q, --quiet          print only the verdict line and the counts\n"
 "  -h, --help           show this help\n"
 "\n"
@@ -41,7 +43,7 @@ EP_REPORT_HELP
 	.exec = cmd_diff_exec,
 };
 
-enum { OPT_POLICY = 0x400 };
+enum { OPT_POLICY = 0x400, OPT_EXPIRY };
 
 /* One side: its manifest, and for a store spec where it came from and the
  * policy stored beside it. */
@@ -133,6 +135,7 @@ cmd_diff_exec(const struct ep_cmd *self, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "policy", required_argument, NULL, OPT_POLICY },
+		{ "expiry-warning", required_argument, NULL, OPT_EXPIRY },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		EP_REPORT_LONGOPTS,
@@ -147,6 +150,7 @@ cmd_diff_exec(const struct ep_cmd *self, int argc, char **argv)
 	const char *policy_path = NULL;
 	char *pname = NULL;
 	int c, quiet = 0, rc = EP_EXIT_NORUN;
+	int expiry = EP_EXPIRY_WARNING_DAYS;
 	time_t now = time(NULL);
 
 	optind = 1;
@@ -158,6 +162,14 @@ cmd_diff_exec(const struct ep_cmd *self, int argc, char **argv)
 		switch (c) {
 		case OPT_POLICY:
 			policy_path = optarg;
+			break;
+		case OPT_EXPIRY:
+			if ((expiry = ep_expiry_days(optarg)) < 0) {
+				rc = ep_cmd_usage_error(self, "--expiry-warning "
+				    "%s: not a number of days from 0 to 3650",
+				    optarg);
+				goto done;
+			}
 			break;
 		case 'q':
 			quiet = 1;
@@ -175,6 +187,10 @@ cmd_diff_exec(const struct ep_cmd *self, int argc, char **argv)
 	if (argc - optind != 2) {
 		rc = ep_cmd_usage_error(self, "expected two manifests, A and "
 		    "B; got %d", argc - optind);
+		goto done;
+	}
+	if (ep_reports_check(&ropt, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
 	/* The policy first: a malformed one stops the run before anything
@@ -206,6 +222,8 @@ cmd_diff_exec(const struct ep_cmd *self, int argc, char **argv)
 	ep_checks_run(&rs, b.m, policy, now);
 	ep_storeopt_history(&rs, &a.info, policy, now);
 	ep_storeopt_history(&rs, &b.info, policy, now);
+	ep_waivers_review(&rs, policy, now, expiry);
+	ep_results_capture_warnings(&rs, b.m);
 
 	ctx.command = "diff";
 	ctx.golden_name = a.name;

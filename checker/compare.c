@@ -124,16 +124,18 @@ ep_results_sort(struct ep_results *rs)
 		qsort(rs->v, rs->n, sizeof *rs->v, result_order);
 }
 
-/* Error, fail, waived, skip, pass: what a reader must see first. */
+/* Error, fail, warn, waived, skip, pass: what a reader must see first. */
+#define NRANKS	6
 static int
 status_rank(int status)
 {
 	switch (status) {
 	case EP_ERROR: return 0;
 	case EP_FAIL: return 1;
-	case EP_WAIVED: return 2;
-	case EP_SKIP: return 3;
-	default: return 4;
+	case EP_WARN: return 2;
+	case EP_WAIVED: return 3;
+	case EP_SKIP: return 4;
+	default: return 5;
 	}
 }
 
@@ -141,8 +143,8 @@ void
 ep_results_truncate(struct ep_results *rs, size_t max,
     size_t omitted[EP_NSTATUS])
 {
-	size_t per[5] = { 0 }, room = max, o = 0;
-	size_t keep[5];
+	size_t per[NRANKS] = { 0 }, room = max, o = 0;
+	size_t keep[NRANKS];
 
 	memset(omitted, 0, EP_NSTATUS * sizeof omitted[0]);
 	if (rs->n <= max)
@@ -151,7 +153,7 @@ ep_results_truncate(struct ep_results *rs, size_t max,
 	 * that keeps the order of rs. */
 	for (size_t i = 0; i < rs->n; i++)
 		per[status_rank(rs->v[i].status)]++;
-	for (int r = 0; r < 5; r++) {
+	for (int r = 0; r < NRANKS; r++) {
 		keep[r] = per[r] < room ? per[r] : room;
 		room -= keep[r];
 	}
@@ -192,7 +194,7 @@ const char *
 ep_status_name(int status)
 {
 	static const char *const names[] = { "pass", "fail", "skip", "waived",
-	    "error" };
+	    "error", "warn" };
 
 	if (status < 0 || status >= EP_NSTATUS)
 		return "unknown";
@@ -216,8 +218,10 @@ ep_results_waive(struct ep_results *rs, size_t from,
 		char *msg;
 		int state;
 
-		if (r->status != EP_FAIL || (w = ep_policy_waiver(policy,
-		    r->key, r->actual, now, &state)) == NULL)
+		/* A failure, or a warning someone has accepted by name. */
+		if ((r->status != EP_FAIL && r->status != EP_WARN) ||
+		    (w = ep_policy_waiver(policy, r->key, r->actual, now,
+		    &state)) == NULL)
 			continue;
 		msg = r->message != NULL ? r->message : r->key;
 		if (state == EP_WAIVER_OTHER_VALUE) {
@@ -242,6 +246,99 @@ ep_results_waive(struct ep_results *rs, size_t from,
 			    w->owner, w->expires, w->reason);
 		}
 		set_owned(&r->message, msg);
+	}
+}
+
+void
+ep_waivers_review(struct ep_results *rs, const struct ep_policy *policy,
+    time_t now, int expiry_days)
+{
+	const struct ep_waiver *w;
+	size_t nw, n = rs->n;
+	char *used, key[48];
+	int left;
+
+	w = ep_policy_waivers(policy, &nw);
+	if (nw == 0)
+		return;
+	used = xcalloc(nw, 1);
+	for (size_t i = 0; i < n; i++) {
+		int ix = rs->v[i].waiver - 1;
+
+		for (size_t k = 0; ix >= 0 && k < nw; k++)
+			if ((int)w[k].index == ix)
+				used[k] = 1;
+	}
+	for (size_t k = 0; k < nw; k++) {
+		struct ep_result r = { 0 };
+		char *msg = NULL;
+
+		snprintf(key, sizeof key, "policy.waivers[%zu]", w[k].index);
+		if (!used[k])
+			msg = xasprintf("%s: the waiver for %s (%s, until %s) "
+			    "waived nothing in this run: the drift it was for "
+			    "is gone, or it never matched; remove it", key,
+			    w[k].key, w[k].owner, w[k].expires);
+		else if (ep_waiver_expires_within(&w[k], now, expiry_days,
+		    &left))
+			msg = left == 0 ? xasprintf("%s: the waiver for %s "
+			    "(%s) expires today, %s", key, w[k].key,
+			    w[k].owner, w[k].expires) : xasprintf("%s: the "
+			    "waiver for %s (%s) expires on %s, in %d day%s",
+			    key, w[k].key, w[k].owner, w[k].expires, left,
+			    left == 1 ? "" : "s");
+		if (msg == NULL)
+			continue;
+		r.key = key;
+		r.area = "policy";
+		r.status = EP_WARN;
+		r.rule = "check:waivers";
+		r.expected = (char *)w[k].expires;
+		r.message = msg;
+		r.waiver_reason = (char *)w[k].reason;
+		r.waiver_owner = (char *)w[k].owner;
+		r.waiver_expires = (char *)w[k].expires;
+		ep_results_add(rs, &r);
+		free(msg);
+	}
+	free(used);
+}
+
+int
+ep_expiry_days(const char *text)
+{
+	char *end;
+	long d;
+
+	if (text[0] < '0' || text[0] > '9')
+		return -1;
+	d = strtol(text, &end, 10);
+	return *end != '\0' || d > 3650 ? -1 : (int)d;
+}
+
+void
+ep_results_capture_warnings(struct ep_results *rs,
+    const struct ep_manifest *m)
+{
+	json_t *w = m != NULL && m->meta != NULL ?
+	    json_object_get(m->meta, "warnings") : NULL;
+	char key[48];
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(w, i, v) {
+		struct ep_result r = { 0 };
+
+		if (!json_is_string(v))
+			continue;
+		snprintf(key, sizeof key, "capture.warning[%zu]", i);
+		r.key = key;
+		r.area = "capture";
+		r.status = EP_WARN;
+		r.rule = "capture";
+		r.message = xasprintf("%s: %s", key, json_string_value(v));
+		ep_results_add(rs, &r);
+		free(r.message);
 	}
 }
 
@@ -468,6 +565,11 @@ ep_compare(struct ep_results *out, const struct ep_manifest *golden,
 		if (decide(&r, &msg, rule, key, area, r.expected, r.actual,
 		    golden, current)) {
 			compared += r.expected != NULL;
+			/* A rule of severity warn: its drift is seen, never
+			 * fatal. */
+			if (r.status == EP_FAIL &&
+			    rule->severity == EP_SEVERITY_WARN)
+				r.status = EP_WARN;
 			if (r.status != EP_PASS && !rule->builtin &&
 			    rule->reason != NULL)
 				set_owned(&msg, xasprintf("%s (policy: %s)",

@@ -20,6 +20,9 @@ enum ep_status {
 	EP_SKIP,	/* could not be checked here (the reason says why) */
 	EP_WAIVED,	/* a failure a live waiver covers: visible, not fatal */
 	EP_ERROR,	/* the check itself could not run */
+	EP_WARN,	/* a finding to see, never failing the run (a rule of
+			   severity warn, a supported minor-version mix, a
+			   stale waiver, a capture warning) */
 	EP_NSTATUS,
 };
 
@@ -64,23 +67,45 @@ void ep_results_truncate(struct ep_results *rs, size_t max,
 /* counts[status] for each enum ep_status. */
 void ep_results_count(const struct ep_results *rs, size_t counts[EP_NSTATUS]);
 
-/* EP_EXIT_OK when nothing failed or errored (waived and skipped results
- * included), else EP_EXIT_DRIFT. */
+/* EP_EXIT_OK when nothing failed or errored (waived, warned and skipped
+ * results included), else EP_EXIT_DRIFT. */
 int ep_results_exit(const struct ep_results *rs);
 
 /* Apply policy's waivers to rs->v[from] onwards, at time now (today's
- * date in UTC): an EP_FAIL whose key matches a live waiver becomes
- * EP_WAIVED, its message ending "; waived by OWNER until DATE: REASON";
- * one whose only matching waiver has expired stays EP_FAIL, its message
- * ending "; waiver by OWNER expired on DATE: REASON".  Either way the
- * waiver_* fields are filled.  Other statuses are left alone: an error
- * (the check could not run) is not waivable.  ep_compare and
+ * date in UTC): an EP_FAIL or EP_WARN whose key and value a live waiver
+ * covers becomes EP_WAIVED, its message ending "; waived by OWNER until
+ * DATE: REASON"; one whose only matching waiver has expired stays as it
+ * was, its message ending "; waiver by OWNER expired on DATE: REASON".
+ * Either way the waiver_* fields and waiver are filled.  One that a live
+ * waiver names by key but not by value stays as it was, its message
+ * saying which value the waiver covers.  Other statuses are left alone:
+ * an error (the check could not run) is not waivable.  ep_compare and
  * ep_checks_run call it; other producers of results (the probe) may. */
 void ep_results_waive(struct ep_results *rs, size_t from,
     const struct ep_policy *policy, time_t now);
 
-/* "pass", "fail", "skip", "waived", "error". */
+/* "pass", "fail", "skip", "waived", "error", "warn". */
 const char *ep_status_name(int status);
+
+/* Warnings about the policy's waivers after a run whose results are all
+ * in rs (from ep_compare, ep_checks_run, the probe): a waiver that
+ * covered no result (stale: the drift it was for is gone, or it never
+ * matched), and a live one that expires within expiry_days days.  Each
+ * is an EP_WARN result keyed "policy.waivers[I]". */
+void ep_waivers_review(struct ep_results *rs, const struct ep_policy *policy,
+    time_t now, int expiry_days);
+
+/* check's and diff's --expiry-warning DAYS: its default, and its value
+ * (0 to 3650) from text, or -1 when text is not one. */
+#define EP_EXPIRY_WARNING_DAYS	14
+int ep_expiry_days(const char *text);
+
+/* The capture's own warnings (meta.warnings of m: a METADATA without a
+ * Version, a lockfile it could not read) as EP_WARN results keyed
+ * "capture.warning[I]", so that the cause stands next to the failure it
+ * explains in every report. */
+void ep_results_capture_warnings(struct ep_results *rs,
+    const struct ep_manifest *m);
 
 /* Compare every key present on either side under policy (first matching
  * rule wins; waivers applied with today's date from now).  Adds to out.

@@ -44,6 +44,11 @@ ep_report_annotations(FILE *f, const struct ep_results *rs)
 			cmd = "error";
 			what = "could not check";
 			break;
+		case EP_WARN:
+			/* Seen, never fatal. */
+			cmd = "warning";
+			what = "warning";
+			break;
 		case EP_WAIVED:
 			/* Not fatal, yet someone owns it until a date. */
 			cmd = "notice";

@@ -135,6 +135,35 @@ drift(FILE *f, const struct ep_results *rs, const size_t c[EP_NSTATUS],
 	fputc('\n', f);
 }
 
+/* Warnings: seen, never failing the run. */
+static void
+warned(FILE *f, const struct ep_results *rs, const size_t c[EP_NSTATUS],
+    size_t max)
+{
+	size_t shown = 0;
+
+	if (c[EP_WARN] == 0)
+		return;
+	fprintf(f, "### Warnings: %zu\n\n", c[EP_WARN]);
+	fputs("| Key | Expected | Actual | Note |\n"
+	    "| --- | --- | --- | --- |\n", f);
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct ep_result *r = &rs->v[i];
+
+		if (r->status != EP_WARN)
+			continue;
+		if (max != 0 && shown == max)
+			break;
+		shown++;
+		fputs("| ", f);
+		key_values(f, r);
+		plain(f, ep_result_reason(r));
+		fputs(" |\n", f);
+	}
+	more(f, shown, c[EP_WARN]);
+	fputc('\n', f);
+}
+
 static void
 waived(FILE *f, const struct ep_results *rs, const size_t c[EP_NSTATUS],
     size_t max)
@@ -243,13 +272,15 @@ ep_report_markdown(const struct ep_report_ctx *ctx,
 	}
 	header(f, ctx, c);
 	drift(f, rs, c, max_rows);
+	warned(f, rs, c, max_rows);
 	waived(f, rs, c, max_rows);
 	skipped(f, rs, c, max_rows);
 	fputs("### Counts\n\n"
-	    "| Total | Pass | Fail | Error | Waived | Skipped |\n"
-	    "| ---: | ---: | ---: | ---: | ---: | ---: |\n", f);
-	fprintf(f, "| %zu | %zu | %zu | %zu | %zu | %zu |\n\n", total,
-	    c[EP_PASS], c[EP_FAIL], c[EP_ERROR], c[EP_WAIVED], c[EP_SKIP]);
+	    "| Total | Pass | Fail | Error | Warn | Waived | Skipped |\n"
+	    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n", f);
+	fprintf(f, "| %zu | %zu | %zu | %zu | %zu | %zu | %zu |\n\n", total,
+	    c[EP_PASS], c[EP_FAIL], c[EP_ERROR], c[EP_WARN], c[EP_WAIVED],
+	    c[EP_SKIP]);
 	fputs("<sub>envparity " EP_VERSION "</sub>\n", f);
 	if (fclose(f) != 0 || buf == NULL) {
 		fputs("envparity: out of memory\n", stderr);

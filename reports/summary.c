@@ -89,6 +89,18 @@ ep_report_summary(FILE *f, const struct ep_report_ctx *ctx,
 	for (size_t i = 0, shown = 0; i < rs->n && !brief; i++) {
 		const struct ep_result *r = &rs->v[i];
 
+		if (r->status != EP_WARN)
+			continue;
+		if (shown++ < EP_SUMMARY_LINES_MAX)
+			ep_say(f, "  warn    %s", r->message ? r->message :
+			    r->key);
+		else if (shown == c[EP_WARN])
+			ep_say(f, "  ...     and %zu more warnings (the reports "
+			    "list them)", shown - EP_SUMMARY_LINES_MAX);
+	}
+	for (size_t i = 0, shown = 0; i < rs->n && !brief; i++) {
+		const struct ep_result *r = &rs->v[i];
+
 		if (r->status != EP_WAIVED)
 			continue;
 		if (shown++ < EP_SUMMARY_LINES_MAX)
@@ -100,7 +112,7 @@ ep_report_summary(FILE *f, const struct ep_report_ctx *ctx,
 	}
 	if (!brief)
 		print_skips(f, rs);
-	ep_say(f, "%zu results: %zu pass, %zu fail, %zu waived, %zu skip, "
-	    "%zu error", total, c[EP_PASS], c[EP_FAIL], c[EP_WAIVED],
-	    c[EP_SKIP], c[EP_ERROR]);
+	ep_say(f, "%zu results: %zu pass, %zu fail, %zu warn, %zu waived, "
+	    "%zu skip, %zu error", total, c[EP_PASS], c[EP_FAIL], c[EP_WARN],
+	    c[EP_WAIVED], c[EP_SKIP], c[EP_ERROR]);
 }

@@ -7,6 +7,8 @@
 
 load setup
 
+bats_require_minimum_version 1.5.0
+
 unset GITHUB_ACTIONS GITHUB_STEP_SUMMARY CI GITLAB_CI
 
 manifest() { # file facts-json [meta-json]
@@ -68,4 +70,74 @@ result() { # report key: "STATUS MESSAGE" of key
 	run "$EP" diff --policy p.json a.json a.json
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"p.json: waivers[0] (key \"*\"): a waiver for every key hides every finding"* ]]
+}
+
+@test "a rule of severity warn reports drift as warn, counted everywhere, never failing" {
+	manifest a.json '{"python.pkg.numpy": "1.26.4", "python.pkg.torch": "2.3.1"}'
+	manifest b.json '{"python.pkg.numpy": "2.0.0", "python.pkg.torch": "2.3.1", "python.pkg.rich": "13.0"}'
+	policy '"rules": [{"key": "python.pkg.*", "rule": "exact", "severity": "warn"}]'
+	GITHUB_ACTIONS=true run --separate-stderr "$EP" diff --policy p.json a.json b.json --json r.json --junit r.xml
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"envparity diff: PARITY"* ]]
+	[[ "$output" == *"  warn    python.pkg.numpy: expected 1.26.4, got 2.0.0"* ]]
+	[[ "$output" == *"  warn    python.pkg.rich: new here (13.0), not in the golden manifest"* ]]
+	[[ "$output" == *" 0 fail, 2 warn,"* ]]
+	jq -e '.counts.warn == 2 and .exit_status == 0' r.json
+	[ "$(result r.json python.pkg.numpy | cut -d' ' -f1)" = warn ]
+	grep -q '<skipped type="warn" message="warning: expected 1.26.4, got 2.0.0' r.xml ||
+	    grep -q '<skipped type="warn" message="warning: python.pkg.numpy' r.xml || \
+	    grep -q 'type="warn"' r.xml
+	[[ "$stderr" == *"::warning title=envparity warning%3A python.pkg.numpy::"* ]]
+}
+
+@test "a waiver that waived nothing, and one about to expire, are warnings" {
+	manifest a.json '{"python.pkg.numpy": "1.26.4", "python.pkg.torch": "2.3.1"}'
+	manifest b.json '{"python.pkg.numpy": "1.26.4", "python.pkg.torch": "2.4.0"}'
+	soon=$(date -u -d '+5 days' +%F)
+	policy "\"waivers\": [
+	  {\"key\": \"python.pkg.numpy\", \"reason\": \"numpy 2 rollout\", \"owner\": \"ml\", \"expires\": \"2099-12-31\"},
+	  {\"key\": \"python.pkg.torch\", \"reason\": \"torch 2.4 trial\", \"owner\": \"research\", \"expires\": \"$soon\"}]"
+	run "$EP" diff --policy p.json a.json b.json --json r.json
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(result r.json 'policy.waivers[0]')" = "warn policy.waivers[0]: the waiver for python.pkg.numpy (ml, until 2099-12-31) waived nothing in this run: the drift it was for is gone, or it never matched; remove it" ]
+	[ "$(result r.json 'policy.waivers[1]')" = "warn policy.waivers[1]: the waiver for python.pkg.torch (research) expires on $soon, in 5 days" ]
+	[ "$(result r.json python.pkg.torch | cut -d' ' -f1)" = waived ]
+	# --expiry-warning moves the window.
+	run "$EP" diff --policy p.json --expiry-warning 3 a.json b.json --json r2.json
+	[ "$status" -eq 0 ]
+	[ -z "$(result r2.json 'policy.waivers[1]')" ]
+	run "$EP" diff --policy p.json --expiry-warning soon a.json b.json
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--expiry-warning soon: not a number of days from 0 to 3650"* ]]
+}
+
+@test "what capture had to skip is shown next to the failure it causes" {
+	mkdir site
+	mkdir site/numpy-1.26.4.dist-info
+	printf 'Metadata-Version: 2.1\nName: numpy\nVersion: 1.26.4\n' > site/numpy-1.26.4.dist-info/METADATA
+	"$EP" capture -q --no-discover --site-packages site -o golden.json
+	# The METADATA loses its Version: the package is "missing here".
+	printf 'Metadata-Version: 2.1\nName: numpy\n' > site/numpy-1.26.4.dist-info/METADATA
+	"$EP" capture -q --no-discover --site-packages site -o now.json
+	run "$EP" diff golden.json now.json --json r.json --markdown r.md
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"FAIL    python.pkg.numpy: expected 1.26.4, missing here"* ]]
+	[[ "$output" == *"warn    capture.warning[0]: "*"numpy-1.26.4.dist-info/METADATA: no Version field (distribution skipped)"* ]]
+	jq -e '[.results[] | select(.key == "capture.warning[0]" and .status == "warn")] | length == 1' r.json
+	grep -q 'capture.warning' r.md
+}
+
+@test "cuDNN built for a newer CUDA minor than the runtime is a warning: the first ./run is parity" {
+	[ -e /usr/local/cuda/lib64/libcudnn.so.9 ] || skip "no CUDA libraries here"
+	"$EP" bless -q --no-discover > /dev/null
+	run "$EP" check --no-discover --json r.json
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"PARITY"* ]]
+	if jq -e '.results[] | select(.key == "stack.cudart_minor.cudnn")' r.json > /dev/null; then
+		[ "$(result r.json stack.cudart_minor.cudnn | cut -d' ' -f1)" = warn ]
+	fi
 }
