@@ -2,7 +2,8 @@
  * compare.h: golden facts against current facts, under a policy, give one
  * result per key (DESIGN.md: reports only render results).  Checks that
  * need no golden (checks.c) and the probe runs (probe.c) add results of
- * the same shape.
+ * the same shape.  The result list is results.c's, the comparison
+ * compare.c's.
  */
 #ifndef EP_COMPARE_H
 #define EP_COMPARE_H
@@ -52,6 +53,10 @@ struct ep_results {
 /* Append a result; every string is copied (NULLs stay NULL) and area is
  * derived from key when r->area is NULL. */
 void ep_results_add(struct ep_results *rs, const struct ep_result *r);
+
+/* The area of a key: its first segment ("python" of "python.pkg.x"). A
+ * new string. */
+char *ep_result_area(const char *key);
 void ep_results_clear(struct ep_results *rs);
 
 /* Sort by area, then key (byte order), so reports are stable. */

@@ -99,116 +99,6 @@ lookup(const char *const *names, const char *s)
 	return -1;
 }
 
-/* One class after '[' at *pp against c: 1 or 0, *pp moved past ']'; -1
- * when the class is not closed. */
-static int
-class_match(const char **pp, unsigned char c)
-{
-	const unsigned char *p = (const unsigned char *)*pp;
-	int neg = 0, hit = 0;
-
-	if (*p == '!' || *p == '^') {
-		neg = 1;
-		p++;
-	}
-	if (*p == ']') {		/* first: a literal ']' */
-		hit |= c == ']';
-		p++;
-	}
-	while (*p != ']') {
-		unsigned char lo, hi;
-
-		if (*p == '\0')
-			return -1;
-		if (*p == '\\' && p[1] != '\0')
-			p++;
-		lo = *p++;
-		if (p[0] == '-' && p[1] != ']' && p[1] != '\0') {
-			p++;
-			if (*p == '\\' && p[1] != '\0')
-				p++;
-			hi = *p++;
-			hit |= lo <= c && c <= hi;
-		} else
-			hit |= c == lo;
-	}
-	*pp = (const char *)p + 1;
-	return hit != neg;
-}
-
-int
-ep_glob_match(const char *pattern, const char *key)
-{
-	const char *p = pattern, *k = key, *star_p = NULL, *star_k = NULL;
-
-	while (*k != '\0') {
-		if (*p == '*') {
-			while (*p == '*')
-				p++;
-			star_p = p;
-			star_k = k;
-			continue;
-		}
-		if (*p == '?') {
-			p++;
-			k++;
-			continue;
-		}
-		if (*p == '[') {
-			const char *q = p + 1;
-			int m = class_match(&q, (unsigned char)*k);
-
-			if (m < 0)
-				return 0;
-			if (m) {
-				p = q;
-				k++;
-				continue;
-			}
-		} else if (*p == '\\' && p[1] != '\0') {
-			if (p[1] == *k) {
-				p += 2;
-				k++;
-				continue;
-			}
-		} else if (*p != '\0' && *p == *k) {
-			p++;
-			k++;
-			continue;
-		}
-		/* Mismatch: let the last '*' take one more byte. */
-		if (star_p == NULL)
-			return 0;
-		p = star_p;
-		k = ++star_k;
-	}
-	while (*p == '*')
-		p++;
-	return *p == '\0';
-}
-
-/* NULL if pattern is a usable glob, else what is wrong with it. */
-static const char *
-glob_problem(const char *pattern)
-{
-	if (*pattern == '\0')
-		return "is empty";
-	for (const char *p = pattern; *p != '\0'; p++) {
-		if (*p == '\\') {
-			if (p[1] == '\0')
-				return "ends in a lone '\\'";
-			p++;
-		} else if (*p == '[') {
-			const char *q = p + 1;
-
-			if (class_match(&q, 0) < 0)
-				return "has a '[' class that is not closed";
-			p = q - 1;
-		}
-	}
-	return NULL;
-}
-
 /* 1 if s is a real calendar date written YYYY-MM-DD. */
 static int
 valid_date(const char *s)
@@ -302,7 +192,7 @@ parse_rule(struct ep_policy *p, json_t *o, size_t i, const char *name,
 	    get_string(&severity, o, "severity", 0, name, where, err) < 0 ||
 	    get_string(&reason, o, "reason", 0, name, where, err) < 0)
 		return -1;
-	if ((why = glob_problem(key)) != NULL)
+	if ((why = ep_glob_problem(key)) != NULL)
 		return ep_err_set(err, EP_E_INPUT, "%s: %s: the key %s", name,
 		    where, why);
 	if ((k = lookup(kind_names, kind)) < 0)
@@ -392,7 +282,7 @@ parse_waiver(struct ep_policy *p, json_t *o, size_t i, const char *name,
 	    get_string(&actual, o, "actual", 0, name, where, err) < 0 ||
 	    get_string(&range, o, "range", 0, name, where, err) < 0)
 		return -1;
-	if ((why = glob_problem(key)) != NULL)
+	if ((why = ep_glob_problem(key)) != NULL)
 		return ep_err_set(err, EP_E_INPUT, "%s: %s: the key %s", name,
 		    where, why);
 	if (key[strspn(key, "*")] == '\0')

@@ -129,4 +129,8 @@ const struct ep_waiver *ep_policy_waivers(const struct ep_policy *p,
  * matches nothing (ep_policy_parse rejects one). */
 int ep_glob_match(const char *pattern, const char *key);
 
+/* NULL if pattern is a usable glob, else what is wrong with it ("is
+ * empty", "has a '[' class that is not closed", ...). */
+const char *ep_glob_problem(const char *pattern);
+
 #endif
