@@ -164,10 +164,8 @@ cmd_diff_exec(const struct ep_cmd *self, int argc, char **argv)
 			policy_path = optarg;
 			break;
 		case OPT_EXPIRY:
-			if ((expiry = ep_expiry_days(optarg)) < 0) {
-				rc = ep_cmd_usage_error(self, "--expiry-warning "
-				    "%s: not a number of days from 0 to 3650",
-				    optarg);
+			if (ep_expiry_days(&expiry, optarg, &err) < 0) {
+				rc = ep_cmd_usage_error(self, "%s", err.msg);
 				goto done;
 			}
 			break;

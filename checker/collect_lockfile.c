@@ -62,12 +62,7 @@ lock_key(const char *path, const char *cwd)
 	size_t n;
 
 	base = slash != NULL ? slash + 1 : path;
-	if (slash == NULL)
-		dir = xstrdup(".");
-	else if (slash == path)
-		dir = xstrdup("/");
-	else
-		dir = xstrndup(path, (size_t)(slash - path));
+	dir = ep_path_dir(path);
 	rdir = realpath(dir, NULL);
 	free(dir);
 	if (rdir != NULL && cwd != NULL && (n = strlen(cwd)) > 0 &&

@@ -101,9 +101,10 @@ void ep_waivers_review(struct ep_results *rs, const struct ep_policy *policy,
     time_t now, int expiry_days);
 
 /* check's and diff's --expiry-warning DAYS: its default, and its value
- * (0 to 3650) from text, or -1 when text is not one. */
+ * (0 to 3650) from text into *days; EP_E_INPUT saying so when text is
+ * not one. */
 #define EP_EXPIRY_WARNING_DAYS	14
-int ep_expiry_days(const char *text);
+int ep_expiry_days(int *days, const char *text, struct ep_err *err);
 
 /* The capture's own warnings (meta.warnings of m: a METADATA without a
  * Version, a lockfile it could not read) as EP_WARN results keyed

@@ -49,12 +49,7 @@ open_parent(int *dfd, const char **base, const char *path, struct ep_err *err)
 	    strcmp(*base, "..") == 0)
 		return ep_err_set(err, EP_E_INPUT, "%s: cannot write an output "
 		    "there: a directory", path);
-	if (slash == NULL)
-		dir = xstrdup(".");
-	else if (slash == path)
-		dir = xstrdup("/");
-	else
-		dir = xstrndup(path, (size_t)(slash - path));
+	dir = ep_path_dir(path);
 	*dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	free(dir);
 	if (*dfd < 0)

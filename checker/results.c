@@ -280,15 +280,18 @@ ep_waivers_review(struct ep_results *rs, const struct ep_policy *policy,
 }
 
 int
-ep_expiry_days(const char *text)
+ep_expiry_days(int *days, const char *text, struct ep_err *err)
 {
 	char *end;
-	long d;
+	long d = -1;
 
-	if (text[0] < '0' || text[0] > '9')
-		return -1;
-	d = strtol(text, &end, 10);
-	return *end != '\0' || d > 3650 ? -1 : (int)d;
+	if (text[0] >= '0' && text[0] <= '9')
+		d = strtol(text, &end, 10);
+	if (d < 0 || *end != '\0' || d > 3650)
+		return ep_err_set(err, EP_E_INPUT, "--expiry-warning %s: not "
+		    "a number of days from 0 to 3650", text);
+	*days = (int)d;
+	return 0;
 }
 
 void

@@ -359,6 +359,18 @@ ep_file_identity(const char *path)
 	    (intmax_t)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
 }
 
+char *
+ep_path_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (slash == NULL)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(slash - path));
+}
+
 int
 ep_mkdirs(const char *path, struct ep_err *err)
 {

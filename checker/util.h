@@ -106,6 +106,10 @@ int ep_write_cache(const char *path, const void *data, size_t len,
  * string. */
 char *ep_file_identity(const char *path);
 
+/* The directory part of path as a new string: "." when it has no '/',
+ * "/" for a file in the root. */
+char *ep_path_dir(const char *path);
+
 /* mkdir -p with mode 0755 (or mode, less the umask, for each directory
  * it makes); EP_E_IO on failure. */
 int ep_mkdirs(const char *path, struct ep_err *err);

@@ -11,6 +11,7 @@
 
 load setup
 load git_daemon
+load ci
 
 ACTION=$REPO_ROOT/ci/github/action.yml
 GL_TEMPLATE=$REPO_ROOT/ci/gitlab/envparity.gitlab-ci.yml
@@ -20,41 +21,6 @@ setup_file() {
 	unset ENVPARITY_STORE ENVPARITY_PROFILE ENVPARITY_GIT_TOKEN
 	unset GITHUB_OUTPUT GITHUB_STEP_SUMMARY GITHUB_ENV GITHUB_PATH
 	unset CI GITHUB_ACTIONS GITLAB_CI
-}
-
-need_node() {
-	command -v node >/dev/null 2>&1 ||
-	    skip "node is not installed (tools/deps.sh test installs it)"
-}
-
-# A store whose golden is a machine with N distributions in DIR, with the
-# waiver a team would commit for cuDNN wheels built for a newer cudart.
-golden() { # store site-packages n
-	mkdir -p "$2"
-	"$FIXTURES/gen-site-packages.sh" "$2" "$3" >/dev/null
-	[ -e "$1" ] || git init -q --bare -b main "$1"
-	"$EP" bless -q --store "$1" --no-discover --site-packages "$2" >/dev/null
-	git clone -q "$1" "$T/wt"
-	cat > "$T/wt/default/policy.json" <<-'EOF'
-	{"schema": "envparity/policy@1", "rules": [], "waivers": [
-	  {"key": "stack.cudart_minor.*", "reason": "cuDNN wheels built for 13.1",
-	   "owner": "ml-platform", "expires": "2099-12-31"}]}
-	EOF
-	git -C "$T/wt" add default/policy.json
-	git -C "$T/wt" -c user.name=t -c user.email=t@x commit -qm policy
-	git -C "$T/wt" push -q origin HEAD
-	rm -rf "$T/wt"
-}
-
-run_action() { # result.json input=value...
-	local res=$1
-	shift
-	mkdir -p "$T/runner"
-	: >"$T/summary.md"
-	GITHUB_STEP_SUMMARY=$T/summary.md RUNNER_TEMP=$T/runner \
-	    GITHUB_WORKSPACE=$T run node "$REPO_ROOT/tools/run-composite.js" \
-	    "$ACTION" "$res" envparity="$EP" "$@"
-	echo "$output"
 }
 
 @test "action: a line break in an input cannot set the bin output" {
