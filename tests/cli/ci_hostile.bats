@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # ci_hostile.bats: the CI integration where a pull request is the
 # attacker.  The GitHub action's steps are run as the runner runs them
-# (tools/run-composite.js); the GitLab template's script is run by
-# gitlab-ci-local's shell executor where it is installed.
+# (tools/run-composite.js); the GitLab template's job script is taken
+# from the template (js-yaml) and run with sh, as GitLab's shell executor
+# runs it.
 #  - an input with a line break cannot set another of the action's outputs
 #    (the bin the next step runs with the token);
 #  - a report path, or the reports folder, that the checkout holds as a
