@@ -16,11 +16,15 @@
  *   absent   fail when the key exists here, pass otherwise.
  * A key only one side has, under exact (or version, when missing here):
  *   - missing here, and this capture says it could not look at the key's
- *     area (meta.unavailable.<area>, e.g. gpu on a runner without one):
- *     skip, "KEY: not checked here: REASON".  A platform engineer sees
- *     "not checked", neither a silent pass nor a false removal;
- *   - new here, and the golden could not look at that area: skip, "KEY:
- *     not in the golden manifest, which did not check AREA: REASON";
+ *     area (meta.unavailable.<area>): for an area a machine may lack (gpu
+ *     on a runner without one, the probe not run) skip, "KEY: not
+ *     checked here: REASON", neither a silent pass nor a false removal;
+ *     for any other (a collector that failed: no Python answer, no CUDA
+ *     library found) an error, "KEY: expected G, could not be read
+ *     here", since a failed collector proves no parity;
+ *   - new here, and the golden could not look at that area (gpu, probe):
+ *     skip, "KEY: not in the golden manifest, which did not check AREA:
+ *     REASON";
  *   - otherwise the rule's "missing": fail (the default: "expected G,
  *     missing here" or "new here (C), not in the golden manifest"), skip
  *     (the same words, not fatal), or ignore (no result).
@@ -57,6 +61,17 @@ static const char *
 fact(const struct ep_manifest *m, const char *key)
 {
 	return m != NULL ? ep_manifest_get(m, key) : NULL;
+}
+
+/* 1 for an area a machine may lack without drift (meta.unavailable
+ * then means "cannot be checked here", a skip): the GPU on a runner
+ * without one (--require-gpu makes that a failure for gates), and the
+ * probe when it was not asked to run.  Any other area marked unavailable
+ * is a collector that failed, which proves nothing either way. */
+static int
+may_lack(const char *area)
+{
+	return strcmp(area, "gpu") == 0 || strcmp(area, "probe") == 0;
 }
 
 /* The verdict of a version rule on the current value c. */
@@ -125,11 +140,19 @@ decide(struct ep_result *r, char **msg, const struct ep_rule *rule,
 		return 1;
 	}
 	if (c == NULL && (why = unavailable(current, area)) != NULL) {
-		r->status = EP_SKIP;
-		*msg = xasprintf("%s: not checked here: %s", key, why);
+		/* A runner that cannot have the area (no GPU, the probe not
+		 * asked for) skips; one whose collector failed (a Python
+		 * that timed out, no CUDA library found where the golden had
+		 * them) has not shown parity: the check could not be made. */
+		r->status = may_lack(area) ? EP_SKIP : EP_ERROR;
+		*msg = r->status == EP_SKIP ?
+		    xasprintf("%s: not checked here: %s", key, why) :
+		    xasprintf("%s: expected %s, could not be read here (%s: "
+		    "%s)", key, g, area, why);
 		return 1;
 	}
-	if (g == NULL && (why = unavailable(golden, area)) != NULL) {
+	if (g == NULL && may_lack(area) &&
+	    (why = unavailable(golden, area)) != NULL) {
 		r->status = EP_SKIP;
 		*msg = xasprintf("%s: not in the golden manifest, which did "
 		    "not check %s: %s", key, area, why);
@@ -220,7 +243,7 @@ compared_nothing(struct ep_results *out, size_t ngolden)
 	r.message = ngolden == 0 ? "golden.compared: nothing was compared: "
 	    "the golden manifest has no facts" : "golden.compared: nothing "
 	    "was compared: the policy ignores every fact of the golden "
-	    "manifest";
+	    "manifest, or none could be checked here";
 	ep_results_add(out, &r);
 }
 
@@ -263,7 +286,10 @@ ep_compare(struct ep_results *out, const struct ep_manifest *golden,
 		r.rule = (char *)rule->text;
 		if (decide(&r, &msg, rule, key, area, r.expected, r.actual,
 		    golden, current)) {
-			compared += r.expected != NULL;
+			/* Compared: judged on both sides; a skip or an error
+			 * proves nothing. */
+			compared += r.expected != NULL &&
+			    r.status != EP_SKIP && r.status != EP_ERROR;
 			/* A rule of severity warn: its drift is seen, never
 			 * fatal. */
 			if (r.status == EP_FAIL &&
