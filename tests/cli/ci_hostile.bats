@@ -108,3 +108,28 @@ bin=$T/evil"
 	# The job's cache is its own.
 	[ ! -e "$XDG_CACHE_HOME/envparity/cache-v1" ]
 }
+
+@test "GitLab template: a build folder the checkout holds is never used (no code of the checkout runs)" {
+	command -v node >/dev/null 2>&1 || skip "node is not installed"
+	"$NM/.bin/js-yaml" "$GL_TEMPLATE" > t.json
+	jq -r '.[".envparity"].script | join("\n")' t.json > script.sh
+	# A stand-in for envparity's source tree whose Makefile, like the real
+	# one, reads $(B)/obj/*.d, and builds a stub binary that says where.
+	mkdir -p src/tools checkout
+	printf '#!/bin/sh\nexit 0\n' > src/tools/deps.sh
+	chmod +x src/tools/deps.sh
+	printf '%s\n' '-include $(B)/obj/*.d' 'all:' \
+	    '	mkdir -p $(B)' \
+	    "	printf '#!/bin/sh\\necho \"stub from \$(B)\"\\nexit 0\\n' > \$(B)/envparity" \
+	    '	chmod +x $(B)/envparity' > src/Makefile
+	# What a merge request can commit: a dependency file that runs code.
+	mkdir -p checkout/.envparity-build/obj
+	printf '$(shell printf "ran with token=%%s" "$$ENVPARITY_GIT_TOKEN" > %s/stolen)\n' "$T" \
+	    > checkout/.envparity-build/obj/main.d
+	(cd checkout && ENVPARITY_BIN=envparity-not-installed ENVPARITY_SRC=$T/src \
+	    ENVPARITY_RUNS= ENVPARITY_ARGS= ENVPARITY_FAIL_ON_DRIFT=true ENVPARITY_CACHE_DIR= \
+	    ENVPARITY_GIT_TOKEN=glpat-SECRET CI_PROJECT_DIR=$T/checkout sh ../script.sh) > out 2>&1 || true
+	cat out
+	[ ! -e stolen ]
+	grep -q "stub from ${TMPDIR:-/tmp}/envparity-build." out
+}
