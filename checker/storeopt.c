@@ -121,18 +121,27 @@ ep_storeopt_bless_hint(const struct ep_store_opts *so, const char *profile)
 	return cmd;
 }
 
-/* The variable that says this runs in CI ("CI=true"), or NULL. */
+/* The variable that says this runs in CI, or NULL: the generic CI=true
+ * most services set, and each service's own for those that do not (or
+ * not always): GitHub Actions, GitLab, Jenkins, Azure Pipelines,
+ * Buildkite, CircleCI, Travis, TeamCity, Bitbucket, Drone, AppVeyor, AWS
+ * CodeBuild, Tekton, Woodpecker.  Only the name is shown: a value such
+ * as JENKINS_URL may hold credentials. */
 static char *
 in_ci(void)
 {
-	static const char *const vars[] = { "GITHUB_ACTIONS", "GITLAB_CI",
-	    "CI", NULL };
+	static const char *const vars[] = { "CI", "GITHUB_ACTIONS",
+	    "GITLAB_CI", "JENKINS_URL", "JENKINS_HOME", "TF_BUILD",
+	    "BUILDKITE", "CIRCLECI", "TRAVIS", "TEAMCITY_VERSION",
+	    "BITBUCKET_BUILD_NUMBER", "DRONE", "APPVEYOR",
+	    "CODEBUILD_BUILD_ID", "TEKTON_PIPELINE_RUN", "CI_PIPELINE_ID",
+	    "WOODPECKER", NULL };
 	const char *v;
 
 	for (size_t i = 0; vars[i] != NULL; i++)
 		if ((v = getenv(vars[i])) != NULL && v[0] != '\0' &&
 		    strcasecmp(v, "false") != 0 && strcmp(v, "0") != 0)
-			return xasprintf("%s=%s", vars[i], v);
+			return xasprintf("%s is set", vars[i]);
 	return NULL;
 }
 

@@ -15,7 +15,10 @@ setup() {
 	export HOME=$T/home
 	# Never the real CI's job summary or annotations; and not CI, where
 	# check refuses the default store these tests use (store_ci.bats).
-	unset GITHUB_ACTIONS GITHUB_STEP_SUMMARY CI GITLAB_CI
+	unset GITHUB_ACTIONS GITHUB_STEP_SUMMARY CI GITLAB_CI JENKINS_URL \
+	    JENKINS_HOME TF_BUILD BUILDKITE CIRCLECI TRAVIS TEAMCITY_VERSION \
+	    BITBUCKET_BUILD_NUMBER DRONE APPVEYOR CODEBUILD_BUILD_ID \
+	    TEKTON_PIPELINE_RUN CI_PIPELINE_ID WOODPECKER
 	mkdir -p "$HOME"
 	cd "$T" || return 1
 }

@@ -28,11 +28,17 @@ ship_own_golden() {
 
 @test "in CI, check refuses the default store: exit 2, naming the fix" {
 	ship_own_golden
-	for ci in CI=true GITHUB_ACTIONS=true GITLAB_CI=true CI=1; do
+	# The generic CI=true, and the services that do not always set it
+	# (Jenkins, Azure Pipelines, ...).
+	for ci in CI=true GITHUB_ACTIONS=true GITLAB_CI=true CI=1 \
+	    JENKINS_URL=http://user:tok@jenkins.example/ TF_BUILD=True \
+	    BUILDKITE=true CIRCLECI=true TEAMCITY_VERSION=2024.1; do
 		run env "$ci" "$EP" check --no-discover --json r.json
 		[ "$status" -eq 2 ] || { echo "$ci: $output"; false; }
 		[ "${#lines[@]}" -eq 1 ]
-		[[ "$output" == "envparity check: no store named, and in CI ($ci) the default .envparity/store is not used"*"name the store with --store or ENVPARITY_STORE"* ]]
+		[[ "$output" == "envparity check: no store named, and in CI (${ci%%=*} is set) the default .envparity/store is not used"*"name the store with --store or ENVPARITY_STORE"* ]]
+		# A variable's value can hold credentials: never shown.
+		[[ "$output" != *"tok@"* ]]
 		[ ! -e r.json ]
 	done
 	# CI=false is no CI; a store named explicitly is used in CI.
