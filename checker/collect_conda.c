@@ -66,7 +66,7 @@ conda_record(struct ep_collect *c, json_t *seen, int dfd, const char *mdir,
 		hit = NULL;
 	}
 	if (rec == NULL) {
-		if (ep_read_file(&text, &len, path, CONDA_META_MAX,
+		if (ep_read_regular(&text, &len, path, CONDA_META_MAX,
 		    &rerr) < 0) {
 			ep_manifest_warn(c->m, "%s", rerr.msg);
 			goto done;

@@ -24,8 +24,10 @@
 #include "collect.h"
 #include "lockfile.h"
 
-/* At most this many lockfiles are picked up from the current directory. */
+/* At most this many lockfiles are picked up from the current directory,
+ * and those are hashed up to this size. */
 #define EP_LOCK_DISCOVER_MAX	64
+#define EP_LOCK_HASH_MAX	((uintmax_t)256 << 20)
 
 /* Trouble with one file: an error for a named file (returns -1), a
  * warning for a found one (returns 0); either way the file is done. */
@@ -117,6 +119,15 @@ lock_one(struct ep_collect *c, const char *path, int named, const char *cwd,
 	if ((fd = ep_open_regular(path, &st, &perr)) < 0)
 		return trouble(c, named, err, "%s", perr.msg);
 
+	/* A file found unasked is hashed up to a size no lockfile reaches:
+	 * a link to a terabyte file must not make the capture hash it. */
+	if (!named && (uintmax_t)st.st_size > EP_LOCK_HASH_MAX) {
+		ep_manifest_warn(c->m, "%s: too large to hash (%jd bytes, limit "
+		    "%ju MiB for a lockfile found in the current directory; "
+		    "name it with --lockfile to hash it)", path,
+		    (intmax_t)st.st_size, (uintmax_t)(EP_LOCK_HASH_MAX >> 20));
+		goto done;
+	}
 	key = lock_key(path, cwd);
 	fact = xasprintf("lockfile.%s.sha256", key);
 	ep_collect_hash_later(c, fact, path);
@@ -146,11 +157,11 @@ lock_one(struct ep_collect *c, const char *path, int named, const char *cwd,
 		    "%d a lockfile)", path, pins.dropped, EP_LOCK_PINS_MAX);
 	lock_pins(c, key, &pins);
 done:
-	close(fd);
 	ep_pins_clear(&pins);
 	free(buf);
 	free(fact);
 	free(key);
+	close(fd);
 	return rc;
 }
 

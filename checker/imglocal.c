@@ -48,7 +48,7 @@ src_read(const struct src *s, const char *rel, char **buf, size_t *len,
 	if (s->tar != NULL)
 		return ep_tar_read(s->tar, rel, s->max, buf, len, err);
 	path = xasprintf("%s/%s", s->dir, rel);
-	rc = ep_read_file(buf, len, path, s->max, err);
+	rc = ep_read_regular(buf, len, path, s->max, err);
 	free(path);
 	return rc;
 }

@@ -151,7 +151,7 @@ ep_ldcache_load(struct ep_ldcache *out, const char *path, struct ep_err *err)
 	int rc;
 
 	memset(out, 0, sizeof *out);
-	if (ep_read_file(&buf, &len, path, 64 << 20, err) < 0)
+	if (ep_read_regular(&buf, &len, path, 64 << 20, err) < 0)
 		return -1;
 	rc = ep_ldcache_parse(out, buf, len, path, err);
 	free(buf);

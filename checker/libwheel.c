@@ -343,7 +343,7 @@ scan(struct walk *w, const char *dir, const char *root, int relocated,
 	list_dir(&ents, dir, sub);
 	for (size_t i = 0; i < ents.n && w->best_kind != M_DIRECT; i++) {
 		path = xasprintf("%s/%s/RECORD", dir, ents.v[i]);
-		if (ep_read_file(&buf, &len, path, RECORD_MAX, &err) < 0) {
+		if (ep_read_regular(&buf, &len, path, RECORD_MAX, &err) < 0) {
 			free(path);
 			continue;
 		}

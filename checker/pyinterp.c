@@ -303,7 +303,7 @@ ep_pyinterp_resolve(struct ep_pyenv *out, const char *exe,
 	memset(out, 0, sizeof *out);
 	if ((root = ep_pyvenv_root(exe)) != NULL) {
 		path = xasprintf("%s/pyvenv.cfg", root);
-		if (ep_read_file(&text, &len, path, 1 << 20, &perr) == 0)
+		if (ep_read_regular(&text, &len, path, 1 << 20, &perr) == 0)
 			ep_pyvenv_parse(&cfg, text, len);
 	}
 	/* Without a version in pyvenv.cfg, only running it can tell. */

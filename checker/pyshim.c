@@ -30,7 +30,7 @@ shim_root(const char *exe)
 	struct ep_err err = { 0 };
 	char *text = NULL, *root = NULL, *p, *q;
 
-	if (ep_read_file(&text, NULL, exe, SHIM_MAX, &err) < 0)
+	if (ep_read_regular(&text, NULL, exe, SHIM_MAX, &err) < 0)
 		return NULL;
 	if (!ep_startswith(text, "#!") ||
 	    strstr(text, "/libexec/pyenv\" exec ") == NULL ||
@@ -92,7 +92,7 @@ version_file(const char *dir)
 	for (;;) {
 		path = xasprintf("%s/.python-version", *d ? d : "");
 		if (access(path, F_OK) == 0) {
-			ep_read_file(&text, NULL, path, VERSION_FILE_MAX, &err);
+			ep_read_regular(&text, NULL, path, VERSION_FILE_MAX, &err);
 			free(path);
 			/* Found but unreadable: pyenv would fail; so do we. */
 			if (text == NULL)
@@ -126,7 +126,7 @@ ep_pyshim_resolve(const char *exe, const char *dir)
 		char *global = xasprintf("%s/version", root);
 		struct ep_err err = { 0 };
 
-		if (ep_read_file(&text, NULL, global, VERSION_FILE_MAX,
+		if (ep_read_regular(&text, NULL, global, VERSION_FILE_MAX,
 		    &err) == 0)
 			out = pick(root, program, text);
 		free(global);

@@ -84,7 +84,7 @@ cache_get(struct reg_ctx *ctx, const char *digest, size_t *len, char **ct)
 	if (ctx->cache == NULL)
 		return NULL;
 	path = xasprintf("%s/%s", ctx->cache, digest + 7);
-	if (ep_read_file(&buf, &n, path, ctx->o->max_body + 1024, NULL) < 0) {
+	if (ep_read_regular(&buf, &n, path, ctx->o->max_body + 1024, NULL) < 0) {
 		free(path);
 		return NULL;
 	}

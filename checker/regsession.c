@@ -39,17 +39,21 @@ reg_ctx_init(struct reg_ctx *ctx, const struct ep_imgref *const *refs,
     size_t n, const struct ep_imgopt *o, struct ep_imgres *const *out)
 {
 	int creds_ok, head;
-	char *dir;
+	char *dir, *why = NULL;
 
 	memset(ctx, 0, sizeof *ctx);
 	ctx->o = o;
 	creds_ok = ep_regcreds_load(&ctx->creds, o->auth_file,
 	    &ctx->creds_err) == 0;
-	if (!o->no_cache && (dir = ep_cache_dir()) != NULL) {
+	/* The cache a capture trusts, or none (its warning is the hash
+	 * cache's): a FIFO or a hint planted in a cache others can write
+	 * must not steer a resolution. */
+	if (!o->no_cache && (dir = ep_cache_dir_trusted(&why)) != NULL) {
 		ctx->cache = xasprintf("%s/manifests/sha256", dir);
 		ctx->tags = xasprintf("%s/manifests/tags", dir);
 		free(dir);
 	}
+	free(why);
 	ctx->rq = xcalloc(n ? n : 1, sizeof *ctx->rq);
 	ctx->n = n;
 	for (size_t i = 0; i < n; i++) {

@@ -249,6 +249,23 @@ ep_read_file(char **out, size_t *len, const char *path, size_t max,
 	return rc;
 }
 
+int
+ep_read_regular(char **out, size_t *len, const char *path, size_t max,
+    struct ep_err *err)
+{
+	struct stat st;
+	int fd, rc;
+
+	*out = NULL;
+	if (len != NULL)
+		*len = 0;
+	if ((fd = ep_open_regular(path, &st, err)) < 0)
+		return -1;
+	rc = ep_read_fd(out, len, fd, path, max, err);
+	close(fd);
+	return rc;
+}
+
 const char *
 ep_mode_kind(mode_t m)
 {
@@ -304,6 +321,12 @@ ep_open_regular(const char *path, struct stat *st, struct ep_err *err)
 	const char *fs;
 	int fd;
 
+	/* What the path is, before anything is opened: opening a device
+	 * can act (a watchdog, a tape); the type is checked again on what
+	 * was opened, in case it changed in between. */
+	if (stat(path, st) == 0 && !S_ISREG(st->st_mode))
+		return ep_err_set(err, EP_E_INPUT, "%s: %s, not a regular file",
+		    path, ep_mode_kind(st->st_mode));
 	/* O_NONBLOCK: a FIFO opens without waiting for a writer, and stays
 	 * set, so that nothing read through fd can block. */
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK |

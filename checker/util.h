@@ -83,6 +83,13 @@ int ep_open_regular(const char *path, struct stat *st, struct ep_err *err);
 /* "a directory", "a FIFO", "a character device", ... for messages. */
 const char *ep_mode_kind(mode_t m);
 
+/* ep_read_file for a file found rather than named, such as what a
+ * checkout, a site-packages or a cache holds: only a regular file on a
+ * real file system (ep_open_regular), so a FIFO or /proc/kmsg planted
+ * there cannot hang the run. */
+int ep_read_regular(char **out, size_t *len, const char *path, size_t max,
+    struct ep_err *err);
+
 /* The pseudo file system fd is on ("proc", "sysfs", ...), or NULL. */
 const char *ep_fd_pseudo_fs(int fd);
 

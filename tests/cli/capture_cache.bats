@@ -154,5 +154,5 @@ sha() { # path
 	[ "$(hashing m.json cached)" -eq 0 ]
 	[ "$(fact "$T/m.json" lockfile.blob.bin.sha256)" = "$(sha blob.bin)" ]
 	run jq -r '.meta.warnings[]' "$T/m.json"
-	[[ "$output" == *"cache not used: $T/not-a-dir/envparity: cannot create: Not a directory"* ]]
+	[[ "$output" == *"cache not saved: $XDG_CACHE_HOME/envparity/cache-v1: refused: a directory, not a regular file"* ]]
 }
