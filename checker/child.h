@@ -65,6 +65,15 @@ void ep_child_env_enter(struct ep_strv *env);
  * set to the number of relative or empty PATH entries passed over. */
 int ep_child_which(char **out, const char *name, unsigned *relative);
 
+/* Called first in main(): when LD_LIBRARY_PATH holds a relative or empty
+ * entry (".", "lib", "", each the current directory, the checkout under
+ * test), drop them and exec this program again, since the dynamic loader
+ * reads its search path only at start: otherwise every library a child
+ * loads could pull its dependencies from the checkout.  Returns 0 when
+ * there is nothing to drop; -1 with err (EP_E_IO) when the new process
+ * cannot start. */
+int ep_child_sane_loader(char **argv, struct ep_err *err);
+
 /* --- processes (child.c) -------------------------------------------- */
 
 /* Make this process the reaper of its orphaned descendants

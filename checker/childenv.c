@@ -11,6 +11,7 @@
  * of the rules.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,8 @@ static const char *const deny_names[] = {
 	"CI_DEPENDENCY_PROXY_PASSWORD", "CI_REPOSITORY_URL",
 	"REGISTRY_AUTH_FILE", "DOCKER_CONFIG", "DOCKER_AUTH_CONFIG",
 	"NETRC", "KUBECONFIG", "KRB5CCNAME", "XAUTHORITY",
+	"PGPASSWORD", "PGPASSFILE", "PGSERVICEFILE", "MYSQL_PWD", "SSHPASS",
+	"LDAPBINDPW", "VAULT_ADDR", "CONSUL_HTTP_AUTH",
 	NULL,
 };
 
@@ -53,10 +56,15 @@ static const char *const deny_prefixes[] = {
  * in any case: GITLAB_OIDC_TOKEN, HF_TOKEN, WANDB_API_KEY, TWINE_PASSWORD,
  * npm_config__auth.  Whole words only: TOKENIZERS_PARALLELISM stays. */
 static const char *const deny_words[] = {
-	"TOKEN", "TOKENS", "SECRET", "SECRETS", "PASSWORD", "PASSWD",
-	"PASSPHRASE", "CREDENTIAL", "CREDENTIALS", "CREDS", "AUTH", "JWT",
-	"KEY", "APIKEY", "COOKIE", "WEBHOOK", NULL,
+	"TOKEN", "TOKENS", "SECRET", "SECRETS", "PASSWORD", "PASSWORDS",
+	"PASSWD", "PASSPHRASE", "PASS", "PWD", "PW", "CREDENTIAL",
+	"CREDENTIALS", "CREDS", "AUTH", "JWT", "KEY", "KEYS", "APIKEY",
+	"COOKIE", "WEBHOOK", "PAT", "OTP", "BEARER", NULL,
 };
+
+/* Whole names a word above would catch that are no secret: the shell's
+ * working directories. */
+static const char *const keep_names[] = { "PWD", "OLDPWD", NULL };
 
 static int
 name_has_word(const char *name, size_t len)
@@ -74,6 +82,38 @@ name_has_word(const char *name, size_t len)
 		if (u == NULL)
 			break;
 		p = u + 1;
+	}
+	return 0;
+}
+
+/* A URL whose query names a credential ("...?token=", "&sig=",
+ * "?api_key="): the parameter's name holds one of these, in any case. */
+static int
+value_has_query_secret(const char *v)
+{
+	static const char *const words[] = { "token", "key", "secret",
+	    "password", "passwd", "pass", "pwd", "sig", "auth", "credential",
+	    "session", NULL };
+	const char *p = strstr(v, "://"), *q;
+
+	if (p == NULL || (q = strchr(p, '?')) == NULL)
+		return 0;
+	for (q++; *q != '\0' && !isspace((unsigned char)*q); ) {
+		size_t n = strcspn(q, "=&;# \t");
+
+		for (size_t i = 0; words[i] != NULL; i++) {
+			size_t w = strlen(words[i]);
+
+			for (size_t k = 0; k + w <= n; k++)
+				if (strncasecmp(q + k, words[i], w) == 0)
+					return 1;
+		}
+		q += n;
+		q += strcspn(q, "&;# \t");
+		if (*q == '&' || *q == ';')
+			q++;
+		else
+			break;
 	}
 	return 0;
 }
@@ -106,6 +146,10 @@ ep_child_secret(const char *entry)
 
 	if (n == 0)
 		return 1;
+	for (size_t i = 0; keep_names[i] != NULL; i++)
+		if (strlen(keep_names[i]) == n &&
+		    strncmp(entry, keep_names[i], n) == 0)
+			return 0;
 	for (size_t i = 0; deny_names[i] != NULL; i++)
 		if (strlen(deny_names[i]) == n &&
 		    strncmp(entry, deny_names[i], n) == 0)
@@ -118,7 +162,8 @@ ep_child_secret(const char *entry)
 	}
 	if (name_has_word(entry, n))
 		return 1;
-	return eq != NULL && value_has_userinfo(eq + 1);
+	return eq != NULL && (value_has_userinfo(eq + 1) ||
+	    value_has_query_secret(eq + 1));
 }
 
 void
@@ -267,4 +312,58 @@ ep_child_which(char **out, const char *name, unsigned *relative)
 	if (relative != NULL)
 		*relative = skipped;
 	return -1;
+}
+
+/* value's entries that are absolute folders, joined by ':' (a new
+ * string), and in *dropped how many were not. */
+static char *
+absolute_entries(const char *value, unsigned *dropped)
+{
+	char *out = xmalloc(strlen(value) + 1), *o = out;
+	const char *p = value;
+
+	*dropped = 0;
+	for (;;) {
+		size_t n = strcspn(p, ":");
+
+		if (n > 0 && *p == '/') {
+			if (o != out)
+				*o++ = ':';
+			memcpy(o, p, n);
+			o += n;
+		} else
+			(*dropped)++;
+		if (p[n] == '\0')
+			break;
+		p += n + 1;
+	}
+	*o = '\0';
+	return out;
+}
+
+int
+ep_child_sane_loader(char **argv, struct ep_err *err)
+{
+	const char *ld = getenv("LD_LIBRARY_PATH");
+	unsigned dropped;
+	char *clean;
+
+	if (ld == NULL)
+		return 0;
+	clean = absolute_entries(ld, &dropped);
+	if (dropped == 0) {
+		free(clean);
+		return 0;
+	}
+	if (*clean != '\0')
+		setenv("LD_LIBRARY_PATH", clean, 1);
+	else
+		unsetenv("LD_LIBRARY_PATH");
+	free(clean);
+	/* The loader read its search path when this process started: only a
+	 * new one sees the clean value. */
+	execv("/proc/self/exe", argv);
+	return ep_err_set(err, EP_E_IO, "LD_LIBRARY_PATH has relative entries "
+	    "(the current directory), and envparity cannot restart without "
+	    "them: %s", strerror(errno));
 }

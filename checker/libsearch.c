@@ -261,9 +261,13 @@ ep_libsearch_add_pathlist(struct ep_libsearch *s, const char *list,
 	if (list == NULL)
 		return;
 	copy = xstrdup(list);
+	/* Absolute folders only: a relative entry ("." or "lib", and an
+	 * empty one, which the loader takes as ".") names the current
+	 * directory, which in CI is the checkout under test. */
 	for (char *d = strtok_r(copy, ":", &save); d != NULL;
 	    d = strtok_r(NULL, ":", &save))
-		ep_libsearch_add_dir(s, d, origin);
+		if (d[0] == '/')
+			ep_libsearch_add_dir(s, d, origin);
 	free(copy);
 }
 

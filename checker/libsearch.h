@@ -77,8 +77,9 @@ struct ep_libsearch {
 void ep_libsearch_add_dir(struct ep_libsearch *s, const char *dir,
     const char *origin);
 
-/* Add every directory of a colon-separated list such as LD_LIBRARY_PATH
- * (NULL is fine); empty elements are skipped, not taken as ".". */
+/* Add every absolute directory of a colon-separated list such as
+ * LD_LIBRARY_PATH (NULL is fine); relative and empty elements, which name
+ * the current directory (in CI the checkout), are skipped. */
 void ep_libsearch_add_pathlist(struct ep_libsearch *s, const char *list,
     const char *origin);
 

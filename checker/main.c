@@ -3,10 +3,12 @@
  * --version; everything else belongs to a subcommand.
  */
 #include <locale.h>
+#include <sys/prctl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "child.h"
 #include "clean.h"
 #include "cmd.h"
 #include "version.h"
@@ -29,7 +31,20 @@ int
 main(int argc, char **argv)
 {
 	const struct ep_cmd *cmd;
+	struct ep_err err = { 0 };
 
+	/* Not readable by processes of the same user: code envparity loads
+	 * (a library a pull request put in site-packages) runs in children
+	 * that could otherwise read our environment (the store token) or
+	 * write to our terminal through /proc/PPID.  It also keeps the token
+	 * out of core files.  (Root's children can still; see README.) */
+	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	/* No library search path into the current directory (the
+	 * checkout): restarts without relative LD_LIBRARY_PATH entries. */
+	if (ep_child_sane_loader(argv, &err) < 0) {
+		ep_say(stderr, "envparity: %s", err.msg);
+		return EP_EXIT_NORUN;
+	}
 	/* Byte-stable output whatever the caller's locale. */
 	setlocale(LC_ALL, "C");
 	/* A closed pipe is an error to report, not a reason to die. */

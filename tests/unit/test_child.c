@@ -73,6 +73,14 @@ test_secret(void **state)
 		"X=see git clone https://" SECRET "@github.com/a/b",
 		/* A bare name is judged by its name. */
 		"GITHUB_TOKEN", "CI_JOB_TOKEN", "GITHUB_TOKEN_X",
+		/* The databases', sshpass's and the usual personal tokens. */
+		"PGPASSWORD=x", "MYSQL_PWD=x", "SSHPASS=x", "GITHUB_PAT=x",
+		"GH_PAT=x", "CR_PAT=x", "LDAP_BIND_PW=x", "DOCKER_PASS=x",
+		"REGISTRY_PASS=x", "LDAPBINDPW=x",
+		/* By value: a URL whose query names a credential. */
+		"PIP_EXTRA_INDEX_URL=https://pypi.example/simple?token=qS3CRET",
+		"DATA_URL=https://b.example/o?X-Amz-Signature=abc&a=1",
+		"X=https://h/p?a=1&api_key=z",
 	};
 	static const char *const kept[] = {
 		"PATH=/usr/bin:/bin", "HOME=/root", "LD_LIBRARY_PATH=/x",
@@ -85,7 +93,8 @@ test_secret(void **state)
 		"HTTPS_PROXY=http://proxy:3128", "MAIL=a@b",
 		"GIT_SSH_COMMAND=ssh", "LANG=C.UTF-8", "SOMETHING=",
 		"SSH_CONNECTION=1 2 3 4", "MONKEY=x", "PYTHONPATH=/x",
-		"PATH",
+		"PATH", "PWD=/work", "OLDPWD=/", "PATTERN=x", "PASSES=3",
+		"INDEX_URL=https://pypi.example/simple?format=json",
 	};
 
 	(void)state;
