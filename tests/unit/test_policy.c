@@ -414,6 +414,21 @@ test_malformed(void **state)
 	    "policy.json: waivers[0] (key \"*\"): a waiver for every key "
 	    "hides every finding: use a rule \"ignore\", which reports what "
 	    "it ignores, or name the keys");
+	bad("\"waivers\": [{\"key\": \"?*\", \"reason\": \"r\", "
+	    "\"owner\": \"o\", \"expires\": \"2027-01-01\"}]",
+	    "policy.json: waivers[0] (key \"?*\"): a waiver for every key "
+	    "hides every finding: use a rule \"ignore\", which reports what "
+	    "it ignores, or name the keys");
+	bad("\"waivers\": [{\"key\": \"*.*\", \"reason\": \"r\", "
+	    "\"owner\": \"o\", \"expires\": \"2027-01-01\"}]",
+	    "policy.json: waivers[0] (key \"*.*\"): a waiver for every key "
+	    "hides every finding: use a rule \"ignore\", which reports what "
+	    "it ignores, or name the keys");
+	bad("\"waivers\": [{\"key\": \"[!#]*\", \"reason\": \"r\", "
+	    "\"owner\": \"o\", \"expires\": \"2027-01-01\"}]",
+	    "policy.json: waivers[0] (key \"[!#]*\"): a waiver for every key "
+	    "hides every finding: use a rule \"ignore\", which reports what "
+	    "it ignores, or name the keys");
 	bad("\"waivers\": [{\"key\": \"a\", \"reason\": \"r\", "
 	    "\"owner\": \"o\", \"expires\": \"2027-01-01\", \"actual\": "
 	    "\"2\", \"range\": \">=2\"}]",
