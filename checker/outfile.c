@@ -32,6 +32,47 @@ ep_out_stream(const char *path, int flags)
 	return 0;
 }
 
+/* The directory dir of a relative output path, opened one component at
+ * a time from the current directory and never through a link: in CI the
+ * current directory is the checkout, and a folder it holds as a link
+ * ("reports -> ~/.ssh") must not take the output elsewhere.  -1 with
+ * errno when a component cannot be opened, -2 with err when one is a
+ * link. */
+static int
+open_relative_dir(const char *dir, const char *path, struct ep_err *err)
+{
+	char *copy = xstrdup(dir), *save = NULL;
+	int fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), next, e;
+
+	for (char *c = strtok_r(copy, "/", &save); c != NULL && fd >= 0;
+	    c = strtok_r(NULL, "/", &save)) {
+		if (strcmp(c, ".") == 0)
+			continue;
+		next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		e = errno;
+		if (next < 0 && (e == ELOOP || e == ENOTDIR)) {
+			struct stat st;
+
+			if (fstatat(fd, c, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISLNK(st.st_mode)) {
+				ep_err_set(err, EP_E_INPUT, "%s: refused: %s "
+				    "is a symbolic link (a relative output "
+				    "path is never written through one)",
+				    path, c);
+				close(fd);
+				free(copy);
+				return -2;
+			}
+		}
+		close(fd);
+		fd = next;
+		errno = e;
+	}
+	free(copy);
+	return fd;
+}
+
 /* Split path into its directory (opened: *dfd) and its last component
  * (*base, pointing into path).  A path ending in '/' or naming "." or
  * ".." is a directory. */
@@ -50,8 +91,12 @@ open_parent(int *dfd, const char **base, const char *path, struct ep_err *err)
 		return ep_err_set(err, EP_E_INPUT, "%s: cannot write an output "
 		    "there: a directory", path);
 	dir = ep_path_dir(path);
-	*dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	*dfd = path[0] == '/' ?
+	    open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) :
+	    open_relative_dir(dir, path, err);
 	free(dir);
+	if (*dfd == -2)
+		return -1;
 	if (*dfd < 0)
 		return ep_err_set(err, EP_E_IO, "%s: cannot write: %s", path,
 		    strerror(errno));

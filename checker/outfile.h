@@ -9,7 +9,10 @@
  *    over the path, and the directory fsync'ed;
  *  - a symbolic link at the path is never followed and never replaced:
  *    refused (another user's link in /tmp, or one a pull request
- *    committed, must not aim envparity at a file of its choosing);
+ *    committed, must not aim envparity at a file of its choosing); a
+ *    relative path is not written through a folder that is a link either
+ *    (the current directory is the checkout); an absolute one is the
+ *    user's to name;
  *  - a directory, device, FIFO or socket is refused: renaming over
  *    /dev/null as root would replace the device.
  * Refusals are EP_E_INPUT (exit 2); a write that fails (no directory, a

@@ -177,3 +177,21 @@ write_to() { # writer path
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"summary-fifo: refused: not a regular file"* ]]
 }
+
+@test "a relative output path is never written through a folder that is a link" {
+	pair
+	mkdir -p elsewhere real/sub
+	ln -s elsewhere reports
+	for w in $(writers); do
+		write_to "$w" reports/r.out
+		echo "$w: $output"
+		[ "$status" -eq 2 ]
+		[[ "$output" == *"reports/r.out: refused: reports is a symbolic link (a relative output path is never written through one)"* ]]
+	done
+	[ -z "$(ls -A elsewhere)" ]
+	# Real folders, . and .. are fine; an absolute path is the user's.
+	"$EP" diff a.json b.json --json ./real/sub/../sub/r.json || true
+	jq -e .schema real/sub/r.json
+	"$EP" diff a.json b.json --json "$T/reports/abs.json" || true
+	[ -f elsewhere/abs.json ]
+}
