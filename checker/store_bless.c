@@ -415,6 +415,9 @@ ep_store_bless(char commit_out[41], struct ep_store *s,
 			(void)ep_store_remote_sync(s, &ignore);
 		git_error_clear();
 	}
+	/* A golden blessed on top of a rewritten branch: acted on. */
+	if (rc == 0)
+		ep_store_history_clear(s);
 done:
 	ep_store_unlock(s);
 	git_signature_free(sig);

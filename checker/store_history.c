@@ -6,10 +6,12 @@
  * push, a deleted and recreated branch) replaced history nobody here has
  * seen replaced.  The fetch that notices leaves a marker in the cache,
  * refs/envparity/rewritten/<branch>, naming the commit it saw last (the
- * first such commit, while the marker stands); the next read of the store
- * (check, diff) takes the marker and says so, unless the branch has come
- * back to descend from that commit.  Commands that do not report (log,
- * bless) leave the marker for the next check.
+ * first such commit, while the marker stands); every read of the store
+ * (check, diff) then says so, until the branch comes back to descend
+ * from that commit, or someone acts on it: a bless onto the branch (a
+ * person took the new history as the base of a golden) clears it.  A
+ * policy may ignore or waive store.history, as any result.  Reads of any
+ * profile see it; none of them uses it up.
  */
 #include "store_int.h"
 
@@ -79,10 +81,12 @@ ep_store_history_take(char seen_out[41], struct ep_store *s,
 			goto done;
 		}
 		git_oid_tostr(seen_out, 41, seen);
+		rc = 0;	/* it stands until acted on */
+		goto done;
 	}
+	/* The branch descends from what was seen again: nothing to say. */
 	if (git_reference_delete(ref) < 0) {
 		ep_store_git_err(err, EP_E_IO, s, "cannot update the cache");
-		seen_out[0] = '\0';
 		goto done;
 	}
 	rc = 0;
@@ -90,4 +94,20 @@ done:
 	git_reference_free(ref);
 	free(name);
 	return rc;
+}
+
+void
+ep_store_history_clear(struct ep_store *s)
+{
+	git_reference *ref = NULL;
+	char *name;
+
+	if (s->kind == EP_STORE_LOCAL)
+		return;
+	name = marker_name(s);
+	if (git_reference_lookup(&ref, s->repo, name) == 0)
+		(void)git_reference_delete(ref);
+	git_reference_free(ref);
+	git_error_clear();
+	free(name);
 }

@@ -86,10 +86,15 @@ int ep_store_cred_cb(git_credential **out, const char *url,
 int ep_store_history_note(struct ep_store *s, const git_oid *seen,
     const git_oid *now, struct ep_err *err);
 
-/* Take the marker (the cache's lock held): seen_out gets the commit it
- * names when tip does not descend from it, else "". */
+/* Read the marker (the cache's lock held): seen_out gets the commit it
+ * names when tip does not descend from it (the marker stays), else ""
+ * (and a marker that no longer applies goes). */
 int ep_store_history_take(char seen_out[41], struct ep_store *s,
     const git_oid *tip, struct ep_err *err);
+
+/* A bless landed on the branch: whoever blessed took its history as it
+ * is, so the marker goes (the cache's lock held).  Never fails. */
+void ep_store_history_clear(struct ep_store *s);
 
 /* store_spec.c */
 
