@@ -52,7 +52,7 @@ ep_md_escape(const char *s, size_t max)
 		 * a www. name or an e-mail address in text (even in <code>):
 		 * a <wbr> after "://" and "@" and before the dot of "www."
 		 * splits the text node its autolinker reads, so no value
-		 * becomes a link; and one every WRAP characters of an
+		 * becomes a link; and one in every EP_MD_WRAP characters of an
 		 * unbroken run keeps a long value from widening the table. */
 		if (*p == ' ')
 			run = 0;
