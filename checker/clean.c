@@ -62,6 +62,18 @@ put_cp(char *o, uint32_t c)
 	return o;
 }
 
+/* 1 for what ep_text_clean writes out as "<U+XXXX>": the hidden
+ * characters, C1 controls and XML's non-characters (U+FFFE, U+FFFF), and,
+ * so that no output stands for two inputs, the Control Pictures it puts
+ * in place of controls (U+2400-U+241F, U+2421) when the input holds them
+ * itself. */
+static int
+written_out(uint32_t c)
+{
+	return (c >= 0x80 && c <= 0x9f) || c == 0xfffe || c == 0xffff ||
+	    (c >= 0x2400 && c <= 0x241f) || c == 0x2421 || hidden(c);
+}
+
 char *
 ep_text_clean(const char *s, int keep_lines)
 {
@@ -73,8 +85,8 @@ ep_text_clean(const char *s, int keep_lines)
 	if (s == NULL)
 		return NULL;
 	len = strlen(s);
-	/* An input byte becomes at most four output bytes ("<U+00AD>"
-	 * from two). */
+	/* An input byte becomes at most four output bytes ("<U+0085>" from
+	 * two, "<U+003C>U+" from three). */
 	out = o = xmalloc(len * 4 + 1);
 	for (size_t i = 0; i < len;) {
 		size_t k = ep_utf8_decode(u + i, len - i, &c);
@@ -89,11 +101,10 @@ ep_text_clean(const char *s, int keep_lines)
 			c = 0x2400 + c;	/* Control Pictures: ESC shows as ␛ */
 		else if (c == 0x7f)
 			c = 0x2421;
-		else if ((c >= 0x80 && c <= 0x9f) || c == 0xfffe ||
-		    c == 0xffff)
-			c = 0xfffd;	/* C1 (a CSI terminals act on) and
-					   XML's non-characters */
-		else if (hidden(c)) {
+		else if (written_out(c) || (c == '<' &&
+		    strncmp(s + i + 1, "U+", 2) == 0)) {
+			/* A literal "<U+" is written out too: every "<U+" in
+			 * the output starts one of ours. */
 			o += sprintf(o, "<U+%04X>", (unsigned)c);
 			i += k;
 			continue;

@@ -18,11 +18,14 @@
 /* A copy of s (NULL for NULL) that is valid UTF-8 (invalid bytes become
  * U+FFFD), has no character XML 1.0 forbids and nothing a terminal or a
  * reader's eye would be fooled by: C0 controls become their Control
- * Pictures (ESC shows as U+241B), DEL U+2421, C1 controls and
- * U+FFFE/U+FFFF U+FFFD; bidirectional controls (U+202A-U+202E,
- * U+2066-U+2069, ...) and invisible or default-ignorable characters
- * (U+200B, U+00AD, U+FEFF, ...) are written out as "<U+202E>".
- * keep_lines keeps tab, LF and CR. */
+ * Pictures (ESC shows as U+241B), DEL U+2421; C1 controls, U+FFFE and
+ * U+FFFF, bidirectional controls (U+202A-U+202E, U+2066-U+2069, ...) and
+ * invisible or default-ignorable characters (U+200B, U+00AD, U+FEFF, ...)
+ * are written out as "<U+202E>".  keep_lines keeps tab, LF and CR.
+ * Two different valid UTF-8 strings never give the same text (two keys
+ * stay two testcases): a Control Picture the input holds itself is
+ * written out ("<U+2401>"), and so is the '<' of a literal "<U+", so that
+ * every "<U+" in the result is one of these. */
 char *ep_text_clean(const char *s, int keep_lines);
 
 /* s (NULL as "") as one line safe for a terminal and a CI log:

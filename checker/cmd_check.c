@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "clean.h"
 #include "capture.h"
@@ -93,7 +94,7 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	const char *profile = NULL;
 	size_t from;
 	char *mtext = NULL, *ptext = NULL, *name = NULL, *pname = NULL;
-	char *hint;
+	char *hint, *current_name = NULL, host[256] = "";
 	int c, v, quiet = 0, rc = EP_EXIT_NORUN;
 	int expiry = EP_EXPIRY_WARNING_DAYS;
 	time_t now = time(NULL);
@@ -201,12 +202,18 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	ctx.golden_ref = info.ref;
 	ctx.golden_commit = info.commit[0] ? info.commit : NULL;
 	ctx.golden_profile = profile;
-	ctx.current_name = "this machine";
+	/* Which machine, in a report read far from it (the name is shown
+	 * cleaned, as any value is). */
+	if (gethostname(host, sizeof host - 1) < 0 || host[0] == '\0')
+		strcpy(host, "unknown");
+	current_name = xasprintf("this machine (%s)", host);
+	ctx.current_name = current_name;
 	ctx.current = current;
 	ctx.generated = now;
 	if ((rc = ep_reports_finish(&ctx, &rs, &ropt, quiet, &err)) < 0)
 		rc = ep_cmd_fail(self, &err);
 done:
+	free(current_name);
 	free(mtext);
 	free(ptext);
 	free(name);

@@ -87,13 +87,14 @@ int
 ep_report_append(const char *path, const char *text, struct ep_err *err)
 {
 	struct stat st;
+	char tail[2];
 	const char *p = text;
 	size_t len = strlen(text);
 	int fd, rc = -1;
 
 	/* Never through a link, never blocked on a FIFO (outfile.h's rule,
 	 * for the one file envparity appends to). */
-	if ((fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
+	if ((fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC |
 	    O_NOFOLLOW | O_NONBLOCK, 0644)) < 0) {
 		if (errno == ELOOP)
 			return ep_err_set(err, EP_E_INPUT, "%s: refused: a "
@@ -115,10 +116,21 @@ ep_report_append(const char *path, const char *text, struct ep_err *err)
 		    path);
 		goto done;
 	}
-	/* A blank line first, so that our heading starts a block even when
-	 * an earlier step left the file without a final newline. */
-	if (st.st_size > 0 && write(fd, "\n", 1) != 1)
-		goto fail;
+	/* A blank line first, so that our heading starts a block of its
+	 * own: a line of text, or an HTML block left open (<div>, <details>:
+	 * only a blank line ends one), would take it in. */
+	if (st.st_size > 0) {
+		off_t k = st.st_size >= 2 ? 2 : 1;
+		const char *gap = "\n\n";
+
+		/* Less when the file ends with a newline, or a blank line. */
+		if (pread(fd, tail, (size_t)k, st.st_size - k) == (ssize_t)k &&
+		    tail[k - 1] == '\n')
+			gap = k == 2 && tail[0] == '\n' ? "" : "\n";
+		if (*gap != '\0' && write(fd, gap, strlen(gap)) !=
+		    (ssize_t)strlen(gap))
+			goto fail;
+	}
 	while (len > 0) {
 		ssize_t w = write(fd, p, len);
 

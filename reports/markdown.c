@@ -1,16 +1,22 @@
 /*
  * markdown.c: the Markdown report, for GitHub's job summary, a merge
  * request comment or a wiki page.  In the order a reader needs it: a
- * heading with the verdict and where the golden came from, then what
- * drifted (a table of key, expected, actual, rule), then what was waived
- * with its owner and expiry, then what was skipped and why (folded in a
- * <details>), then the counts.
+ * heading with the verdict and where the golden came from, the counts,
+ * then what drifted (a table of key, expected, actual, rule and why), then
+ * what warned, then what was waived with its owner and expiry, then what
+ * was skipped and why (folded in a <details>).
  *
  * Every value is escaped by ep_md_escape (text.c): one table row stays one
  * line with its cells, whatever the fact held, and no value can become a
  * link, an image, HTML or a heading.  Values are shown in <code>, not in
  * backticks, because a code span would show the entities literally.
+ *
+ * The report can be bounded in bytes (GitHub drops a step summary past
+ * 1 MiB, and escaping can make a value six times longer): every row is
+ * rendered first and written only if it fits, so the rows are cut, not
+ * the summary.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +26,78 @@
 
 #define CELL_MAX	512	/* bytes of a value shown in a cell */
 #define SKIP_KEYS	10	/* keys listed for one reason of skip */
+/* Bytes kept, out of a limit, for what follows the rows: each table's
+ * heading and "… and N more", the </details>, the footer. */
+#define TAIL_MAX	2048
+
+struct md {
+	FILE *f;		/* the report */
+	size_t left;		/* bytes the rows may still take (SIZE_MAX:
+				   no limit) */
+	size_t max_rows;	/* rows per table; 0: no limit */
+};
+
+static FILE *
+memstream(char **buf, size_t *len)
+{
+	FILE *f = open_memstream(buf, len);
+
+	if (f == NULL) {
+		fputs("envparity: out of memory\n", stderr);
+		abort();
+	}
+	return f;
+}
+
+static void
+memstream_close(FILE *f, char **buf)
+{
+	if (fclose(f) != 0 || *buf == NULL) {
+		fputs("envparity: out of memory\n", stderr);
+		abort();
+	}
+}
+
+/* A row is rendered to its own stream first. */
+struct row {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+
+static FILE *
+row_open(struct row *w)
+{
+	w->buf = NULL;
+	w->len = 0;
+	return w->f = memstream(&w->buf, &w->len);
+}
+
+/* Write the row if it fits in what is left: 1 if it was written.  The
+ * first row that does not fit ends every table's rows: what is cut is
+ * what comes last. */
+static int
+row_put(struct md *m, struct row *w)
+{
+	int ok;
+
+	memstream_close(w->f, &w->buf);
+	if ((ok = w->len <= m->left)) {
+		fwrite(w->buf, 1, w->len, m->f);
+		if (m->left != SIZE_MAX)
+			m->left -= w->len;
+	} else
+		m->left = 0;
+	free(w->buf);
+	return ok;
+}
+
+/* Whether another row of a table that has shown `shown` may be tried. */
+static int
+row_room(const struct md *m, size_t shown)
+{
+	return (m->max_rows == 0 || shown < m->max_rows) && m->left > 0;
+}
 
 static void
 plain(FILE *f, const char *s)
@@ -45,11 +123,26 @@ code(FILE *f, const char *s)
 	}
 }
 
+/* PARITY, or what kept it from parity: DRIFT when something failed,
+ * ERROR when nothing failed but something could not be checked. */
+static const char *
+verdict(const struct ep_report_ctx *ctx, const size_t c[EP_NSTATUS])
+{
+	if (ctx->exit_status == 0)
+		return "PARITY";
+	if (c[EP_FAIL] == 0 && c[EP_ERROR] > 0)
+		return "ERROR";
+	return "DRIFT";
+}
+
 static void
 header(FILE *f, const struct ep_report_ctx *ctx, const size_t c[EP_NSTATUS])
 {
-	fprintf(f, "## envparity %s: %s\n\n", ctx->command,
-	    ctx->exit_status == 0 ? "PARITY" : "DRIFT");
+	size_t total = 0;
+
+	for (int i = 0; i < EP_NSTATUS; i++)
+		total += c[i];
+	fprintf(f, "## envparity %s: %s\n\n", ctx->command, verdict(ctx, c));
 	fputs("**Golden:** ", f);
 	code(f, ctx->golden_name);
 	if (ctx->golden_store != NULL) {
@@ -68,6 +161,12 @@ header(FILE *f, const struct ep_report_ctx *ctx, const size_t c[EP_NSTATUS])
 	fputs("<br>\n**Current:** ", f);
 	code(f, ctx->current_name);
 	fputs("\n\n", f);
+	/* The counts first: they are never cut. */
+	fputs("| Total | Pass | Fail | Error | Warn | Waived | Skipped |\n"
+	    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n", f);
+	fprintf(f, "| %zu | %zu | %zu | %zu | %zu | %zu | %zu |\n\n", total,
+	    c[EP_PASS], c[EP_FAIL], c[EP_ERROR], c[EP_WARN], c[EP_WAIVED],
+	    c[EP_SKIP]);
 	if (c[EP_FAIL] + c[EP_ERROR] == 0)
 		fputs("No drift: every fact matched, or was waived or "
 		    "skipped as shown below.\n\n", f);
@@ -86,6 +185,27 @@ key_values(FILE *f, const struct ep_result *r)
 	fputs(" | ", f);
 }
 
+/* What a failure's message says beyond "expected E, got A" (which the
+ * row shows already): why a check failed (stack.*: "13.1" against
+ * "13.0.96" says nothing), an expired waiver.  Borrowed; "" for none. */
+static const char *
+fail_note(const struct ep_result *r, char **tmp)
+{
+	const char *why = ep_result_reason(r);
+	size_t n;
+
+	*tmp = xasprintf("expected %s, got %s", r->expected != NULL ?
+	    r->expected : "(absent)", r->actual != NULL ? r->actual :
+	    "(absent)");
+	n = strlen(*tmp);
+	if (strncmp(why, *tmp, n) == 0) {
+		why += n;
+		if (strncmp(why, "; ", 2) == 0)
+			why += 2;
+	}
+	return why;
+}
+
 static void
 more(FILE *f, size_t shown, size_t n)
 {
@@ -95,94 +215,90 @@ more(FILE *f, size_t shown, size_t n)
 }
 
 static void
-drift(FILE *f, const struct ep_results *rs, const size_t c[EP_NSTATUS],
-    size_t max)
+drift(struct md *m, const struct ep_results *rs, const size_t c[EP_NSTATUS])
 {
 	size_t n = c[EP_FAIL] + c[EP_ERROR], shown = 0;
 
 	if (n == 0)
 		return;
-	fprintf(f, "### Drift: %zu failed, %zu could not be checked\n\n",
+	fprintf(m->f, "### Drift: %zu failed, %zu could not be checked\n\n",
 	    c[EP_FAIL], c[EP_ERROR]);
-	fputs("| Status | Key | Expected | Actual | Rule | Note |\n"
-	    "| --- | --- | --- | --- | --- | --- |\n", f);
-	for (size_t i = 0; i < rs->n; i++) {
+	fputs("| Status | Key | Expected | Actual | Rule | Why |\n"
+	    "| --- | --- | --- | --- | --- | --- |\n", m->f);
+	for (size_t i = 0; i < rs->n && row_room(m, shown); i++) {
 		const struct ep_result *r = &rs->v[i];
-		char *note = NULL;
+		struct row w;
+		char *tmp = NULL;
+		FILE *f;
 
 		if (r->status != EP_FAIL && r->status != EP_ERROR)
 			continue;
-		if (max != 0 && shown == max)
-			break;
-		shown++;
+		f = row_open(&w);
 		fprintf(f, "| %s | ", r->status == EP_FAIL ? "fail" : "error");
 		key_values(f, r);
 		plain(f, r->rule);
 		fputs(" | ", f);
-		if (r->status == EP_ERROR)
-			plain(f, ep_result_reason(r));
-		else if (r->waiver_expires != NULL) {
-			note = xasprintf("waiver by %s expired on %s: %s",
-			    r->waiver_owner ? r->waiver_owner : "(nobody)",
-			    r->waiver_expires,
-			    r->waiver_reason ? r->waiver_reason : "");
-			plain(f, note);
-			free(note);
-		}
+		plain(f, r->status == EP_ERROR ? ep_result_reason(r) :
+		    fail_note(r, &tmp));
 		fputs(" |\n", f);
+		free(tmp);
+		if (!row_put(m, &w))
+			break;
+		shown++;
 	}
-	more(f, shown, n);
-	fputc('\n', f);
+	more(m->f, shown, n);
+	fputc('\n', m->f);
 }
 
 /* Warnings: seen, never failing the run. */
 static void
-warned(FILE *f, const struct ep_results *rs, const size_t c[EP_NSTATUS],
-    size_t max)
+warned(struct md *m, const struct ep_results *rs, const size_t c[EP_NSTATUS])
 {
 	size_t shown = 0;
 
 	if (c[EP_WARN] == 0)
 		return;
-	fprintf(f, "### Warnings: %zu\n\n", c[EP_WARN]);
-	fputs("| Key | Expected | Actual | Note |\n"
-	    "| --- | --- | --- | --- |\n", f);
-	for (size_t i = 0; i < rs->n; i++) {
+	fprintf(m->f, "### Warnings: %zu\n\n", c[EP_WARN]);
+	fputs("| Key | Expected | Actual | Why |\n"
+	    "| --- | --- | --- | --- |\n", m->f);
+	for (size_t i = 0; i < rs->n && row_room(m, shown); i++) {
 		const struct ep_result *r = &rs->v[i];
+		struct row w;
+		FILE *f;
 
 		if (r->status != EP_WARN)
 			continue;
-		if (max != 0 && shown == max)
-			break;
-		shown++;
+		f = row_open(&w);
 		fputs("| ", f);
 		key_values(f, r);
 		plain(f, ep_result_reason(r));
 		fputs(" |\n", f);
+		if (!row_put(m, &w))
+			break;
+		shown++;
 	}
-	more(f, shown, c[EP_WARN]);
-	fputc('\n', f);
+	more(m->f, shown, c[EP_WARN]);
+	fputc('\n', m->f);
 }
 
 static void
-waived(FILE *f, const struct ep_results *rs, const size_t c[EP_NSTATUS],
-    size_t max)
+waived(struct md *m, const struct ep_results *rs, const size_t c[EP_NSTATUS])
 {
 	size_t shown = 0;
 
 	if (c[EP_WAIVED] == 0)
 		return;
-	fprintf(f, "### Waived: %zu\n\n", c[EP_WAIVED]);
+	fprintf(m->f, "### Waived: %zu\n\n", c[EP_WAIVED]);
 	fputs("| Key | Expected | Actual | Expires | Owner | Reason |\n"
-	    "| --- | --- | --- | --- | --- | --- |\n", f);
-	for (size_t i = 0; i < rs->n; i++) {
+	    "| --- | --- | --- | --- | --- | --- |\n", m->f);
+	for (size_t i = 0; i < rs->n && row_room(m, shown); i++) {
 		const struct ep_result *r = &rs->v[i];
+		struct row w;
+		FILE *f;
 
 		if (r->status != EP_WAIVED)
 			continue;
-		if (max != 0 && shown == max)
-			break;
-		shown++;
+		f = row_open(&w);
 		fputs("| ", f);
 		key_values(f, r);
 		plain(f, r->waiver_expires);
@@ -191,16 +307,19 @@ waived(FILE *f, const struct ep_results *rs, const size_t c[EP_NSTATUS],
 		fputs(" | ", f);
 		plain(f, r->waiver_reason);
 		fputs(" |\n", f);
+		if (!row_put(m, &w))
+			break;
+		shown++;
 	}
-	more(f, shown, c[EP_WAIVED]);
-	fputc('\n', f);
+	more(m->f, shown, c[EP_WAIVED]);
+	fputc('\n', m->f);
 }
 
 /* Skips folded by area and reason: a runner without a GPU says so once,
  * with the keys it could not check. */
 static void
-skipped(FILE *f, const struct ep_results *rs, const size_t c[EP_NSTATUS],
-    size_t max)
+skipped(struct md *m, const struct ep_results *rs,
+    const size_t c[EP_NSTATUS])
 {
 	char *done;
 	size_t rows = 0, groups = 0;
@@ -208,20 +327,21 @@ skipped(FILE *f, const struct ep_results *rs, const size_t c[EP_NSTATUS],
 	if (c[EP_SKIP] == 0)
 		return;
 	done = xcalloc(rs->n, 1);
-	fprintf(f, "<details><summary>Skipped: %zu, not checked here"
+	fprintf(m->f, "<details><summary>Skipped: %zu, not checked here"
 	    "</summary>\n\n", c[EP_SKIP]);
-	fputs("| Area | Why | Facts |\n| --- | --- | --- |\n", f);
+	fputs("| Area | Why | Facts |\n| --- | --- | --- |\n", m->f);
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct ep_result *r = &rs->v[i];
 		const char *why = ep_result_reason(r);
 		size_t same = 0;
-		int show;
+		struct row w;
+		FILE *f = NULL;
 
 		if (r->status != EP_SKIP || done[i])
 			continue;
-		show = max == 0 || groups < max;
 		groups++;
-		if (show) {
+		if (row_room(m, rows)) {
+			f = row_open(&w);
 			fputs("| ", f);
 			plain(f, r->area);
 			fputs(" | ", f);
@@ -236,55 +356,49 @@ skipped(FILE *f, const struct ep_results *rs, const size_t c[EP_NSTATUS],
 			    strcmp(ep_result_reason(q), why) != 0)
 				continue;
 			done[k] = 1;
-			if (show && same < SKIP_KEYS) {
+			if (f != NULL && same < SKIP_KEYS) {
 				if (same > 0)
 					fputs(", ", f);
 				code(f, q->key);
 			}
 			same++;
 		}
-		if (show) {
+		if (f != NULL) {
 			if (same > SKIP_KEYS)
 				fprintf(f, " and %zu more", same - SKIP_KEYS);
 			fputs(" |\n", f);
-			rows++;
+			rows += row_put(m, &w);
 		}
 	}
-	more(f, rows, groups);
-	fputs("\n</details>\n\n", f);
+	more(m->f, rows, groups);
+	fputs("\n</details>\n\n", m->f);
 	free(done);
 }
 
 char *
 ep_report_markdown(const struct ep_report_ctx *ctx,
-    const struct ep_results *rs, size_t max_rows)
+    const struct ep_results *rs, size_t max_rows, size_t max_bytes)
 {
-	size_t c[EP_NSTATUS], total = 0, len = 0;
+	struct md m = { 0 };
+	size_t c[EP_NSTATUS], len = 0;
 	char *buf = NULL;
-	FILE *f;
+	long used;
 
 	ep_results_count(rs, c);
-	for (int i = 0; i < EP_NSTATUS; i++)
-		total += c[i];
-	if ((f = open_memstream(&buf, &len)) == NULL) {
-		fputs("envparity: out of memory\n", stderr);
-		abort();
+	m.f = memstream(&buf, &len);
+	m.max_rows = max_rows;
+	header(m.f, ctx, c);
+	m.left = SIZE_MAX;
+	if (max_bytes != 0) {
+		used = ftell(m.f);
+		m.left = used >= 0 && (size_t)used + TAIL_MAX < max_bytes ?
+		    max_bytes - (size_t)used - TAIL_MAX : 0;
 	}
-	header(f, ctx, c);
-	drift(f, rs, c, max_rows);
-	warned(f, rs, c, max_rows);
-	waived(f, rs, c, max_rows);
-	skipped(f, rs, c, max_rows);
-	fputs("### Counts\n\n"
-	    "| Total | Pass | Fail | Error | Warn | Waived | Skipped |\n"
-	    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n", f);
-	fprintf(f, "| %zu | %zu | %zu | %zu | %zu | %zu | %zu |\n\n", total,
-	    c[EP_PASS], c[EP_FAIL], c[EP_ERROR], c[EP_WARN], c[EP_WAIVED],
-	    c[EP_SKIP]);
-	fputs("<sub>envparity " EP_VERSION "</sub>\n", f);
-	if (fclose(f) != 0 || buf == NULL) {
-		fputs("envparity: out of memory\n", stderr);
-		abort();
-	}
+	drift(&m, rs, c);
+	warned(&m, rs, c);
+	waived(&m, rs, c);
+	skipped(&m, rs, c);
+	fputs("<sub>envparity " EP_VERSION "</sub>\n", m.f);
+	memstream_close(m.f, &buf);
 	return buf;
 }

@@ -68,11 +68,15 @@ void ep_report_summary(FILE *f, const struct ep_report_ctx *ctx,
 int ep_report_junit(char **out, const struct ep_report_ctx *ctx,
     const struct ep_results *rs, struct ep_err *err);
 
-/* The Markdown report: the verdict and the golden, what drifted, what was
- * waived, what was skipped, the counts.  max_rows limits each table (0:
- * no limit; GitHub's step summary takes at most 1 MiB).  A new string. */
+/* The Markdown report: the verdict and the golden, the counts, what
+ * drifted, what warned, what was waived, what was skipped.  max_rows
+ * limits each table (0: no limit); max_bytes (0: no limit) bounds the
+ * whole: rows are cut, from the first that does not fit, with "… and N
+ * more", so that the report stays within max_bytes (GitHub's step summary
+ * takes at most 1 MiB), the heading, the counts and each table's head
+ * always shown.  A new string. */
 char *ep_report_markdown(const struct ep_report_ctx *ctx,
-    const struct ep_results *rs, size_t max_rows);
+    const struct ep_results *rs, size_t max_rows, size_t max_bytes);
 
 /* GitHub Actions workflow commands (::error, ::notice) for the failures,
  * errors and waivers in rs, at most a screenful, on f (standard error:
@@ -92,10 +96,17 @@ const char *ep_report_library_version(void);
  */
 /* ep_text_clean (clean.h) makes a value safe for every report. */
 
-/* s (NULL as "") cleaned, cut to max bytes (0: no limit) with an
- * ellipsis, and escaped to be literal text in a Markdown table cell:
- * one line (newlines become <br>), | as \|, HTML and Markdown syntax as
- * entities.  A new string. */
+/* An unbroken run of this many characters in a Markdown cell gets a
+ * <wbr> (a place the browser may break the line). */
+#define EP_MD_WRAP	32
+
+/* s (NULL as "") cleaned (ep_text_clean: a newline shows as U+240A, a CR
+ * as U+240D), cut to max bytes (0: no limit) with an ellipsis, and
+ * escaped to be literal text in a Markdown table cell: | as \|, HTML and
+ * Markdown syntax as entities or backslash escapes, and a <wbr> after
+ * "://" and "@", before the dot of "www." and in every EP_MD_WRAP
+ * characters without a space, so that no value becomes a link (GFM's
+ * autolinks) or widens a table past the page.  A new string. */
 char *ep_md_escape(const char *s, size_t max);
 
 /* s (NULL as "") cleaned and escaped for a GitHub workflow command: %,

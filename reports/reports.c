@@ -5,14 +5,18 @@
  * temporary file renamed into place; never through a link, never over a
  * device): a crash or a full disk never leaves a half report.
  */
+#include <sys/stat.h>
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "outfile.h"
 #include "report.h"
 
-/* GitHub takes at most 1 MiB of step summary: with this many rows per
- * table (and 512 bytes a cell) it stays under. */
+/* GitHub drops a step summary past 1 MiB, whole: ours is cut to fit
+ * beside what the file holds already, and to this many rows a table, which
+ * is as much as anyone reads on a summary page. */
+#define STEP_SUMMARY_BYTES	(1024 * 1024)
 #define STEP_SUMMARY_ROWS	200
 
 /* When the process started, for the run's time in the JUnit report. */
@@ -78,6 +82,20 @@ ep_reports_to_stdout(const struct ep_reportopt *o)
 	    ep_out_stream(o->markdown, EP_OUT_STDOUT));
 }
 
+/* Bytes the step summary at path can still take (the blank lines
+ * ep_report_append puts first included); at least 1, so that the report
+ * is bounded, the heading and the counts still written. */
+static size_t
+summary_room(const char *path)
+{
+	struct stat st;
+	size_t have = 0;
+
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		have = (size_t)st.st_size + 2;
+	return have < STEP_SUMMARY_BYTES ? STEP_SUMMARY_BYTES - have : 1;
+}
+
 int
 ep_reports_write(const struct ep_reportopt *o,
     const struct ep_report_ctx *ctx, const struct ep_results *rs,
@@ -101,10 +119,11 @@ ep_reports_write(const struct ep_reportopt *o,
 	}
 	if (o->markdown != NULL) {
 		v[n].path = o->markdown;
-		v[n++].text = ep_report_markdown(ctx, rs, 0);
+		v[n++].text = ep_report_markdown(ctx, rs, 0, 0);
 	}
 	if (summary != NULL && *summary != '\0')
-		md = ep_report_markdown(ctx, rs, STEP_SUMMARY_ROWS);
+		md = ep_report_markdown(ctx, rs, STEP_SUMMARY_ROWS,
+		    summary_room(summary));
 	if (ep_reports_check(o, err) < 0)
 		goto done;
 	for (size_t i = 0; i < n; i++)

