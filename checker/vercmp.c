@@ -1,56 +1,32 @@
 /*
- * vercmp.c: version ordering and version ranges (vercmp.h).  Numbers are
- * compared as digit strings, never converted, so no component is too
- * long for the comparison; a version keeps spans into the string it was
- * parsed from.
+ * vercmp.c: versions parsed and ordered (vercmp.h; ranges are in
+ * verrange.c).  Numbers are compared as digit strings, never converted,
+ * so no component is too long for the comparison; a version keeps spans
+ * into the string it was parsed from.  Letters and digits are ASCII
+ * whatever the locale: a version is ASCII (PEP 440 reads "1.0+\u0130" as
+ * no version).
  */
-#include <ctype.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "vercmp.h"
-
-#define MAXREL 32		/* release components; more is not a version */
-
-struct span {
-	const char *p;
-	size_t n;
-};
-
-enum { PRE_NONE, PRE_A, PRE_B, PRE_RC };
-
-struct ver {
-	struct span epoch;
-	struct span rel[MAXREL];
-	size_t nrel;
-	int pre;		/* PRE_* */
-	struct span pre_n;
-	int post;
-	struct span post_n;
-	int dev;
-	struct span dev_n;
-	struct span local;	/* after '+', or the opaque tail; n 0: none */
-};
-
-enum { OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_COMPAT, OP_ARB };
-
-struct clause {
-	int op;
-	int prefix;		/* ==V.* or !=V.* */
-	char *text;		/* the version, which v points into */
-	struct ver v;
-};
-
-struct ep_verrange {
-	char *text;
-	struct clause *c;
-	size_t n;
-};
+#include "vercmp_int.h"
 
 static int
-num_cmp(struct span a, struct span b)
+is_digit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int
+is_alnum(int c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+int
+ep_ver_num_cmp(struct ep_verspan a, struct ep_verspan b)
 {
 	while (a.n > 0 && *a.p == '0') {
 		a.p++;
@@ -65,33 +41,48 @@ num_cmp(struct span a, struct span b)
 	return a.n == 0 ? 0 : memcmp(a.p, b.p, a.n);
 }
 
-static struct span
+static struct ep_verspan
 digits(const char **pp)
 {
-	struct span s = { *pp, 0 };
+	struct ep_verspan s = { *pp, 0 };
 
-	while (isdigit((unsigned char)s.p[s.n]))
+	while (is_digit((unsigned char)s.p[s.n]))
 		s.n++;
 	*pp += s.n;
 	return s;
 }
 
+static int
+is_sep(int c)
+{
+	return c == '-' || c == '_' || c == '.';
+}
+
 static void
 skip_sep(const char **pp)
 {
-	if (**pp == '-' || **pp == '_' || **pp == '.')
+	if (is_sep(**pp))
 		(*pp)++;
 }
 
-/* Match one of words (case-insensitive) at *pp, in list order; returns
- * its index and advances, or -1. */
 static int
-word(const char **pp, const char *const *words)
+lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+/* Match one of words (ASCII, case-insensitive) at *pp, in list order;
+ * returns its index and advances, or -1. */
+int
+ep_ver_word(const char **pp, const char *const *words)
 {
 	for (int i = 0; words[i] != NULL; i++) {
-		size_t n = strlen(words[i]);
+		size_t n = 0;
 
-		if (strncasecmp(*pp, words[i], n) == 0) {
+		while (words[i][n] != '\0' && lower((unsigned char)(*pp)[n]) ==
+		    words[i][n])
+			n++;
+		if (words[i][n] == '\0') {
 			*pp += n;
 			return i;
 		}
@@ -99,9 +90,10 @@ word(const char **pp, const char *const *words)
 	return -1;
 }
 
-/* The PEP 440 suffixes after the release; -1 if p is not one. */
+/* The PEP 440 suffixes after the release, up to e; -1 if [p, e) is not
+ * one. */
 static int
-suffixes(struct ver *v, const char *p)
+suffixes(struct ep_ver *v, const char *p, const char *e)
 {
 	static const char *const pre_words[] = { "alpha", "a", "beta", "b",
 	    "preview", "pre", "rc", "c", NULL };
@@ -113,21 +105,21 @@ suffixes(struct ver *v, const char *p)
 	int i;
 
 	skip_sep(&q);
-	if ((i = word(&q, pre_words)) >= 0) {
+	if ((i = ep_ver_word(&q, pre_words)) >= 0) {
 		v->pre = pre_kind[i];
 		skip_sep(&q);
 		v->pre_n = digits(&q);
 		p = q;
 	}
 	q = p;
-	if (q[0] == '-' && isdigit((unsigned char)q[1])) {
+	if (q[0] == '-' && is_digit((unsigned char)q[1])) {
 		q++;
 		v->post = 1;
 		v->post_n = digits(&q);
 		p = q;
 	} else {
 		skip_sep(&q);
-		if (word(&q, post_words) >= 0) {
+		if (ep_ver_word(&q, post_words) >= 0) {
 			v->post = 1;
 			skip_sep(&q);
 			v->post_n = digits(&q);
@@ -136,21 +128,21 @@ suffixes(struct ver *v, const char *p)
 	}
 	q = p;
 	skip_sep(&q);
-	if (word(&q, dev_words) >= 0) {
+	if (ep_ver_word(&q, dev_words) >= 0) {
 		v->dev = 1;
 		skip_sep(&q);
 		v->dev_n = digits(&q);
 		p = q;
 	}
-	if (*p == '+') {
+	if (p < e && *p == '+') {
 		q = ++p;
 		for (;;) {
-			if (!isalnum((unsigned char)*q))
+			if (!is_alnum((unsigned char)*q))
 				return -1;
-			while (isalnum((unsigned char)*q))
+			while (is_alnum((unsigned char)*q))
 				q++;
-			if ((*q == '-' || *q == '_' || *q == '.') &&
-			    isalnum((unsigned char)q[1]))
+			if (is_sep((unsigned char)*q) &&
+			    is_alnum((unsigned char)q[1]))
 				q++;
 			else
 				break;
@@ -159,62 +151,150 @@ suffixes(struct ver *v, const char *p)
 		v->local.n = (size_t)(q - p);
 		p = q;
 	}
-	return *p == '\0' ? 0 : -1;
+	return p == e ? 0 : -1;
 }
 
+/*
+ * What may follow the release where the rest is not PEP 440: runs of
+ * letters and digits, each after at most one separator (. - _ ~ or +),
+ * none at the end; a '+' at most once, and after it a PEP 440 local label
+ * ("-fc-v657-gpu", ".DA.00.0C", ".el8_8.x86_64", "~rc1", "-9+deb12u4").
+ * Not a blank, a control or a non-ASCII byte, not "..", not "1.0+1+1":
+ * packaging refuses those, and so do we.
+ */
 static int
-ver_parse(struct ver *v, const char *s)
+tail_valid(const char *p, const char *e)
 {
-	const char *p = s, *q;
+	int plus = 0;
+
+	while (p < e) {
+		if (*p == '+' || *p == '~' || is_sep((unsigned char)*p)) {
+			if (*p == '+' && plus++)
+				return 0;
+			if (*p == '~' && plus)
+				return 0;
+			p++;
+		}
+		if (p == e || !is_alnum((unsigned char)*p))
+			return 0;
+		while (p < e && is_alnum((unsigned char)*p))
+			p++;
+	}
+	return 1;
+}
+
+/*
+ * The length of the white space character at p (ASCII, or a UTF-8 one
+ * Python's str.isspace() takes: U+0085, U+00A0, U+1680, U+2000..U+200A,
+ * U+2028, U+2029, U+202F, U+205F, U+3000), 0 if there is none.  PEP 440
+ * versions are read with blanks around them stripped ("  v1.0\n" is 1.0),
+ * as packaging reads them.
+ */
+static size_t
+space_len(const unsigned char *p, const unsigned char *e)
+{
+	size_t n = (size_t)(e - p);
+
+	if (n >= 1 && ((*p >= 0x09 && *p <= 0x0d) || (*p >= 0x1c &&
+	    *p <= 0x20)))
+		return 1;
+	if (n >= 2 && p[0] == 0xc2 && (p[1] == 0x85 || p[1] == 0xa0))
+		return 2;
+	if (n < 3)
+		return 0;
+	if ((p[0] == 0xe1 && p[1] == 0x9a && p[2] == 0x80) ||
+	    (p[0] == 0xe3 && p[1] == 0x80 && p[2] == 0x80))
+		return 3;
+	if (p[0] == 0xe2 && p[1] == 0x80 && (p[2] <= 0x8a || p[2] == 0xa8 ||
+	    p[2] == 0xa9 || p[2] == 0xaf))
+		return 3;
+	if (p[0] == 0xe2 && p[1] == 0x81 && p[2] == 0x9f)
+		return 3;
+	return 0;
+}
+
+/* [*b, *e) without white space at either end. */
+static void
+strip(const char **b, const char **e)
+{
+	const unsigned char *p = (const unsigned char *)*b,
+	    *q = (const unsigned char *)*e;
+	size_t n;
+
+	while ((n = space_len(p, q)) > 0)
+		p += n;
+	for (;;) {
+		n = 0;
+		for (size_t k = 1; k <= 3 && k <= (size_t)(q - p); k++)
+			if (space_len(q - k, q) == k) {
+				n = k;
+				break;
+			}
+		if (n == 0)
+			break;
+		q -= n;
+	}
+	*b = (const char *)p;
+	*e = (const char *)q;
+}
+
+int
+ep_ver_parse(struct ep_ver *v, const char *s)
+{
+	const char *p = s, *e = s + strlen(s), *q;
 
 	memset(v, 0, sizeof *v);
-	if (*p == 'v' || *p == 'V')
+	strip(&p, &e);
+	if (p < e && (*p == 'v' || *p == 'V'))
 		p++;
-	if (!isdigit((unsigned char)*p))
+	if (p == e || !is_digit((unsigned char)*p))
 		return -1;
 	q = p;
-	while (isdigit((unsigned char)*q))
+	while (is_digit((unsigned char)*q))
 		q++;
 	if (*q == '!') {
 		v->epoch = digits(&p);
 		p++;
-		if (!isdigit((unsigned char)*p))
+		if (!is_digit((unsigned char)*p))
 			return -1;
 	}
 	for (;;) {
 		if (v->nrel == MAXREL)
 			return -1;
 		v->rel[v->nrel++] = digits(&p);
-		if (p[0] == '.' && isdigit((unsigned char)p[1]))
+		if (p[0] == '.' && is_digit((unsigned char)p[1]))
 			p++;
 		else
 			break;
 	}
-	if (*p == '\0' || suffixes(v, p) == 0)
+	if (p == e || suffixes(v, p, e) == 0)
 		return 0;
 
 	/* Not PEP 440 after the release: keep the rest as an opaque tail. */
+	if (!tail_valid(p, e))
+		return -1;
 	v->pre = v->post = v->dev = 0;
 	memset(&v->pre_n, 0, sizeof v->pre_n);
 	memset(&v->post_n, 0, sizeof v->post_n);
 	memset(&v->dev_n, 0, sizeof v->dev_n);
 	v->local.p = p;
-	v->local.n = strlen(p);
+	v->local.n = (size_t)(e - p);
+	v->opaque = 1;
 	return 0;
 }
 
 /* Epoch and release, the shorter padded with zeros. */
-static int
-release_cmp(const struct ver *a, const struct ver *b)
+int
+ep_ver_release_cmp(const struct ep_ver *a, const struct ep_ver *b)
 {
-	static const struct span zero = { "0", 1 };
+	static const struct ep_verspan zero = { "0", 1 };
 	size_t n = a->nrel > b->nrel ? a->nrel : b->nrel;
 	int c;
 
-	if ((c = num_cmp(a->epoch, b->epoch)) != 0)
+	if ((c = ep_ver_num_cmp(a->epoch, b->epoch)) != 0)
 		return c;
 	for (size_t i = 0; i < n; i++) {
-		c = num_cmp(i < a->nrel ? a->rel[i] : zero,
+		c = ep_ver_num_cmp(i < a->nrel ? a->rel[i] : zero,
 		    i < b->nrel ? b->rel[i] : zero);
 		if (c != 0)
 			return c;
@@ -225,7 +305,7 @@ release_cmp(const struct ver *a, const struct ver *b)
 /* Where the pre-release puts a version within its release: a dev release
  * of the release itself first, then a, b, rc, then none. */
 static int
-pre_rank(const struct ver *v)
+pre_rank(const struct ep_ver *v)
 {
 	if (v->pre == PRE_NONE)
 		return v->dev && !v->post ? -1 : PRE_RC + 1;
@@ -235,9 +315,9 @@ pre_rank(const struct ver *v)
 /* The next segment of a local label or tail: a run of digits or of
  * letters; other characters separate.  0 at the end. */
 static int
-segment(struct span *seg, int *numeric, struct span *rest)
+segment(struct ep_verspan *seg, int *numeric, struct ep_verspan *rest)
 {
-	while (rest->n > 0 && !isalnum((unsigned char)*rest->p)) {
+	while (rest->n > 0 && !is_alnum((unsigned char)*rest->p)) {
 		rest->p++;
 		rest->n--;
 	}
@@ -245,9 +325,9 @@ segment(struct span *seg, int *numeric, struct span *rest)
 		return 0;
 	seg->p = rest->p;
 	seg->n = 0;
-	*numeric = isdigit((unsigned char)*rest->p) != 0;
-	while (seg->n < rest->n && isalnum((unsigned char)seg->p[seg->n]) &&
-	    (isdigit((unsigned char)seg->p[seg->n]) != 0) == *numeric)
+	*numeric = is_digit((unsigned char)*rest->p);
+	while (seg->n < rest->n && is_alnum((unsigned char)seg->p[seg->n]) &&
+	    is_digit((unsigned char)seg->p[seg->n]) == *numeric)
 		seg->n++;
 	rest->p += seg->n;
 	rest->n -= seg->n;
@@ -255,9 +335,9 @@ segment(struct span *seg, int *numeric, struct span *rest)
 }
 
 static int
-local_cmp(struct span a, struct span b)
+local_cmp(struct ep_verspan a, struct ep_verspan b)
 {
-	struct span sa, sb;
+	struct ep_verspan sa, sb;
 	int na, nb, c;
 
 	if (a.n == 0 || b.n == 0)
@@ -270,7 +350,7 @@ local_cmp(struct span a, struct span b)
 		if (na != nb)
 			return na ? 1 : -1;	/* numbers after words */
 		if (na)
-			c = num_cmp(sa, sb);
+			c = ep_ver_num_cmp(sa, sb);
 		else {
 			size_t n = sa.n < sb.n ? sa.n : sb.n;
 
@@ -282,24 +362,24 @@ local_cmp(struct span a, struct span b)
 	}
 }
 
-static int
-ver_cmp(const struct ver *a, const struct ver *b, int ignore_local)
+int
+ep_ver_cmp(const struct ep_ver *a, const struct ep_ver *b, int ignore_local)
 {
 	int c;
 
-	if ((c = release_cmp(a, b)) != 0)
+	if ((c = ep_ver_release_cmp(a, b)) != 0)
 		return c;
 	if ((c = pre_rank(a) - pre_rank(b)) != 0)
 		return c;
-	if (a->pre != PRE_NONE && (c = num_cmp(a->pre_n, b->pre_n)) != 0)
+	if (a->pre != PRE_NONE && (c = ep_ver_num_cmp(a->pre_n, b->pre_n)) != 0)
 		return c;
 	if (a->post != b->post)
 		return a->post - b->post;
-	if (a->post && (c = num_cmp(a->post_n, b->post_n)) != 0)
+	if (a->post && (c = ep_ver_num_cmp(a->post_n, b->post_n)) != 0)
 		return c;
 	if (a->dev != b->dev)
 		return b->dev - a->dev;	/* no dev part sorts last */
-	if (a->dev && (c = num_cmp(a->dev_n, b->dev_n)) != 0)
+	if (a->dev && (c = ep_ver_num_cmp(a->dev_n, b->dev_n)) != 0)
 		return c;
 	return ignore_local ? 0 : local_cmp(a->local, b->local);
 }
@@ -307,8 +387,8 @@ ver_cmp(const struct ver *a, const struct ver *b, int ignore_local)
 int
 ep_vercmp(const char *a, const char *b)
 {
-	struct ver va, vb;
-	int oka = ver_parse(&va, a) == 0, okb = ver_parse(&vb, b) == 0;
+	struct ep_ver va, vb;
+	int oka = ep_ver_parse(&va, a) == 0, okb = ep_ver_parse(&vb, b) == 0;
 	int c;
 
 	if (!oka || !okb) {
@@ -317,27 +397,35 @@ ep_vercmp(const char *a, const char *b)
 		c = strcmp(a, b);
 		return (c > 0) - (c < 0);
 	}
-	c = ver_cmp(&va, &vb, 0);
+	c = ep_ver_cmp(&va, &vb, 0);
 	return (c > 0) - (c < 0);
 }
 
 int
 ep_version_valid(const char *v)
 {
-	struct ver x;
+	struct ep_ver x;
 
-	return ver_parse(&x, v) == 0;
+	return ep_ver_parse(&x, v) == 0;
+}
+
+int
+ep_version_pep440(const char *v)
+{
+	struct ep_ver x;
+
+	return ep_ver_parse(&x, v) == 0 && !x.opaque;
 }
 
 size_t
 ep_version_release(unsigned long *parts, size_t max, const char *v)
 {
-	struct ver x;
+	struct ep_ver x;
 
-	if (ver_parse(&x, v) < 0)
+	if (ep_ver_parse(&x, v) < 0)
 		return 0;
 	for (size_t i = 0; i < x.nrel && i < max; i++) {
-		struct span s = x.rel[i];
+		struct ep_verspan s = x.rel[i];
 		unsigned long n = 0;
 
 		for (size_t k = 0; k < s.n; k++) {
@@ -350,186 +438,3 @@ ep_version_release(unsigned long *parts, size_t max, const char *v)
 	return x.nrel;
 }
 
-static int
-same_release(const struct ver *a, const struct ver *b)
-{
-	return release_cmp(a, b) == 0;
-}
-
-static int
-prefix_match(const struct ver *c, const struct ver *s, size_t n)
-{
-	static const struct span zero = { "0", 1 };
-
-	if (num_cmp(c->epoch, s->epoch) != 0)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (num_cmp(i < c->nrel ? c->rel[i] : zero, s->rel[i]) != 0)
-			return 0;
-	return 1;
-}
-
-static int
-clause_match(const struct clause *k, const struct ver *c, const char *text)
-{
-	const struct ver *s = &k->v;
-	int ign = s->local.n == 0, cmp = ver_cmp(c, s, ign);
-
-	switch (k->op) {
-	case OP_EQ:
-		return k->prefix ? prefix_match(c, s, s->nrel) : cmp == 0;
-	case OP_NE:
-		return k->prefix ? !prefix_match(c, s, s->nrel) : cmp != 0;
-	case OP_LE:
-		return cmp <= 0;
-	case OP_GE:
-		return cmp >= 0;
-	case OP_LT:
-		/* <590 means before the 590 series, its pre-releases too. */
-		if (s->pre == PRE_NONE && !s->dev && (c->pre || c->dev) &&
-		    same_release(c, s))
-			return 0;
-		return cmp < 0;
-	case OP_GT:
-		if (!s->post && c->post && same_release(c, s))
-			return 0;
-		return cmp > 0;
-	case OP_COMPAT:
-		return cmp >= 0 && prefix_match(c, s, s->nrel - 1);
-	case OP_ARB:
-		return strcasecmp(text, k->text) == 0;
-	}
-	return 0;
-}
-
-int
-ep_verrange_match(const struct ep_verrange *r, const char *version)
-{
-	struct ver c;
-
-	if (ver_parse(&c, version) < 0)
-		return -1;
-	for (size_t i = 0; i < r->n; i++)
-		if (!clause_match(&r->c[i], &c, version))
-			return 0;
-	return 1;
-}
-
-const char *
-ep_verrange_text(const struct ep_verrange *r)
-{
-	return r->text;
-}
-
-void
-ep_verrange_free(struct ep_verrange *r)
-{
-	if (r == NULL)
-		return;
-	for (size_t i = 0; i < r->n; i++)
-		free(r->c[i].text);
-	free(r->c);
-	free(r->text);
-	free(r);
-}
-
-/* One clause (trimmed, NUL-terminated) into k; the message names it. */
-static int
-clause_parse(struct clause *k, char *s, const char *range,
-    struct ep_err *err)
-{
-	static const char *const ops[] = { "===", "==", "!=", "<=", ">=",
-	    "~=", "<", ">", NULL };
-	static const int opv[] = { OP_ARB, OP_EQ, OP_NE, OP_LE, OP_GE,
-	    OP_COMPAT, OP_LT, OP_GT };
-	const char *p = s;
-	char *v;
-	size_t n;
-	int i;
-
-	if (*s == '\0')
-		return ep_err_set(err, EP_E_INPUT, "range \"%s\": empty clause",
-		    range);
-	if ((i = word(&p, ops)) < 0)
-		return ep_err_set(err, EP_E_INPUT, "range \"%s\": clause "
-		    "\"%s\": no operator (one of ==, !=, <, <=, >, >=, ~=, "
-		    "===)", range, s);
-	k->op = opv[i];
-	v = ep_trim(xstrdup(p));
-	k->text = v;
-	if (*v == '\0')
-		return ep_err_set(err, EP_E_INPUT, "range \"%s\": clause "
-		    "\"%s\": no version after \"%s\"", range, s, ops[i]);
-	/* One version per clause: ">1.0 <2", ">=1.26;<2", "> 1 and < 2" and
-	 * "a || b" are one clause whose "version" would swallow the rest,
-	 * so that only the first operator counted.  PEP 440's grammar
-	 * allows letters, digits and . _ + ! - (and .* for == and !=). */
-	if (v[strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	    "0123456789._+!-*")] != '\0')
-		return ep_err_set(err, EP_E_INPUT, "range \"%s\": clause "
-		    "\"%s\": \"%s\" is not one version (clauses are "
-		    "separated by commas, all must hold: \">=1.26,<2\")", range,
-		    s, v);
-	if (k->op == OP_ARB)
-		return 0;
-	n = strlen(v);
-	if (n >= 2 && strcmp(v + n - 2, ".*") == 0) {
-		if (k->op != OP_EQ && k->op != OP_NE)
-			return ep_err_set(err, EP_E_INPUT, "range \"%s\": "
-			    "clause \"%s\": \".*\" goes only with == and !=",
-			    range, s);
-		k->prefix = 1;
-		v[n - 2] = '\0';
-	}
-	if (ver_parse(&k->v, v) < 0)
-		return ep_err_set(err, EP_E_INPUT, "range \"%s\": clause "
-		    "\"%s\": \"%s\" is not a version", range, s, v);
-	if (k->prefix && (k->v.pre || k->v.post || k->v.dev ||
-	    k->v.local.n > 0))
-		return ep_err_set(err, EP_E_INPUT, "range \"%s\": clause "
-		    "\"%s\": only a release (digits and dots) goes before "
-		    "\".*\"", range, s);
-	if (k->op == OP_COMPAT && (k->v.nrel < 2 || k->v.local.n > 0))
-		return ep_err_set(err, EP_E_INPUT, "range \"%s\": clause "
-		    "\"%s\": ~= needs a release of two or more components "
-		    "and no local label", range, s);
-	return 0;
-}
-
-int
-ep_verrange_parse(struct ep_verrange **out, const char *text,
-    struct ep_err *err)
-{
-	struct ep_verrange *r = xcalloc(1, sizeof *r);
-	char *copy = NULL, *p, *comma;
-	size_t cap = 0;
-	int rc = -1;
-
-	*out = NULL;
-	r->text = ep_trim(xstrdup(text));
-	if (r->text[0] == '\0') {
-		ep_err_set(err, EP_E_INPUT, "range \"\": empty");
-		goto done;
-	}
-	copy = xstrdup(r->text);
-	for (p = copy; p != NULL; p = comma) {
-		if ((comma = strchr(p, ',')) != NULL)
-			*comma++ = '\0';
-		if (r->n == cap) {
-			cap = cap ? cap * 2 : 4;
-			r->c = xreallocarray(r->c, cap, sizeof *r->c);
-		}
-		memset(&r->c[r->n], 0, sizeof r->c[r->n]);
-		r->n++;
-		if (clause_parse(&r->c[r->n - 1], ep_trim(p), r->text,
-		    err) < 0)
-			goto done;
-	}
-	*out = r;
-	r = NULL;
-	rc = 0;
-done:
-	free(copy);
-	ep_verrange_free(r);
-	return rc;
-}

@@ -6,7 +6,10 @@
  *
  * A version is [v][EPOCH!]N(.N)* followed by PEP 440 suffixes (a, b, rc
  * and their spellings, .postN, -N, .devN, +local) or, where the rest is
- * not PEP 440, an opaque tail ("6.18.44-fc-v657-gpu", "96.00.DA.00.0C").
+ * not PEP 440, an opaque tail ("6.18.44-fc-v657-gpu", "96.00.DA.00.0C"):
+ * ASCII letters and digits, each run after at most one of . - _ ~ +, none
+ * at the end, one '+' at most.  White space around a version is not part
+ * of it ("  v1.0\n" is 1.0); inside one, it is no version ("1. 0").
  * Release components compare as numbers of any length, trailing zeros do
  * not count (580.65 == 580.65.0); within one release, PEP 440 orders
  * 1.0.dev1 < 1.0a1 < 1.0b1 < 1.0rc1 < 1.0 < 1.0.post1.  A local label or
@@ -28,6 +31,10 @@ int ep_vercmp(const char *a, const char *b);
 /* 1 if v is a version as above, else 0. */
 int ep_version_valid(const char *v);
 
+/* 1 if v is a PEP 440 version (one packaging's Version() takes: no opaque
+ * tail, so "1.0.org1" is not one), else 0. */
+int ep_version_pep440(const char *v);
+
 /* The leading release components of v (580.159.04 gives 580, 159, 4),
  * at most max of them into parts (values beyond ULONG_MAX are clamped).
  * Returns how many v has (possibly more than max), 0 if v is not a
@@ -40,8 +47,12 @@ size_t ep_version_release(unsigned long *parts, size_t max, const char *v);
  * release: ~=2.1 is >=2.1,==2.*), === (the same string); == and != also
  * take a release prefix ending in .* (==13.*).  As PEP 440 says, a local
  * label on the candidate is ignored unless the clause names one
- * (==2.1.0 holds for 2.1.0+cu121), <V does not admit pre-releases of V
- * and >V does not admit post-releases of V.
+ * (==2.1.0 holds for 2.1.0+cu121) and an ordered comparison cannot name
+ * one (>=1.0+abc is malformed); <V does not admit pre-releases of V unless
+ * V is one (1.0rc1 is not in <1.0, but is in <1.0.post1), >V does not
+ * admit post-releases of V unless V is one (1.0.post1 is not in >1.0, but
+ * 1.0.post0 is in >1.0.dev1).  Pre-releases are otherwise admitted: a
+ * range checks the version a machine has, it does not choose one.
  */
 struct ep_verrange;
 
@@ -52,7 +63,9 @@ struct ep_verrange;
 int ep_verrange_parse(struct ep_verrange **out, const char *text,
     struct ep_err *err);
 
-/* 1 if version lies in r, 0 if not, -1 if version is not a version. */
+/* 1 if version lies in r, 0 if not, -1 if version is not a version
+ * (unless every clause is ===, which compares strings: "foobar" is in
+ * ===foobar). */
 int ep_verrange_match(const struct ep_verrange *r, const char *version);
 
 /* The range as written (trimmed), borrowed from r. */

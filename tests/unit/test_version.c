@@ -80,6 +80,39 @@ test_tails_and_garbage(void **state)
 	    "1.100000000000000000000000") < 0);
 }
 
+/* What packaging takes and refuses: blanks around a version are not part
+ * of it, blanks and stray separators inside make it no version, and an
+ * opaque tail is ASCII runs with one separator each. */
+static void
+test_pep440_edges(void **state)
+{
+	(void)state;
+	assert_int_equal(ep_vercmp("  v1.0\t\n", "1.0"), 0);
+	/* U+202F before, U+2029 after: Python's str.isspace() blanks. */
+	assert_int_equal(ep_vercmp("\xe2\x80\xaf" "1.0\t\xe2\x80\xa9\n ",
+	    "1.0"), 0);
+	assert_true(ep_version_valid(" 1.0 "));
+	assert_false(ep_version_valid("1. 0"));
+	assert_false(ep_version_valid("1.0 a1"));
+	assert_false(ep_version_valid("1..0"));
+	assert_false(ep_version_valid("1.0."));
+	assert_false(ep_version_valid("1.0+a+"));
+	assert_false(ep_version_valid("1.0+1+1"));
+	assert_false(ep_version_valid("1.0+_foobar"));
+	assert_false(ep_version_valid("1.0+\xc4\xb0"));
+	/* Tails of kernels, firmware and distribution packages stay. */
+	assert_true(ep_version_valid("4.18.0-477.10.1.el8_8.x86_64"));
+	assert_true(ep_version_valid("2.36-9+deb12u4"));
+	assert_true(ep_version_valid("1.2.3~rc1"));
+	assert_true(ep_version_valid("96.00.DA.00.0C"));
+	/* ...but only PEP 440 is PEP 440. */
+	assert_true(ep_version_pep440("1!1.0b2.post345.dev456+abc.5"));
+	assert_true(ep_version_pep440(" v1.0 "));
+	assert_false(ep_version_pep440("1.0.org1"));
+	assert_false(ep_version_pep440("6.18.44-fc-v657-gpu"));
+	assert_false(ep_version_pep440("1..0"));
+}
+
 static void
 test_release(void **state)
 {
@@ -139,6 +172,35 @@ test_range_boundaries(void **state)
 	assert_int_equal(in(">580.65", "580.65"), 0);
 	assert_int_equal(in(" >= 1.0 , < 2 ", "1.5"), 1);
 	assert_int_equal(in(">=1", "garbage"), -1);
+	assert_int_equal(in(">=1", "1..0"), -1);
+}
+
+/* <V and >V on whole versions: the pre-releases kept out of <V are V's
+ * own, the post-releases kept out of >V are V's own. */
+static void
+test_range_exclusive(void **state)
+{
+	(void)state;
+	assert_int_equal(in(">1.0.dev1", "1.0.post0"), 1);
+	assert_int_equal(in(">1.0a1", "1.0.post0"), 1);
+	assert_int_equal(in(">1.0a1", "1.0a1.post0"), 0);
+	assert_int_equal(in(">1.0a1", "1.0a2.post0"), 1);
+	assert_int_equal(in(">1.0", "1.0.post0"), 0);
+	assert_int_equal(in(">1.0", "1.0+local"), 0);
+	assert_int_equal(in(">1.0.dev1", "1.0.dev1+local"), 0);
+	assert_int_equal(in(">1.0.post1", "1.0.post1+local"), 0);
+	assert_int_equal(in(">1.0.post1", "1.0.post2"), 1);
+	assert_int_equal(in("<1.0.post1", "1.0rc1"), 1);
+	assert_int_equal(in("<1.0.post1", "1.0.post1.dev0"), 0);
+	assert_int_equal(in("<1.0.post1", "1.0.post0.dev0"), 1);
+	assert_int_equal(in("==1.0.dev0,<1.0.post1", "1.0.dev0"), 1);
+	assert_int_equal(in("<1.0", "1.0.dev0"), 0);
+	assert_int_equal(in("<1.0a2", "1.0a1"), 1);
+	/* === compares text, a version or not. */
+	assert_int_equal(in("===foobar", "foobar"), 1);
+	assert_int_equal(in("===foobar", "FOOBAR"), 1);
+	assert_int_equal(in("===foobar", "baz"), 0);
+	assert_int_equal(in("===foobar,!=1.0", "foobar"), -1);
 }
 
 static void
@@ -210,6 +272,12 @@ test_range_malformed(void **state)
 	    "or more components and no local label");
 	bad(">=1, <2, =>3", "range \">=1, <2, =>3\": clause \"=>3\": no "
 	    "operator (one of ==, !=, <, <=, >, >=, ~=, ===)");
+	bad(">=1.0+abc", "range \">=1.0+abc\": clause \">=1.0+abc\": a local "
+	    "label (+abc) goes only with ==, != and ===");
+	bad("<1.0+1.0", "range \"<1.0+1.0\": clause \"<1.0+1.0\": a local "
+	    "label (+1.0) goes only with ==, != and ===");
+	bad("==1.0.*+5", "range \"==1.0.*+5\": clause \"==1.0.*+5\": "
+	    "\"1.0.*+5\" is not a version");
 }
 
 static void
@@ -232,9 +300,11 @@ main(void)
 		cmocka_unit_test(test_order),
 		cmocka_unit_test(test_equal_spellings),
 		cmocka_unit_test(test_tails_and_garbage),
+		cmocka_unit_test(test_pep440_edges),
 		cmocka_unit_test(test_release),
 		cmocka_unit_test(test_range_boundaries),
 		cmocka_unit_test(test_range_operators),
+		cmocka_unit_test(test_range_exclusive),
 		cmocka_unit_test(test_range_malformed),
 		cmocka_unit_test(test_range_text),
 	};
