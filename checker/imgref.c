@@ -138,11 +138,18 @@ bad:
 	return "bad character or separator in repository name";
 }
 
-/* host[:port]: letters, digits, '.', '-', or a bracketed IPv6 address. */
+/*
+ * host[:port] as distribution's DomainRegexp has it: dot-separated labels
+ * of letters, digits and '-', none empty and none beginning or ending with
+ * '-' ("dock..er", "ab-.com" and "ab.-com" are not hosts), or a bracketed
+ * IPv6 address; a port is a number up to 65535 (the pattern takes any
+ * digits, and the connection fails).
+ */
 static int
 host_valid(const char *s, size_t n)
 {
-	size_t i = 0, hn;
+	size_t i = 0, label;
+	unsigned long port = 0;
 
 	if (n == 0)
 		return 0;
@@ -157,22 +164,28 @@ host_valid(const char *s, size_t n)
 				return 0;
 		i++;
 	} else {
-		while (i < n && (is_alnum((unsigned char)s[i]) ||
-		    s[i] == '.' || s[i] == '-'))
+		for (;;) {
+			for (label = 0; i < n && (is_alnum((unsigned char)s[i])
+			    || s[i] == '-'); i++, label++)
+				;
+			if (label == 0 || s[i - label] == '-' ||
+			    s[i - 1] == '-')
+				return 0;
+			if (i == n || s[i] != '.')
+				break;
 			i++;
-		if (i == 0 || s[0] == '.' || s[0] == '-' ||
-		    s[i - 1] == '.' || s[i - 1] == '-')
-			return 0;
+		}
 	}
-	hn = i;
 	if (i == n)
 		return 1;
 	if (s[i] != ':' || i + 1 == n || n - i - 1 > 5)
 		return 0;
-	for (i = hn + 1; i < n; i++)
+	for (i++; i < n; i++) {
 		if (s[i] < '0' || s[i] > '9')
 			return 0;
-	return 1;
+		port = port * 10 + (unsigned long)(s[i] - '0');
+	}
+	return port <= 65535;
 }
 
 /* 1 if s starts as a local reference does ("oci:", "docker-archive:"). */
@@ -196,6 +209,13 @@ parse_registry(struct ep_imgref *r, const char *s, struct ep_err *err)
 		if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f)
 			return ep_err_set(err, EP_E_INPUT, "image reference "
 			    "'%s': white space or control character", s);
+	/* 64 hex digits are an image ID (docker's ParseNormalizedNamed
+	 * refuses them as a name): not docker.io/library/<ID>:latest. */
+	if (strlen(s) == 64 && strspn(s, "0123456789abcdef") == 64)
+		return ep_err_set(err, EP_E_INPUT, "image reference '%s': 64 "
+		    "hexadecimal digits are an image ID, not a name a "
+		    "registry knows (write NAME@sha256:ID to pin by digest)",
+		    s);
 
 	end = s + strlen(s);
 	if ((at = strchr(s, '@')) != NULL) {

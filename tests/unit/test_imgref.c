@@ -31,6 +31,16 @@ static const struct good goods[] = {
 	{ "ubuntu", EP_IMG_REGISTRY, "docker.io/library/ubuntu:latest",
 	    "docker.io", "registry-1.docker.io", "library/ubuntu", "latest",
 	    NULL, NULL },
+	/* Hosts docker takes: inner dashes, a leading digit, the highest
+	 * port; and 64 hex digits under a host, which are a name. */
+	{ "a-b.c-d.com:65535/x", EP_IMG_REGISTRY,
+	    "a-b.c-d.com:65535/x:latest", "a-b.c-d.com:65535",
+	    "a-b.c-d.com:65535", "x", "latest", NULL, NULL },
+	{ "001a.com/x", EP_IMG_REGISTRY, "001a.com/x:latest", "001a.com",
+	    "001a.com", "x", "latest", NULL, NULL },
+	{ "docker.io/" HEX64, EP_IMG_REGISTRY,
+	    "docker.io/library/" HEX64 ":latest", "docker.io",
+	    "registry-1.docker.io", "library/" HEX64, "latest", NULL, NULL },
 	{ "ubuntu:22.04", EP_IMG_REGISTRY,
 	    "docker.io/library/ubuntu:22.04", "docker.io",
 	    "registry-1.docker.io", "library/ubuntu", "22.04", NULL, NULL },
@@ -167,6 +177,17 @@ static const struct bad bads[] = {
 	{ "a___b", "bad character or separator" },
 	{ "a.", "bad character or separator" },
 	{ "host:99999999/x", "bad registry host" },
+	/* Host labels: none empty, none beginning or ending with '-'; a
+	 * port up to 65535. */
+	{ "dock..er/docker", "bad registry host 'dock..er'" },
+	{ "ab-.com/foo", "bad registry host 'ab-.com'" },
+	{ "ab.-com/foo", "bad registry host 'ab.-com'" },
+	{ "ab.com-/foo", "bad registry host 'ab.com-'" },
+	{ ".ab.com/foo", "bad registry host" },
+	{ "host.x:65536/x", "bad registry host 'host.x:65536'" },
+	{ "host.x:/x", "bad registry host" },
+	/* An image ID is no name. */
+	{ HEX64, "64 hexadecimal digits are an image ID" },
 	{ "ho st/x", "white space" },
 	{ "oci:", "empty directory" },
 	{ "oci::tag", "empty directory" },
