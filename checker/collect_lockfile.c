@@ -152,6 +152,8 @@ lock_one(struct ep_collect *c, const char *path, int named, const char *cwd,
 			    "not recorded)", perr.msg, ep_lock_format_name(fmt));
 		goto done;
 	}
+	for (size_t i = 0; i < pins.warnings.n; i++)
+		ep_manifest_warn(c->m, "%s", pins.warnings.v[i]);
 	if (pins.dropped > 0)
 		ep_manifest_warn(c->m, "%s: %zu more pins not recorded (at most "
 		    "%d a lockfile)", path, pins.dropped, EP_LOCK_PINS_MAX);

@@ -3,11 +3,13 @@
  * names, URL scrubbing, line splitting, the choice of format by file name)
  * and the two small formats: Pipfile.lock and conda explicit files.
  * requirements*.txt is read in lockfile_req.c, poetry.lock and uv.lock in
- * lockfile_toml.c.
+ * lockfile_toml.c (their TOML in lockfile_tomlsyn.c), and the text under
+ * them (UTF-8, UTF-16 and UTF-32) in lockfile_text.c.
  */
 #include "lockfile.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,10 +32,22 @@ ep_pins_add(struct ep_pins *p, const char *name, const char *version)
 }
 
 void
+ep_pins_warn(struct ep_pins *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ep_strv_push_owned(&p->warnings, xvasprintf(fmt, ap));
+	va_end(ap);
+}
+
+void
 ep_pins_take(struct ep_pins *out, struct ep_pins *from)
 {
 	for (size_t i = 0; i < from->n; i++)
 		ep_pins_add(out, from->v[i].name, from->v[i].version);
+	for (size_t i = 0; i < from->warnings.n; i++)
+		ep_strv_push(&out->warnings, from->warnings.v[i]);
 	out->dropped += from->dropped;
 	ep_pins_clear(from);
 }
@@ -48,6 +62,7 @@ ep_pins_clear(struct ep_pins *p)
 	free(p->v);
 	p->v = NULL;
 	p->n = p->cap = p->dropped = 0;
+	ep_strv_clear(&p->warnings);
 }
 
 static int

@@ -1,9 +1,10 @@
 /*
  * lockfile.h: the lockfile formats envparity reads pins from, as pure
  * functions over a buffer: requirements*.txt (lockfile_req.c), poetry.lock
- * and uv.lock (lockfile_toml.c), Pipfile.lock and conda explicit files,
- * as conda-lock's "explicit" render and `conda list --explicit` write them
- * (lockfile.c).  collect_lockfile.c decides which files to read and what a
+ * and uv.lock (lockfile_toml.c, lockfile_tomlsyn.c), Pipfile.lock and conda
+ * explicit files, as conda-lock's "explicit" render and `conda list
+ * --explicit` write them (lockfile.c), and the text beneath them
+ * (lockfile_text.c).  collect_lockfile.c decides which files to read and what a
  * failure means; nothing here touches the file system.
  *
  * Errors are EP_E_INPUT with the message "NAME:LINE: problem", NAME being
@@ -54,17 +55,25 @@ struct ep_pins {
 	struct ep_pin *v;
 	size_t n, cap;
 	size_t dropped;		/* pins past EP_LOCK_PINS_MAX */
+	struct ep_strv warnings;	/* "NAME:LINE: ..." about pins read
+					   (a version that is not one), for
+					   the caller to pass on */
 };
 
 /* Append a pin (both strings are copied), or count it in p->dropped when
  * p already holds EP_LOCK_PINS_MAX. */
 void ep_pins_add(struct ep_pins *p, const char *name, const char *version);
 
-/* Move every pin of from (and its dropped count) to the end of out, under
- * out's limit; from is left empty. */
+/* Add a warning to p->warnings. */
+void ep_pins_warn(struct ep_pins *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Move every pin of from (its dropped count and warnings too) to the end
+ * of out, under out's limit; from is left empty. */
 void ep_pins_take(struct ep_pins *out, struct ep_pins *from);
 
-/* Free every pin and reset p to empty; p itself is not freed. */
+/* Free every pin and warning and reset p to empty; p itself is not
+ * freed. */
 void ep_pins_clear(struct ep_pins *p);
 
 /* Sort by name and fold pins of the same name (a package pinned twice
@@ -111,6 +120,22 @@ int ep_lock_valid_name(const char *s, size_t n);
  * '?' or '#' too), then the query and the fragment, and anaconda.org
  * "/t/TOKEN" path segments.  Linear in n.  A new string. */
 char *ep_lock_url_scrub(const char *s, size_t n);
+
+/* lockfile_text.c.  cp (at most U+10FFFF) as UTF-8 into out; returns
+ * how many bytes that is. */
+size_t ep_lock_utf8_put(char out[4], unsigned long cp);
+
+/* The length (1 to 4) of the UTF-8 character at s, n bytes being there;
+ * 0 when they are not UTF-8 (a stray byte, an overlong form, a surrogate,
+ * past U+10FFFF, cut short). */
+size_t ep_lock_utf8_len(const char *s, size_t n);
+
+/* A text that starts with a UTF-16 or UTF-32 byte order mark (either byte
+ * order), decoded to UTF-8: *out (NUL-terminated, the caller's to free)
+ * and *outlen, returning 1.  0 when there is no such mark; -1 when what
+ * follows it is not that encoding (an odd length, a lone surrogate). */
+int ep_lock_decode_bom(char **out, size_t *outlen, const char *buf,
+    size_t len);
 
 /* buf without a leading UTF-8 byte order mark (len adjusted). */
 const char *ep_lock_skip_bom(const char *buf, size_t *len);

@@ -8,9 +8,11 @@
  * dropped, then each logical line is an option or a requirement.  Options
  * (-r, -c, -e, --index-url, ...) and installs from a URL or a path name no
  * version and give no pin; their values are never recorded or quoted,
- * since index URLs carry passwords.
+ * since index URLs carry passwords.  A file in UTF-16 or UTF-32 with a
+ * byte order mark is decoded first, as pip decodes it.
  */
 #include "lockfile.h"
+#include "vercmp.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -25,38 +27,167 @@ skip_blank(const char *p)
 	return p;
 }
 
-/* The options pip accepts on a line of their own in a requirements file
- * (pip/_internal/req/req_file.py, SUPPORTED_OPTIONS). */
-static const char *const req_long_opts[] = {
-	"requirement", "constraint", "editable", "index-url",
-	"extra-index-url", "no-index", "find-links", "trusted-host", "pre",
-	"prefer-binary", "only-binary", "no-binary", "require-hashes",
-	"use-feature", NULL,
+/*
+ * The options pip's requirements-file parser takes (pip 26's
+ * src/pip/_internal/req/req_file.py, SUPPORTED_OPTIONS and
+ * SUPPORTED_OPTIONS_REQ, spelled as src/pip/_internal/cli/cmdoptions.py
+ * spells them), on a line of their own or after a requirement.  None
+ * changes a pin: each is checked (a name pip does not know, or --hash
+ * without ALGO:DIGEST, is refused, as pip refuses it) and passed over.  A
+ * long name may be cut short where no other starts the same way, as
+ * optparse allows ("--extra-index" is --extra-index-url).
+ */
+static const struct req_opt {
+	const char *name;	/* the long name, without "--" */
+	char letter;		/* the short name, or 0 */
+	int value;		/* takes a value */
+} req_opts[] = {
+	{ "index-url", 'i', 1 }, { "pypi-url", 0, 1 },
+	{ "extra-index-url", 0, 1 }, { "no-index", 0, 0 },
+	{ "constraint", 'c', 1 }, { "requirement", 'r', 1 },
+	{ "editable", 'e', 1 }, { "find-links", 'f', 1 },
+	{ "no-binary", 0, 1 }, { "only-binary", 0, 1 },
+	{ "prefer-binary", 0, 0 }, { "require-hashes", 0, 0 },
+	{ "no-require-hashes", 0, 0 }, { "pre", 0, 0 },
+	{ "all-releases", 0, 1 }, { "only-final", 0, 1 },
+	{ "trusted-host", 0, 1 }, { "use-feature", 0, 1 },
+	{ "hash", 0, 1 }, { "config-settings", 'C', 1 },
 };
+#define NOPTS	(sizeof req_opts / sizeof req_opts[0])
 
-static int
-req_option(const char *s, unsigned no, const char *name, struct ep_err *err)
+/* The end of the blank-separated token at s; quotes hold blanks, as
+ * shlex reads them. */
+static const char *
+token_end(const char *s)
 {
-	size_t n;
+	char q = 0;
 
-	if (s[1] != '-') {
-		/* -r FILE, -c FILE, -e URL, -i URL, -f URL; the value may be
-		 * glued on ("-rbase.txt"), so only the letter counts. */
-		if (s[1] != '\0' && strchr("rceif", s[1]) != NULL)
-			return 0;
-		return ep_err_set(err, EP_E_INPUT, "%s:%u: unknown option "
-		    "'-%c'", name, no, s[1] != '\0' ? s[1] : '?');
+	for (; *s != '\0'; s++) {
+		if (q != 0) {
+			if (*s == q)
+				q = 0;
+		} else if (*s == '\'' || *s == '"')
+			q = *s;
+		else if (*s == ' ' || *s == '\t')
+			break;
 	}
-	/* The name is letters, digits and dashes: whatever follows (":",
-	 * "=", a blank) is the value, which can be a URL with a password. */
-	for (n = 0; isalnum((unsigned char)s[2 + n]) || s[2 + n] == '-'; n++)
-		;
-	for (size_t i = 0; req_long_opts[i] != NULL; i++)
-		if (strlen(req_long_opts[i]) == n &&
-		    strncmp(s + 2, req_long_opts[i], n) == 0)
+	return s;
+}
+
+/* --hash's value: ALGO:DIGEST with one of pip's strong algorithms. */
+static int
+hash_valid(const char *v, size_t n)
+{
+	static const char *const algos[] = { "sha256", "sha384", "sha512",
+	    NULL };
+	const char *colon;
+
+	if (n >= 2 && (v[0] == '\'' || v[0] == '"') && v[n - 1] == v[0]) {
+		v++;
+		n -= 2;
+	}
+	if ((colon = memchr(v, ':', n)) == NULL)
+		return 0;
+	for (size_t i = 0; algos[i] != NULL; i++)
+		if ((size_t)(colon - v) == strlen(algos[i]) &&
+		    strncmp(v, algos[i], (size_t)(colon - v)) == 0)
+			return 1;
+	return 0;
+}
+
+/* The long option the n bytes at s name, exactly or as the start of one
+ * name only; NULL with *ambiguous set when they start several. */
+static const struct req_opt *
+long_opt(const char *s, size_t n, int *ambiguous)
+{
+	const struct req_opt *found = NULL;
+
+	*ambiguous = 0;
+	for (size_t i = 0; i < NOPTS && n > 0; i++) {
+		if (strncmp(s, req_opts[i].name, n) != 0)
+			continue;
+		if (req_opts[i].name[n] == '\0')
+			return &req_opts[i];
+		*ambiguous = found != NULL;
+		found = &req_opts[i];
+	}
+	return *ambiguous ? NULL : found;
+}
+
+/* The options from s to the end of the line.  Words that are not
+ * options pip leaves unread, and so do we.  Only option names are
+ * quoted in a message: values can be URLs with passwords. */
+static int
+req_options(const char *s, unsigned no, const char *name,
+    struct ep_err *err)
+{
+	const struct req_opt *o;
+	const char *e, *v, *ve;
+	size_t n;
+	int amb, sep;
+
+	for (;;) {
+		s = skip_blank(s);
+		if (*s == '\0' || strcmp(s, "--") == 0 ||
+		    ep_startswith(s, "-- ") || ep_startswith(s, "--\t"))
 			return 0;
-	return ep_err_set(err, EP_E_INPUT, "%s:%u: unknown option '--%.*s'",
-	    name, no, (int)(n > 40 ? 40 : n), s + 2);
+		e = token_end(s);
+		v = NULL;
+		if (s[0] != '-' || s[1] == '\0' || s[1] == ' ' ||
+		    s[1] == '\t') {
+			s = e;
+			continue;
+		}
+		if (s[1] != '-') {
+			for (o = NULL, n = 0; n < NOPTS; n++)
+				if (req_opts[n].letter == s[1])
+					o = &req_opts[n];
+			if (o == NULL)
+				return ep_err_set(err, EP_E_INPUT, "%s:%u: "
+				    "unknown option '-%c'", name, no,
+				    (unsigned char)s[1] >= ' ' &&
+				    (unsigned char)s[1] < 0x7f ? s[1] : '?');
+			if (s + 2 < e)
+				v = s + 2;	/* -rbase.txt */
+		} else {
+			/* Letters, digits and dashes: a value can follow
+			 * after '=' (or ':', which pip does not take but
+			 * we always have: either way the name is all a
+			 * message quotes). */
+			for (n = 0; isalnum((unsigned char)s[2 + n]) ||
+			    s[2 + n] == '-'; n++)
+				;
+			sep = s[2 + n] == '=' || s[2 + n] == ':';
+			if ((o = long_opt(s + 2, n, &amb)) == NULL ||
+			    (!sep && s + 2 + n != e))
+				return ep_err_set(err, EP_E_INPUT, "%s:%u: %s "
+				    "option '--%.*s'", name, no, amb ?
+				    "ambiguous" : "unknown",
+				    (int)(n > 40 ? 40 : n), s + 2);
+			if (sep) {
+				if (!o->value)
+					return ep_err_set(err, EP_E_INPUT,
+					    "%s:%u: option '--%s' takes no "
+					    "value", name, no, o->name);
+				v = s + 3 + n;
+			}
+		}
+		ve = e;
+		if (o->value && v == NULL) {
+			v = skip_blank(e);
+			if (*v == '\0')
+				return ep_err_set(err, EP_E_INPUT, "%s:%u: "
+				    "option '--%s' needs a value", name, no,
+				    o->name);
+			ve = token_end(v);
+		}
+		if (strcmp(o->name, "hash") == 0 &&
+		    !hash_valid(v, (size_t)(ve - v)))
+			return ep_err_set(err, EP_E_INPUT, "%s:%u: --hash "
+			    "needs ALGO:DIGEST, ALGO one of sha256, sha384, "
+			    "sha512", name, no);
+		s = ve;
+	}
 }
 
 /* A line that installs from a URL or a path names no version to pin:
@@ -183,8 +314,10 @@ req_requirement(struct ep_pins *pins, const char *s, unsigned no,
 	}
 	if (*p == '@') {
 		/* A direct reference; markers and options may follow. */
+		/* The URL ends at a blank or at the ';' of the markers, as
+		 * pip's parse_req_from_line cuts it. */
 		url = p = skip_blank(p + 1);
-		while (*p != '\0' && !isspace((unsigned char)*p))
+		while (*p != '\0' && !isspace((unsigned char)*p) && *p != ';')
 			p++;
 		if (p == url) {
 			ep_err_set(err, EP_E_INPUT, "%s:%u: missing URL after "
@@ -208,6 +341,15 @@ req_requirement(struct ep_pins *pins, const char *s, unsigned no,
 		    "package name");
 		goto done;
 	}
+	/* "==1.0.org1" names no PEP 440 version: say so, and keep the
+	 * specifier as written rather than pass it off as a version. */
+	if (exact != NULL && spec[1] == '=' && spec[2] != '=' &&
+	    !ep_version_pep440(exact)) {
+		ep_pins_warn(pins, "%s:%u: %s: the version after == is not "
+		    "a PEP 440 version; the pin is the specifier as written",
+		    name, no, norm);
+		exact = NULL;
+	}
 	ep_pins_add(pins, norm, exact != NULL ? exact :
 	    spec[0] != '\0' ? spec : "*");
 	rc = 0;
@@ -223,6 +365,8 @@ static int
 req_logical(struct ep_pins *pins, char *s, unsigned no, const char *name,
     struct ep_err *err)
 {
+	const char *q;
+
 	for (size_t i = 0; s[i] != '\0'; i++) {
 		if (s[i] == '#' && (i == 0 || isspace((unsigned char)s[i - 1]))) {
 			s[i] = '\0';
@@ -232,9 +376,18 @@ req_logical(struct ep_pins *pins, char *s, unsigned no, const char *name,
 	ep_trim(s);
 	if (s[0] == '\0')
 		return 0;
-	if (s[0] == '-')
-		return req_option(s, no, name, err);
-	return req_requirement(pins, s, no, name, err);
+	/* As pip's break_args_options: the options begin at the first
+	 * word that starts with '-'; what comes before is the
+	 * requirement. */
+	for (q = s; *q != '\0'; q = token_end(q))
+		if (*(q = skip_blank(q)) == '-')
+			break;
+	if (req_options(q, no, name, err) < 0)
+		return -1;
+	if (q == s)
+		return 0;
+	s[q - s] = '\0';
+	return req_requirement(pins, ep_trim(s), no, name, err);
 }
 
 static int
@@ -254,11 +407,22 @@ ep_lock_parse_requirements(struct ep_pins *out, const char *buf, size_t len,
 	struct ep_pins pins = { 0 };
 	struct ep_lock_lines l;
 	const char *s;
-	char *logical = NULL;
+	char *logical = NULL, *text = NULL;
 	size_t n, ln = 0, cap = 0;
 	unsigned first = 0;
 	int cont = 0, rc = -1;
 
+	/* UTF-16 and UTF-32 with a byte order mark, which pip reads. */
+	switch (ep_lock_decode_bom(&text, &n, buf, len)) {
+	case 1:
+		buf = text;
+		len = n;
+		break;
+	case -1:
+		ep_err_set(err, EP_E_INPUT, "%s:1: not UTF-16 or UTF-32 text "
+		    "after its byte order mark", name);
+		goto done;
+	}
 	ep_lock_lines_init(&l, buf, len);
 	while (ep_lock_next_line(&l, &s, &n)) {
 		int comment = is_comment_line(s, n);
@@ -298,6 +462,7 @@ ep_lock_parse_requirements(struct ep_pins *out, const char *buf, size_t len,
 	rc = 0;
 done:
 	free(logical);
+	free(text);
 	ep_pins_clear(&pins);
 	return rc;
 }
