@@ -7,7 +7,8 @@
 #           JSON Schema, JUnit and GitHub Actions validators), python3 with
 #           venv, docker-registry, skopeo, htpasswd and openssl (a real
 #           registry on loopback, its witness, and its credentials), rsync
-#           (gitlab-ci-local's shell executor)
+#           (gitlab-ci-local's shell executor), clang with libFuzzer's
+#           runtime (the fuzz targets, tests/fuzz/)
 #   bench   test + hyperfine, pip, openssl
 #
 # Missing Debian packages are installed when run as root; otherwise they are
@@ -30,7 +31,8 @@ nodejs:'command -v node' npm:'command -v npm' python3:'command -v python3'
 python3-venv:'python3 -c \"import ensurepip, venv\"'
 docker-registry:'command -v docker-registry' skopeo:'command -v skopeo'
 apache2-utils:'command -v htpasswd' openssl:'command -v openssl'
-rsync:'command -v rsync'"
+rsync:'command -v rsync' clang:'command -v clang'
+libclang-rt-dev:'test -e \"\$(clang --print-runtime-dir)/libclang_rt.fuzzer-\$(uname -m).a\"'"
 bench_needs="$test_needs hyperfine:'command -v hyperfine'
 python3-pip:'python3 -m pip --version' openssl:'command -v openssl'"
 
