@@ -183,6 +183,15 @@ ep_lock_url_scrub(const char *s, size_t n)
 	if ((cut = memchr(s, '?', n)) != NULL)
 		n = (size_t)(cut - s);
 	out = xstrndup(s, n);
+	/* anaconda.org channel tokens: https://conda.anaconda.org/t/TOKEN/.
+	 * Cut first: a cut can join what is left into a new "://" with a
+	 * user:password@ after it ("https:/t///u:p@h"). */
+	while ((t = strstr(out, "/t/")) != NULL) {
+		char *end = strchr(t + 3, '/');
+
+		memmove(t, end != NULL ? end : t + strlen(t),
+		    strlen(end != NULL ? end : t + strlen(t)) + 1);
+	}
 	if ((auth = strstr(out, "://")) != NULL) {
 		auth += 3;
 		slash = strchr(auth, '/');
@@ -191,13 +200,6 @@ ep_lock_url_scrub(const char *s, size_t n)
 				at = q;
 		if (at != NULL)
 			memmove(auth, at + 1, strlen(at + 1) + 1);
-	}
-	/* anaconda.org channel tokens: https://conda.anaconda.org/t/TOKEN/ */
-	while ((t = strstr(out, "/t/")) != NULL) {
-		char *end = strchr(t + 3, '/');
-
-		memmove(t, end != NULL ? end : t + strlen(t),
-		    strlen(end != NULL ? end : t + strlen(t)) + 1);
 	}
 	return out;
 }
