@@ -51,7 +51,10 @@ fz_lock(const uint8_t *data, size_t size, enum ep_lock_format f)
 			FZ_CHECK(strcmp(norm, p->name) == 0);
 			free(norm);
 		}
-		if (strncmp(p->version, "@ ", 2) == 0)
+		/* requirements*.txt is the format with direct references;
+		 * the others record versions as the file writes them. */
+		if (f == EP_LOCK_REQUIREMENTS &&
+		    strncmp(p->version, "@ ", 2) == 0)
 			fz_lock_check_url(p->version + 2);
 	}
 	ep_pins_merge(&pins);
