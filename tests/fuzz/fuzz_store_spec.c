@@ -24,12 +24,13 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 }
 
 /* A secret looked for: with a '|', and no part of what may be shown
- * (the display, and the ref and profile, which are not secret). */
+ * (the display, and the ref and profile, which are not secret); without
+ * a '*' (what scrubbing writes) or a '\'' (what shell quoting adds). */
 static int
 watched(const char *secret, const char *display, const char *ref,
     const char *profile)
 {
-	return strchr(secret, '|') != NULL && strchr(secret, '*') == NULL &&
+	return strchr(secret, '|') != NULL && strpbrk(secret, "*'") == NULL &&
 	    strstr(display, secret) == NULL && strstr(ref, secret) == NULL &&
 	    strstr(profile, secret) == NULL;
 }
