@@ -66,6 +66,21 @@ fz_split(const uint8_t **d, size_t *n, const char *sep,
 	*d = hit + sl;
 }
 
+/* Every occurrence of shown (not empty) in text overwritten with '#', in
+ * place: what a message may quote is taken out, so that a secret found in
+ * what is left came from nowhere else. */
+static FZ_UNUSED void
+fz_blank(char *text, const char *shown)
+{
+	size_t n = strlen(shown);
+	char *p;
+
+	if (n == 0)
+		return;
+	while ((p = strstr(text, shown)) != NULL)
+		memset(p, '#', n);
+}
+
 /* The bytes as a file that parsers taking a path can open: an anonymous
  * memory file (nothing on disk), reached as /proc/self/fd/N.  The same
  * file is reused across inputs. */
