@@ -105,3 +105,9 @@ clean:
 
 help:
 	@sed -n '2,12s/^# \{0,1\}//p' Makefile
+
+# libFuzzer harnesses (tests/fuzz/): `make fuzz FUZZ_SECONDS=N` runs each
+# target N seconds on its corpus; `make unit` also builds them with a
+# plain main() for tests/run.sh to replay their inputs.
+include tests/fuzz/fuzz.mk
+clean: fuzz-clean

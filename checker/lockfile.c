@@ -239,10 +239,28 @@ char *
 ep_lock_url_scrub(const char *s, size_t n)
 {
 	const char *end = s + n, *auth = NULL, *host, *cut;
-	char *out, *o;
+	char *out, *o, *tmp, *t;
 
-	out = o = xmalloc(n + 1);
-	for (const char *q = s; q + 3 <= end; q++)
+	/* anaconda.org channel tokens, https://conda.anaconda.org/t/TOKEN/:
+	 * each "/t/SEGMENT" goes, in one pass, first: a cut can join what is
+	 * left into a new "://" with a user:password@ after it
+	 * ("https:/t///u:p@h"). */
+	t = tmp = xmalloc(n + 1);
+	for (const char *q = s; q < end;) {
+		if (end - q >= 3 && memcmp(q, "/t/", 3) == 0) {
+			const char *next = memchr(q + 3, '/', (size_t)(end - q - 3));
+
+			q = next != NULL ? next : end;
+			continue;
+		}
+		*t++ = *q++;
+	}
+	s = tmp;
+	end = t;
+	out = o = xmalloc((size_t)(end - s) + 1);
+	/* The authority follows the first "://" before any '?' or '#'; one
+	 * after them is in the query or the fragment, which go. */
+	for (const char *q = s; q + 3 <= end && *q != '?' && *q != '#'; q++)
 		if (memcmp(q, "://", 3) == 0) {
 			auth = q + 3;
 			break;
@@ -258,19 +276,10 @@ ep_lock_url_scrub(const char *s, size_t n)
 		end = cut;
 	if ((cut = memchr(s, '?', (size_t)(end - s))) != NULL)
 		end = cut;
-	/* anaconda.org channel tokens, https://conda.anaconda.org/t/TOKEN/:
-	 * each "/t/SEGMENT" goes, in one pass. */
-	while (s < end) {
-		if (end - s >= 3 && memcmp(s, "/t/", 3) == 0) {
-			const char *next = memchr(s + 3, '/',
-			    (size_t)(end - s - 3));
-
-			s = next != NULL ? next : end;
-			continue;
-		}
-		*o++ = *s++;
-	}
+	memcpy(o, s, (size_t)(end - s));
+	o += end - s;
 	*o = '\0';
+	free(tmp);
 	return out;
 }
 

@@ -115,10 +115,12 @@ char *ep_lock_pep503(const char *s, size_t n);
 /* 1 if the n bytes at s are a valid PEP 508 distribution name. */
 int ep_lock_valid_name(const char *s, size_t n);
 
-/* The n bytes of url at s without what can hold a secret: user:password@
- * (up to the last '@' of the authority; a password with an unencoded '/',
- * '?' or '#' too), then the query and the fragment, and anaconda.org
- * "/t/TOKEN" path segments.  Linear in n.  A new string. */
+/* The n bytes of url at s without what can hold a secret: anaconda.org
+ * "/t/TOKEN" path segments first (a cut cannot then join what is left into
+ * a new user:password@), user:password@ (up to the last '@' of the
+ * authority; a password with an unencoded '/', '?' or '#' too), then the
+ * query and the fragment (a "://" after a '?' or '#' is in them).  Linear
+ * in n.  A new string. */
 char *ep_lock_url_scrub(const char *s, size_t n);
 
 /* lockfile_text.c.  cp (at most U+10FFFF) as UTF-8 into out; returns

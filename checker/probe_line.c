@@ -188,7 +188,9 @@ ep_probe_line_parse(json_t **out, const char *line, size_t len,
 	*out = NULL;
 	o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
 	if (o == NULL) {
-		ep_err_set(err, EP_E_INPUT, "not JSON (%s)", je.text);
+		/* jansson quotes the bytes near the error as they are. */
+		ep_err_set(err, EP_E_INPUT, "not JSON (%s)", q =
+		    ep_probe_printable(je.text, strlen(je.text), QUOTE_MAX));
 		goto done;
 	}
 	if (!json_is_object(o)) {

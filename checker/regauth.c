@@ -237,18 +237,19 @@ ep_regauth_token_url(const struct ep_regchal *c, const char *repository)
 char *
 ep_regauth_redact_url(const char *url)
 {
-	const char *host = url, *at, *end, *q;
+	const char *host = url, *at, *end, *q, *sep;
 	char *s;
 
-	if ((q = strstr(url, "://")) != NULL)
-		host = q + 3;
+	/* A "://" in the query or fragment starts no authority. */
+	q = url + strcspn(url, "?#");
+	if ((sep = strstr(url, "://")) != NULL && sep < q)
+		host = sep + 3;
 	end = host + strcspn(host, "/?#");
 	/* The last '@' before the path ends the userinfo. */
 	at = NULL;
 	for (const char *p = host; p < end; p++)
 		if (*p == '@')
 			at = p;
-	q = url + strcspn(url, "?#");
 	if (at == NULL)
 		return xstrndup(url, (size_t)(q - url));
 	s = xasprintf("%.*s%.*s", (int)(host - url), url,

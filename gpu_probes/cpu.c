@@ -65,16 +65,62 @@ probe_parallel(int nthreads, void (*fn)(void *, int, int), void *arg)
 
 /* The generator and the tree vectorise with AVX2 (8 lanes of 32-bit
  * multiplies); integer arithmetic and the fixed tree give the same bits
- * on either path. */
-#define CLONES	__attribute__((target_clones("avx2", "default")))
+ * on either path.  Each body is compiled twice, for AVX2 and for the
+ * baseline, and chosen at run time as gemm.c does, not with
+ * target_clones: clang before 16 names the ifunc it makes "NAME.ifunc",
+ * which callers in other files cannot link against, and an ifunc
+ * resolver runs before the sanitizers' runtime is ready. */
+#define BODY	static inline __attribute__((always_inline))
+#define AVX2	__attribute__((target("avx2"))) static
 
-CLONES void
-probe_fill_unit(float *out, size_t n, uint32_t key)
+static int
+have_avx2(void)
+{
+	static int have = -1;	/* racy but idempotent: every thread
+				   computes the same answer */
+
+	if (have < 0) {
+		__builtin_cpu_init();
+		have = __builtin_cpu_supports("avx2") != 0;
+	}
+	return have;
+}
+
+/* out[i] = element base + i of stream key, for i < n. */
+BODY void
+fill_unit(float *out, uint32_t n, uint32_t key, uint32_t base)
 {
 	uint32_t i;
 
-	for (i = 0; i < (uint32_t)n; i++)
-		out[i] = ep_rng_unit(ep_rng_u32(key, i));
+	for (i = 0; i < n; i++)
+		out[i] = ep_rng_unit(ep_rng_u32(key, base + i));
+}
+
+AVX2 void
+fill_unit_avx2(float *out, uint32_t n, uint32_t key, uint32_t base)
+{
+	fill_unit(out, n, key, base);
+}
+
+static void
+fill_unit_base(float *out, uint32_t n, uint32_t key, uint32_t base)
+{
+	fill_unit(out, n, key, base);
+}
+
+static void
+fill_unit_any(float *out, uint32_t n, uint32_t key, uint32_t base)
+{
+	if (have_avx2())
+		fill_unit_avx2(out, n, key, base);
+	else
+		fill_unit_base(out, n, key, base);
+}
+
+void
+probe_fill_unit(float *out, size_t n, uint32_t key)
+{
+	fill_unit_any(out, (uint32_t)n, key, 0);
 }
 
 void
@@ -157,8 +203,8 @@ typedef int32_t v8si __attribute__((vector_size(32)));
 
 /* Eight pairs at a time: the even and the odd elements of sixteen, each
  * pair added alone, so the sums are the scalar loop's. */
-CLONES float
-probe_tree_sum(float *x, float *tmp, size_t n)
+BODY float
+tree_sum(float *x, float *tmp, size_t n)
 {
 	float *src = x, *dst = tmp, *swap;
 	v8sf lo, hi, sum;
@@ -178,13 +224,29 @@ probe_tree_sum(float *x, float *tmp, size_t n)
 	return src[0];
 }
 
-CLONES void
+AVX2 float
+tree_sum_avx2(float *x, float *tmp, size_t n)
+{
+	return tree_sum(x, tmp, n);
+}
+
+static float
+tree_sum_base(float *x, float *tmp, size_t n)
+{
+	return tree_sum(x, tmp, n);
+}
+
+float
+probe_tree_sum(float *x, float *tmp, size_t n)
+{
+	return have_avx2() ? tree_sum_avx2(x, tmp, n) :
+	    tree_sum_base(x, tmp, n);
+}
+
+void
 probe_reduce_chunk_inputs(float *x, uint32_t key, uint32_t c)
 {
-	uint32_t base = c * EP_CHUNK, i;
-
-	for (i = 0; i < EP_CHUNK; i++)
-		x[i] = ep_rng_unit(ep_rng_u32(key, base + i));
+	fill_unit_any(x, EP_CHUNK, key, c * EP_CHUNK);
 }
 
 struct reduce_job {

@@ -58,6 +58,12 @@ pass() { # build-dir label
 		EP_BIN=$top/$b/envparity EP_BUILD=$top/$b bats --tap "$t" >"$out" 2>&1
 		tally "cli $(basename "$t") [$label]" "$out"
 	done
+	# The fuzz harnesses on their saved inputs (tests/fuzz/).
+	case fuzz_replay in *"$only"*)
+		out=$log/fuzz_replay.$label
+		tests/fuzz/replay.sh "$b" >"$out" 2>&1
+		tally "fuzz replay [$label]" "$out" ;;
+	esac
 }
 
 build() { # make args...
@@ -80,5 +86,12 @@ if [ "$san" = 1 ] && build SAN=1 WERROR="${WERROR:-1}"; then
 	pass build-san san
 fi
 
-echo "$passed passed, $failed failed, $skipped skipped"
+# What needs clang: the probe built by it, the libFuzzer targets.
+case fuzz_clang in *"$only"*)
+	tests/fuzz/clang.sh >"$log/fuzz_clang" 2>&1
+	tally "fuzz clang" "$log/fuzz_clang" ;;
+esac
+
+echo "$skipped skipped"
+echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -11,7 +11,8 @@
 #           GitHub's Markdown), docker-registry, skopeo, htpasswd and
 #           openssl (a real registry on loopback, its witness, and its
 #           credentials), rsync (gitlab-ci-local's shell executor), GNU time
-#           (peak memory)
+#           (peak memory), clang with libFuzzer's runtime (the fuzz
+#           targets, tests/fuzz/)
 #   bench   test + hyperfine, pip, openssl
 #
 # Missing Debian packages are installed when run as root; otherwise they are
@@ -35,7 +36,8 @@ python3-venv:'python3 -c \"import ensurepip, venv\"'
 python3-junitparser:'/usr/bin/python3 -c \"import junitparser\"' cmark-gfm:'command -v cmark-gfm'
 docker-registry:'command -v docker-registry' skopeo:'command -v skopeo'
 apache2-utils:'command -v htpasswd' openssl:'command -v openssl'
-rsync:'command -v rsync' time:'test -x /usr/bin/time'"
+rsync:'command -v rsync' time:'test -x /usr/bin/time' clang:'command -v clang'
+libclang-rt-dev:'test -e \"\$(clang --print-runtime-dir)/libclang_rt.fuzzer-\$(uname -m).a\"'"
 bench_needs="$test_needs hyperfine:'command -v hyperfine'
 python3-pip:'python3 -m pip --version' openssl:'command -v openssl'"
 

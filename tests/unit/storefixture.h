@@ -22,7 +22,7 @@ static STFX_UNUSED char cwd[4096];
 static STFX_UNUSED const struct ep_author ada = { "Ada Lovelace", "ada@example.org" };
 
 /* Run a shell command in the scratch directory; its exit status. */
-static STFX_UNUSED int
+static STFX_UNUSED __attribute__((format(printf, 1, 2))) int
 sh(const char *fmt, ...)
 {
 	va_list ap;
@@ -40,7 +40,7 @@ sh(const char *fmt, ...)
 }
 
 /* The first line a shell command prints, or "" (a static buffer). */
-static STFX_UNUSED const char *
+static STFX_UNUSED __attribute__((format(printf, 1, 2))) const char *
 sh_out(const char *fmt, ...)
 {
 	static char line[4096];

@@ -193,6 +193,18 @@ test_names_and_urls(void **state)
 	s = ep_lock_url_scrub("https://h/t//t/x", 16);
 	assert_string_equal(s, "https://h");
 	free(s);
+	/* Cutting a token segment cannot join a new userinfo together
+	 * ("https:/t/" + "//u:p@h"), and a "://" in the query is not the
+	 * authority (found by fuzz_lock_requirements). */
+	s = ep_lock_url_scrub("https:/t///u:p@h/x", 18);
+	assert_string_equal(s, "https://h/x");
+	free(s);
+	s = ep_lock_url_scrub("x/?//:///@u:pw@h", 16);
+	assert_string_equal(s, "x/");
+	free(s);
+	s = ep_lock_url_scrub("https://h/x?next=https://v:q@i/", 31);
+	assert_string_equal(s, "https://h/x");
+	free(s);
 }
 
 /* A lockfile gives at most EP_LOCK_PINS_MAX pins; the rest are counted. */
