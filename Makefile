@@ -41,15 +41,20 @@ PKG_LIBS   = $(shell $(PKG_CONFIG) --libs $(PKGS))
 CFLAGS   ?=
 LDFLAGS  ?=
 ALL_CFLAGS  = -std=c17 $(OPT) $(WARN) $(SANFLAGS) -D_GNU_SOURCE \
-	-D_FILE_OFFSET_BITS=64 -Ichecker -Ireports $(PKG_CFLAGS) $(CFLAGS)
+	-D_FILE_OFFSET_BITS=64 $(INCS) $(PKG_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SANFLAGS) -Wl,--as-needed $(LDFLAGS)
 LIBS        = $(PKG_LIBS) -lpthread -ldl
 
-# checker/ and reports/ (the report writers) make one program; their file
-# names do not repeat.
-SRCS     := $(sort $(wildcard checker/*.c reports/*.c))
-OBJS     := $(addprefix $(B)/obj/,$(notdir $(SRCS:.c=.o)))
-LIB_OBJS := $(filter-out $(B)/obj/main.o,$(OBJS))
+# checker/ (the commands), its subsystems (checker/<dir>/, each with a
+# README.md: what lives there and what it may include) and reports/ (the
+# report writers) make one program.  Objects mirror the tree under
+# $(B)/obj/; headers are found by name in every folder.
+SUBDIRS  := core collect image store probe util
+INCS     := -Ichecker $(SUBDIRS:%=-Ichecker/%) -Ireports
+SRCS     := $(sort $(wildcard checker/*.c $(SUBDIRS:%=checker/%/*.c) \
+	reports/*.c))
+OBJS     := $(SRCS:%.c=$(B)/obj/%.o)
+LIB_OBJS := $(filter-out $(B)/obj/checker/main.o,$(OBJS))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNITS    := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 
@@ -63,11 +68,7 @@ all: $(B)/envparity $(PROBE_ALL)
 $(B)/envparity: $(OBJS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(OBJS) $(LIBS)
 
-$(B)/obj/%.o: checker/%.c
-	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
-
-$(B)/obj/%.o: reports/%.c
+$(B)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 

@@ -1,5 +1,6 @@
 /*
- * cmd.c: the subcommand table and the messages every subcommand shares.
+ * cmd.c: the messages every subcommand shares (the table of them is
+ * main.c's, above them all).
  */
 #include "cmd.h"
 #include "clean.h"
@@ -9,27 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-const struct ep_cmd *const ep_cmd_table[] = {
-	&ep_cmd_capture,
-	&ep_cmd_check,
-	&ep_cmd_bless,
-	&ep_cmd_diff,
-	&ep_cmd_log,
-	&ep_cmd_probe,
-	&ep_cmd_digest,
-	&ep_cmd_version,
-	NULL,
-};
-
-const struct ep_cmd *
-ep_cmd_find(const char *name)
-{
-	for (size_t i = 0; ep_cmd_table[i] != NULL; i++)
-		if (strcmp(ep_cmd_table[i]->name, name) == 0)
-			return ep_cmd_table[i];
-	return NULL;
-}
 
 int
 ep_cmd_usage_error(const struct ep_cmd *self, const char *fmt, ...)

@@ -1,5 +1,6 @@
 /*
- * cmd.h: the subcommand table (after tmux's cmd_table[]).  Each
+ * cmd.h: the subcommands (main.c holds their table, after tmux's
+ * cmd_table[]) and what they share (cmd.c).  Each
  * cmd_<verb>.c exports one struct ep_cmd; its exec parses the options
  * after the verb, orchestrates the modules, prints, and returns the exit
  * code (enum ep_exit).
@@ -24,11 +25,6 @@ extern const struct ep_cmd ep_cmd_bless;
 extern const struct ep_cmd ep_cmd_log;
 extern const struct ep_cmd ep_cmd_probe;
 extern const struct ep_cmd ep_cmd_version;
-
-/* NULL-terminated, in the order `envparity --help` lists them. */
-extern const struct ep_cmd *const ep_cmd_table[];
-
-const struct ep_cmd *ep_cmd_find(const char *name);
 
 /* Print "envparity VERB: message" and the --help hint to stderr, each
  * line cleaned (clean.h: every printed line is); returns

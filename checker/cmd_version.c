@@ -7,7 +7,7 @@
 
 #include "cmd.h"
 #include "hash.h"
-#include "image.h"
+#include "registry.h"
 #include "manifest.h"
 #include "report.h"
 #include "store.h"

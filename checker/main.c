@@ -1,5 +1,5 @@
 /*
- * main.c: find the subcommand and run it.  Global flags are --help and
+ * main.c: the subcommand table; find the subcommand and run it.  Global flags are --help and
  * --version; everything else belongs to a subcommand.
  */
 #include <locale.h>
@@ -12,6 +12,29 @@
 #include "clean.h"
 #include "cmd.h"
 #include "version.h"
+
+/* The subcommands, in the order `envparity --help` lists them (after
+ * tmux's cmd_table[]). */
+static const struct ep_cmd *const ep_cmd_table[] = {
+	&ep_cmd_capture,
+	&ep_cmd_check,
+	&ep_cmd_bless,
+	&ep_cmd_diff,
+	&ep_cmd_log,
+	&ep_cmd_probe,
+	&ep_cmd_digest,
+	&ep_cmd_version,
+	NULL,
+};
+
+static const struct ep_cmd *
+ep_cmd_find(const char *name)
+{
+	for (size_t i = 0; ep_cmd_table[i] != NULL; i++)
+		if (strcmp(ep_cmd_table[i]->name, name) == 0)
+			return ep_cmd_table[i];
+	return NULL;
+}
 
 static void
 usage(FILE *f)

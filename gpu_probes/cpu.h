@@ -10,11 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Call fn(arg, t, nthreads) for t in [0, nthreads), each on its own
- * thread; t = 0 runs in the caller, as does any t whose thread cannot be
- * created.  Returns when all are done. */
-void probe_parallel(int nthreads, void (*fn)(void *, int, int), void *arg);
-
 /* C = A.B for row-major A (m x k), B (k x n), C (m x n), summing over k
  * in ascending order with separately rounded products and sums from +0,
  * on nthreads threads (1 runs in the caller; a thread that cannot be

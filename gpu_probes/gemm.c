@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cpu.h"
+#include "parallel.h"
 #include "probe.h"
 
 #define MR	4		/* rows of C per micro-kernel */

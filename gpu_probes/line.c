@@ -2,8 +2,8 @@
  * line.c: the probe's output, one JSON object per workload per line, and
  * the bookkeeping of results that feeds it.
  *
- * The contract (shared with the runner, checker/probe.c): every line has
- * every field, in this order:
+ * The contract (shared with the runner, checker/probe/probe_line.c):
+ * every line has every field, in this order:
  *	schema, backend, workload, status ("ok" | "skip" | "error"),
  *	reason (string | null), sha256 (64 hex | null), known_answer
  *	(true | false | null), canary (bool), elapsed_ms (number), device

@@ -30,14 +30,14 @@ NVCC_FLAGS ?= -std=c++17 --fmad=false \
 # exact: no contraction into FMA, no fast-math reassociation (after
 # CFLAGS, so that a user's -ffast-math cannot change the hashes).
 PROBE_CFLAGS = -std=c17 $(OPT) $(WARN) $(SANFLAGS) -D_GNU_SOURCE \
-	-D_FILE_OFFSET_BITS=64 -pthread -Igpu_probes -Ichecker \
+	-D_FILE_OFFSET_BITS=64 -pthread -Igpu_probes -Ichecker/util \
 	$(shell $(PKG_CONFIG) --cflags libcrypto) $(CFLAGS) \
 	-fno-fast-math -ffp-contract=off $(PROBE_DEFS)
 PROBE_LIBS = $(shell $(PKG_CONFIG) --libs libcrypto) -lpthread -ldl -lm
 
 PROBE_SRCS := $(sort $(wildcard gpu_probes/*.c))
-PROBE_OBJS := $(PROBE_SRCS:gpu_probes/%.c=$(B)/probe/%.o) $(B)/probe/util.o \
-	$(B)/probe/outfile.o
+PROBE_OBJS := $(PROBE_SRCS:gpu_probes/%.c=$(B)/probe/%.o) \
+	$(B)/probe/util/util.o $(B)/probe/util/outfile.o
 PROBE_DEFS :=
 ifneq ($(NVCC),)
 PROBE_DEFS += -DPROBE_HAVE_FATBIN=1
@@ -60,9 +60,9 @@ $(B)/probe/%.o: gpu_probes/%.c
 	@mkdir -p $(@D)
 	$(CC) $(PROBE_CFLAGS) -MMD -MP -c -o $@ $<
 
-# util.c (x* allocators, UTF-8 repair, the clock) and outfile.c (which
-# util.c's file writers use) need only libc.
-$(B)/probe/util.o $(B)/probe/outfile.o: $(B)/probe/%.o: checker/%.c
+# checker/util/'s util.c (x* allocators, UTF-8 repair, the clock) and
+# outfile.c (the output rule) need only libc.
+$(B)/probe/util/%.o: checker/util/%.c
 	@mkdir -p $(@D)
 	$(CC) $(PROBE_CFLAGS) -MMD -MP -c -o $@ $<
 

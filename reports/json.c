@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "outfile.h"
 #include "report.h"
 #include "version.h"
 

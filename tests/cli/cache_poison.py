@@ -2,7 +2,7 @@
 """cache_poison.py CACHE FILE HEX: rewrite envparity's hash cache CACHE so
 that it claims FILE (as it is now: device, inode, size, times) hashes to
 HEX, with a trailer checksum that validates.  The attack the cache's rules
-must defeat: the trailer (checker/cache.c) has no secret, so whoever can
+must defeat: the trailer (checker/util/cache.c) has no secret, so whoever can
 write the cache can forge any entry."""
 import os
 import sys

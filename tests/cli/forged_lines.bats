@@ -4,7 +4,7 @@
 # reference) can make a line envparity prints into a GitHub workflow
 # command ("::error::", "::stop-commands::", the legacy "##[add-mask]"),
 # move the terminal, or hide behind a bidirectional override.  Every line
-# goes through one cleaner (checker/clean.c); runner_commands.py reads the
+# goes through one cleaner (checker/util/clean.c); runner_commands.py reads the
 # output as the runner would.
 
 load setup

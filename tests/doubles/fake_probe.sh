@@ -2,7 +2,7 @@
 # fake_probe.sh: a TEST DOUBLE standing in for envparity-probe
 # (gpu_probes/).  It is not the reference workload: it computes nothing
 # and prints contract lines (envparity/probe@1) made from canned data, so
-# that the runner in checker/probe_run.c can be shown the misbehaviour a
+# that the runner in checker/probe/probe_run.c can be shown the misbehaviour a
 # real probe on a real GPU stack could show: runs that disagree, a hang, a
 # crash, garbage, a missing workload, a wrong known answer.  The real
 # probe's CPU backend is tested end to end elsewhere (tests/cli/probe.bats).

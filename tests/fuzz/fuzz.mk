@@ -17,13 +17,13 @@ FUZZ_SECONDS ?= 10
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 FUZZ_CFLAGS   = -std=c17 -O1 -g $(WARN) -D_GNU_SOURCE \
-	-D_FILE_OFFSET_BITS=64 -Ichecker -Ireports $(PKG_CFLAGS) $(FUZZ_SAN)
+	-D_FILE_OFFSET_BITS=64 $(INCS) $(PKG_CFLAGS) $(FUZZ_SAN)
 
 FUZZ_SRCS    := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_TARGETS := $(FUZZ_SRCS:tests/fuzz/fuzz_%.c=%)
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_B)/fuzz_%)
-FUZZ_OBJS    := $(addprefix $(FUZZ_B)/obj/,$(notdir $(filter-out \
-	checker/main.c,$(SRCS:.c=.o))))
+FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(filter-out \
+	checker/main.c,$(SRCS)))
 FUZZ_HDRS    := tests/fuzz/fuzz.h tests/fuzz/lock.h
 FUZZ_REPLAY  := $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz_%)
 
@@ -33,12 +33,7 @@ fuzz-build: $(FUZZ_BINS)
 fuzz: fuzz-build
 	tests/fuzz/run.sh --seconds $(FUZZ_SECONDS)
 
-$(FUZZ_B)/obj/%.o: checker/%.c
-	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c \
-		-o $@ $<
-
-$(FUZZ_B)/obj/%.o: reports/%.c
+$(FUZZ_B)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c \
 		-o $@ $<

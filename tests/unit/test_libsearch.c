@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "libsearch.h"
+#include "outfile.h"
 
 #define CUDA_LIB64 "/usr/local/cuda/lib64"
 

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "libwheel.h"
+#include "outfile.h"
 
 #define CUDART "/usr/local/cuda/lib64/libcudart.so.13"
 #define RUNTIME_RECORD "/usr/local/cuda/dist-info/" \

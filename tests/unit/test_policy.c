@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "policy.h"
 #include "testutil.h"
 

@@ -3,7 +3,6 @@
  * errors, string vectors, and the file helpers every module shares.
  */
 #include "util.h"
-#include "outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -352,21 +351,6 @@ ep_open_regular(const char *path, struct stat *st, struct ep_err *err)
 fail:
 	close(fd);
 	return -1;
-}
-
-int
-ep_write_atomic(const char *path, const void *data, size_t len,
-    struct ep_err *err)
-{
-	return ep_out_write(path, data, len, 0, err);
-}
-
-int
-ep_write_cache(const char *path, const void *data, size_t len,
-    struct ep_err *err)
-{
-	return ep_out_write(path, data, len, EP_OUT_PRIVATE | EP_OUT_NOSYNC,
-	    err);
 }
 
 char *

@@ -16,7 +16,7 @@
  * image ID), as both digest and config_digest, with the config's media
  * type and no platform_digest.
  */
-#include "image.h"
+#include "imglocal.h"
 
 #include <errno.h>
 #include <jansson.h>

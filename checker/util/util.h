@@ -93,20 +93,6 @@ int ep_read_regular(char **out, size_t *len, const char *path, size_t max,
 /* The pseudo file system fd is on ("proc", "sysfs", ...), or NULL. */
 const char *ep_fd_pseudo_fs(int fd);
 
-/* Write data to path atomically under outfile.h's rule (a regular file
- * or a new path is replaced by a rename; a link, device, FIFO or
- * directory is refused with EP_E_INPUT); on any failure path is
- * untouched, no temporary file is left, and err names the path. */
-int ep_write_atomic(const char *path, const void *data, size_t len,
-    struct ep_err *err);
-
-/* The same, mode 0600 and without the fsync, for cache entries that are
- * checked when read (hashed against their name): a crash may lose one,
- * and a reader then discards it, so durability is not worth a disk flush
- * per entry. */
-int ep_write_cache(const char *path, const void *data, size_t len,
-    struct ep_err *err);
-
 /* The identity of the file at path, as text ("dev:ino:size:mtime:ctime",
  * nanoseconds included), for cached values that depend on more files than
  * the one they are keyed on; "-" when the file cannot be stat'd.  A new

@@ -27,6 +27,7 @@
 #include <jansson.h>
 
 #include "hash.h"
+#include "outfile.h"
 
 void
 reg_rq_fail(struct reg_rq *rq, const char *fmt, ...)

@@ -54,13 +54,6 @@ ep_capture_opt(struct ep_capture_opts *o, int c, const char *arg)
 	return 0;
 }
 
-void
-ep_collect_hash_later(struct ep_collect *c, const char *key, const char *path)
-{
-	ep_strv_push(&c->hash_keys, key);
-	ep_strv_push(&c->hash_paths, path);
-}
-
 static int
 hash_queued(struct ep_collect *c, struct ep_err *err)
 {

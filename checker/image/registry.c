@@ -1,18 +1,21 @@
 /*
- * registry.c: resolving image references at registries over the OCI
- * distribution API, all of them at once through one curl multi handle.
- * The only file that includes libcurl.
+ * registry.c: the registry client's transport: every request of a run
+ * through one curl multi handle (connections, DNS and TLS sessions
+ * shared), with the limits, redirects and TLS rules of --registry-*.  The
+ * only file that includes libcurl.
  *
- * Each reference is a small state machine (regresolve.c; the run's
- * registries, tokens and scheduling are regsession.c's, credentials
- * regauth.c's): HEAD its manifest by tag (or by its pinned digest); GET
- * the document when the registry gave no digest, when it is an index to
- * walk, or for the config digest a manifest names; then the same for
- * the platform's manifest, or for a single manifest the image config
- * blob (its platform).  Every body is hashed and must equal the digest
- * that named it.  Documents and configs are cached by digest under
- * ep_cache_dir()/manifests/sha256 (immutable; hashed again when read),
- * so a warm resolution is one HEAD.
+ * Above it (regxfer.h): regsession.c runs a batch (ep_registry_resolve:
+ * the run's registries, tokens and scheduling) and regresolve.c is each
+ * reference's small state machine: HEAD its manifest by tag (or by its
+ * pinned digest); GET the document when the registry gave no digest, when
+ * it is an index to walk, or for the config digest a manifest names; then
+ * the same for the platform's manifest, or for a single manifest the
+ * image config blob (its platform).  Every body is hashed and must equal
+ * the digest that named it.  Documents and configs are cached by digest
+ * under ep_cache_dir()/manifests/sha256 (immutable; hashed again when
+ * read), so a warm resolution is one HEAD.  A transfer that ends is
+ * handed back through the context's callbacks; this file calls nothing
+ * above it.
  *
  * Authentication follows the registry's 401 challenge: Basic with the
  * user's credentials (regauth.c), or a Bearer token asked of the realm
@@ -20,7 +23,7 @@
  * needs it.  Credentials go to curl as options, never into a URL, so no
  * message can carry them.
  */
-#include "image.h"
+#include "registry.h"
 
 #include <curl/curl.h>
 #include <stdio.h>
@@ -384,9 +387,9 @@ on_done(struct reg_ctx *ctx, struct reg_xfer *x, CURLcode cc)
 	a.url = x->url;
 	if (x->rq != NULL) {
 		x->rq->site->active--;
-		reg_manifest_done(ctx, x->rq, &a);
+		ctx->manifest_done(ctx, x->rq, &a);
 	} else
-		reg_token_done(ctx, x->tok, &a);
+		ctx->token_done(ctx, x->tok, &a);
 	free(why);
 	xfer_free(ctx, x);
 }
@@ -410,60 +413,57 @@ reg_retry_after_ms(const char *v)
 }
 
 void
-ep_registry_resolve(const struct ep_imgref *const *refs, size_t n,
-    const struct ep_imgopt *o, struct ep_imgres *const *out)
+reg_xfer_open(struct reg_ctx *ctx)
 {
-	struct reg_ctx ctx;
-	int running, mdone;
-	CURLMsg *m;
-
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	reg_ctx_init(&ctx, refs, n, o, out);
-	ctx.multi = curl_multi_init();
-	ctx.share = curl_share_init();
-	if (ctx.multi == NULL || ctx.share == NULL) {
+	ctx->multi = curl_multi_init();
+	ctx->share = curl_share_init();
+	if (ctx->multi == NULL || ctx->share == NULL) {
 		fprintf(stderr, "envparity: curl_multi_init failed\n");
 		abort();
 	}
 	/* Connections are shared by the multi handle itself; the share
 	 * adds the DNS cache and TLS sessions. */
-	curl_share_setopt(ctx.share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
-	curl_share_setopt(ctx.share, CURLSHOPT_SHARE,
+	curl_share_setopt(ctx->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+	curl_share_setopt(ctx->share, CURLSHOPT_SHARE,
 	    CURL_LOCK_DATA_SSL_SESSION);
-	curl_multi_setopt(ctx.multi, CURLMOPT_MAX_HOST_CONNECTIONS,
+	curl_multi_setopt(ctx->multi, CURLMOPT_MAX_HOST_CONNECTIONS,
 	    (long)REG_HOST_CONNS);
-	curl_multi_setopt(ctx.multi, CURLMOPT_MAXCONNECTS,
+	curl_multi_setopt(ctx->multi, CURLMOPT_MAXCONNECTS,
 	    (long)REG_ACTIVE_MAX);
+}
 
-	for (;;) {
-		long wait = reg_pump(&ctx);
+void
+reg_xfer_run(struct reg_ctx *ctx, long wait)
+{
+	int running, mdone = 0;
+	CURLMsg *m;
 
-		if (wait < 0 && ctx.active == 0)
-			break;
-		curl_multi_perform(ctx.multi, &running);
-		mdone = 0;
-		while ((m = curl_multi_info_read(ctx.multi, &running)) !=
-		    NULL) {
-			struct reg_xfer *x;
+	curl_multi_perform(ctx->multi, &running);
+	while ((m = curl_multi_info_read(ctx->multi, &running)) != NULL) {
+		struct reg_xfer *x;
 
-			if (m->msg != CURLMSG_DONE)
-				continue;
-			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE,
-			    (char **)&x);
-			on_done(&ctx, x, m->data.result);
-			mdone = 1;
-		}
-		if (mdone)
-			continue;	/* start what the answers allow */
-		/* curl shortens the wait to its own timeouts. */
-		if (wait < 0 || wait > 1000)
-			wait = 1000;
-		curl_multi_poll(ctx.multi, NULL, 0, (int)wait, NULL);
+		if (m->msg != CURLMSG_DONE)
+			continue;
+		curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE,
+		    (char **)&x);
+		on_done(ctx, x, m->data.result);
+		mdone = 1;
 	}
-	curl_multi_cleanup(ctx.multi);
-	curl_share_cleanup(ctx.share);
-	reg_cache_remember(&ctx);
-	reg_ctx_clear(&ctx);
+	if (mdone)
+		return;		/* start what the answers allow */
+	/* curl shortens the wait to its own timeouts. */
+	if (wait < 0 || wait > 1000)
+		wait = 1000;
+	curl_multi_poll(ctx->multi, NULL, 0, (int)wait, NULL);
+}
+
+void
+reg_xfer_close(struct reg_ctx *ctx)
+{
+	curl_multi_cleanup(ctx->multi);
+	curl_share_cleanup(ctx->share);
+	ctx->multi = ctx->share = NULL;
 	curl_global_cleanup();
 }
 

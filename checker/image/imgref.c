@@ -10,7 +10,7 @@
  * oci:DIR[:TAG] and docker-archive:FILE[:REF], split at the first ':'
  * after the prefix as skopeo does, so DIR and FILE cannot hold ':'.
  */
-#include "image.h"
+#include "imgtypes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -403,5 +403,16 @@ ep_imgref_clear(struct ep_imgref *r)
 	free(r->tag);
 	free(r->digest);
 	free(r->path);
+	memset(r, 0, sizeof *r);
+}
+
+void
+ep_imgres_clear(struct ep_imgres *r)
+{
+	free(r->digest);
+	free(r->media_type);
+	free(r->platform_digest);
+	free(r->platform);
+	free(r->config_digest);
 	memset(r, 0, sizeof *r);
 }

@@ -1,7 +1,10 @@
 /*
- * regxfer.h: what registry.c (the transfers, the only libcurl user) and
- * regresolve.c (what each reference asks next, and what an answer
- * means) share.  Internal to those two files.
+ * regxfer.h: what the registry client's files share, internal to them:
+ * regsession.c (ep_registry_resolve: the run's registries, tokens and
+ * scheduling) on top, regresolve.c (what each reference asks next, and
+ * what an answer means) beneath it, and registry.c (the transfers, the
+ * only libcurl user) at the bottom, calling back up only through the two
+ * functions in struct reg_ctx.
  */
 #ifndef EP_REGXFER_H
 #define EP_REGXFER_H
@@ -9,13 +12,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "image.h"
+#include "registry.h"
 #include "regauth.h"
 
 #define REG_HOST_CONNS 6	/* requests in flight to one registry */
 #define REG_ACTIVE_MAX 32	/* requests in flight in all */
 #define REG_BACKOFF_MS 250	/* the first retry's wait; doubles */
 #define REG_RETRY_CAP_MS 10000	/* the longest Retry-After honoured */
+
+struct reg_answer;
 
 /* A registry, once per run. */
 struct reg_site {
@@ -69,6 +74,13 @@ struct reg_rq {
 struct reg_ctx {
 	const struct ep_imgopt *o;
 	void *multi, *share;	/* CURLM *, CURLSH * (registry.c) */
+	/* What registry.c calls when a transfer ends: regsession.c sets
+	 * them (reg_manifest_done, reg_token_done), so that the transport
+	 * knows nothing of what an answer means. */
+	void (*manifest_done)(struct reg_ctx *, struct reg_rq *,
+	    const struct reg_answer *);
+	void (*token_done)(struct reg_ctx *, struct reg_token *,
+	    const struct reg_answer *);
 	struct reg_rq *rq;
 	size_t n;
 	struct reg_site **sites;
@@ -129,6 +141,15 @@ void reg_ctx_clear(struct reg_ctx *ctx);
 long reg_pump(struct reg_ctx *ctx);
 void reg_token_done(struct reg_ctx *ctx, struct reg_token *t,
     const struct reg_answer *a);
+
+/* registry.c, the transport (the only libcurl user; it calls nothing
+ * above it but ctx's two callbacks).  reg_xfer_open before the first
+ * request, reg_xfer_close after the last; reg_xfer_run moves transfers on
+ * and calls back for those that ended, or waits up to wait ms (at most a
+ * second; -1: a second) for one to. */
+void reg_xfer_open(struct reg_ctx *ctx);
+void reg_xfer_run(struct reg_ctx *ctx, long wait);
+void reg_xfer_close(struct reg_ctx *ctx);
 
 /* registry.c: rq's request (a manifest, or for STEP_CONFIG a blob,
  * following redirects), with the bearer token when not NULL. */

@@ -281,3 +281,18 @@ ep_out_same(const char *a, const char *b, int flags)
 	close(db);
 	return same;
 }
+
+int
+ep_write_atomic(const char *path, const void *data, size_t len,
+    struct ep_err *err)
+{
+	return ep_out_write(path, data, len, 0, err);
+}
+
+int
+ep_write_cache(const char *path, const void *data, size_t len,
+    struct ep_err *err)
+{
+	return ep_out_write(path, data, len, EP_OUT_PRIVATE | EP_OUT_NOSYNC,
+	    err);
+}

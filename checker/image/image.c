@@ -1,6 +1,6 @@
 /*
  * image.c: the registry options, and resolving a batch of references:
- * registry ones together (registry.c resolves them concurrently), local
+ * registry ones together (regsession.c resolves them concurrently), local
  * ones in turn (imglocal.c); then an explicit --platform is held against
  * every reference that names a single image.
  */
@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "imglocal.h"
 #include "regauth.h"
+#include "registry.h"
 
 void
 ep_imgopt_init(struct ep_imgopt *o)
@@ -103,17 +105,6 @@ ep_image_opt(struct ep_imgopt *o, int c, const char *arg, struct ep_err *err)
 		return 1;
 	}
 	return 0;
-}
-
-void
-ep_imgres_clear(struct ep_imgres *r)
-{
-	free(r->digest);
-	free(r->media_type);
-	free(r->platform_digest);
-	free(r->platform);
-	free(r->config_digest);
-	memset(r, 0, sizeof *r);
 }
 
 int

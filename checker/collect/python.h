@@ -4,8 +4,9 @@
  * the distributions installed there without running pip.
  *
  * The parsers are pure functions on buffers, exposed for the unit tests.
- * Implemented in collect_python.c (distributions), pyinterp.c (virtual
- * environments, choosing the interpreter) and pyprobe.c (running one).
+ * Implemented in collect_python.c (distributions), pymeta.c (METADATA,
+ * names), pyinterp.c (virtual environments, choosing the interpreter)
+ * and pyprobe.c (running one).
  */
 #ifndef EP_PYTHON_H
 #define EP_PYTHON_H

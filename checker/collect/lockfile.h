@@ -1,11 +1,14 @@
 /*
  * lockfile.h: the lockfile formats envparity reads pins from, as pure
- * functions over a buffer: requirements*.txt (lockfile_req.c), poetry.lock
- * and uv.lock (lockfile_toml.c, lockfile_tomlsyn.c), Pipfile.lock and conda
- * explicit files, as conda-lock's "explicit" render and `conda list
- * --explicit` write them (lockfile.c), and the text beneath them
- * (lockfile_text.c).  collect_lockfile.c decides which files to read and what a
- * failure means; nothing here touches the file system.
+ * functions over a buffer: the choice of format and the dispatch
+ * (lockfile.c) on top of the parsers, requirements*.txt (lockfile_req.c),
+ * poetry.lock and uv.lock (lockfile_toml.c, lockfile_tomlsyn.c),
+ * Pipfile.lock (lockfile_pipfile.c) and conda explicit files, as
+ * conda-lock's "explicit" render and `conda list --explicit` write them
+ * (lockfile_conda.c); beneath them all the pin list, names and URL
+ * scrubbing (lockfile_pins.c) and the text (lockfile_text.c).  The parsers
+ * never call the dispatch.  collect_lockfile.c decides which files to read
+ * and what a failure means; nothing here touches the file system.
  *
  * Errors are EP_E_INPUT with the message "NAME:LINE: problem", NAME being
  * whatever the caller passed (the path as the user wrote it).  Messages

@@ -1,5 +1,7 @@
 /*
- * regsession.c: one run's registries, bearer tokens and scheduling:
+ * regsession.c: ep_registry_resolve, the registry client's top: one
+ * run's registries, bearer tokens and scheduling, over the transport in
+ * registry.c, with each reference's steps in regresolve.c:
  * which registry each reference goes to (https, or plain http only for
  * --insecure-registry), the credentials that apply, one token per
  * registry and repository shared by every reference that needs it, and
@@ -313,4 +315,26 @@ reg_token_done(struct reg_ctx *ctx, struct reg_token *t,
 		json_decref(root);
 	t->state = t->why != NULL ? TOK_FAILED : TOK_READY;
 	free(shown);
+}
+
+void
+ep_registry_resolve(const struct ep_imgref *const *refs, size_t n,
+    const struct ep_imgopt *o, struct ep_imgres *const *out)
+{
+	struct reg_ctx ctx;
+
+	reg_ctx_init(&ctx, refs, n, o, out);
+	ctx.manifest_done = reg_manifest_done;
+	ctx.token_done = reg_token_done;
+	reg_xfer_open(&ctx);
+	for (;;) {
+		long wait = reg_pump(&ctx);
+
+		if (wait < 0 && ctx.active == 0)
+			break;
+		reg_xfer_run(&ctx, wait);
+	}
+	reg_xfer_close(&ctx);
+	reg_cache_remember(&ctx);
+	reg_ctx_clear(&ctx);
 }

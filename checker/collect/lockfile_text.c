@@ -135,3 +135,39 @@ bad:
 	*out = NULL;
 	return -1;
 }
+
+const char *
+ep_lock_skip_bom(const char *buf, size_t *len)
+{
+	if (*len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0) {
+		*len -= 3;
+		return buf + 3;
+	}
+	return buf;
+}
+
+void
+ep_lock_lines_init(struct ep_lock_lines *l, const char *buf, size_t len)
+{
+	buf = ep_lock_skip_bom(buf, &len);
+	l->p = buf;
+	l->end = buf + len;
+	l->no = 0;
+}
+
+int
+ep_lock_next_line(struct ep_lock_lines *l, const char **s, size_t *n)
+{
+	const char *nl;
+
+	if (l->p >= l->end)
+		return 0;
+	nl = memchr(l->p, '\n', (size_t)(l->end - l->p));
+	*s = l->p;
+	*n = (size_t)((nl != NULL ? nl : l->end) - l->p);
+	l->p = nl != NULL ? nl + 1 : l->end;
+	if (*n > 0 && (*s)[*n - 1] == '\r')
+		(*n)--;
+	l->no++;
+	return 1;
+}

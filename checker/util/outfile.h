@@ -49,4 +49,18 @@ int ep_out_write(const char *path, const void *data, size_t len, int flags,
  * directory. */
 int ep_out_same(const char *a, const char *b, int flags);
 
+/* Write data to path atomically under the rule above (a regular file
+ * or a new path is replaced by a rename; a link, device, FIFO or
+ * directory is refused with EP_E_INPUT); on any failure path is
+ * untouched, no temporary file is left, and err names the path. */
+int ep_write_atomic(const char *path, const void *data, size_t len,
+    struct ep_err *err);
+
+/* The same, mode 0600 and without the fsync, for cache entries that are
+ * checked when read (hashed against their name): a crash may lose one,
+ * and a reader then discards it, so durability is not worth a disk flush
+ * per entry. */
+int ep_write_cache(const char *path, const void *data, size_t len,
+    struct ep_err *err);
+
 #endif

@@ -5,7 +5,7 @@
  * for finding the way; every digest reported is checked against the
  * exact bytes elsewhere (ep_digest_matches).
  */
-#include "image.h"
+#include "imgtypes.h"
 
 #include <ctype.h>
 #include <stdio.h>

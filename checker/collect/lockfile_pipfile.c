@@ -1,0 +1,93 @@
+/*
+ * lockfile_pipfile.c: Pipfile.lock (JSON): the "default" and "develop"
+ * sections' names and "==V" versions.
+ */
+#include "lockfile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+/* Pipenv writes "version": "==1.2.3"; git and path entries have none. */
+static int
+pipfile_section(struct ep_pins *pins, json_t *sect, const char *which,
+    const char *name, struct ep_err *err)
+{
+	const char *pkg, *v;
+	json_t *entry, *ver;
+	char *norm, *text;
+
+	if (!json_is_object(sect))
+		return ep_err_set(err, EP_E_INPUT, "%s: \"%s\" is not an "
+		    "object", name, which);
+	json_object_foreach(sect, pkg, entry) {
+		if (!ep_lock_valid_name(pkg, strlen(pkg)))
+			return ep_err_set(err, EP_E_INPUT, "%s: \"%s\" has a "
+			    "key that is not a package name", name, which);
+		if (!json_is_object(entry))
+			return ep_err_set(err, EP_E_INPUT, "%s: %s.%s is not "
+			    "an object", name, which, pkg);
+		if ((ver = json_object_get(entry, "version")) == NULL)
+			continue;
+		if (!json_is_string(ver))
+			return ep_err_set(err, EP_E_INPUT, "%s: %s.%s.version "
+			    "is not a string", name, which, pkg);
+		v = json_string_value(ver);
+		if (ep_startswith(v, "==="))
+			v += 3;
+		else if (ep_startswith(v, "=="))
+			v += 2;
+		text = ep_trim(xstrdup(v));
+		norm = ep_lock_pep503(pkg, strlen(pkg));
+		ep_pins_add(pins, norm, text[0] != '\0' ? text : "*");
+		free(norm);
+		free(text);
+	}
+	return 0;
+}
+
+int
+ep_lock_parse_pipfile(struct ep_pins *out, const char *buf, size_t len,
+    const char *name, struct ep_err *err)
+{
+	static const char *const sections[] = { "default", "develop", NULL };
+	struct ep_pins pins = { 0 };
+	json_error_t je;
+	json_t *root, *sect;
+	char *near;
+	int found = 0, rc = -1;
+
+	buf = ep_lock_skip_bom(buf, &len);
+	if ((root = json_loadb(buf, len, 0, &je)) == NULL) {
+		/* jansson quotes the token it choked on: it could be a
+		 * source URL with a password in it. */
+		if ((near = strstr(je.text, " near ")) != NULL)
+			*near = '\0';
+		return ep_err_set(err, EP_E_INPUT, "%s:%d: not valid JSON: %s",
+		    name, je.line > 0 ? je.line : 1, je.text);
+	}
+	if (!json_is_object(root)) {
+		ep_err_set(err, EP_E_INPUT, "%s:1: not a Pipfile.lock (the top "
+		    "level is not an object)", name);
+		goto done;
+	}
+	for (size_t i = 0; sections[i] != NULL; i++) {
+		if ((sect = json_object_get(root, sections[i])) == NULL)
+			continue;
+		found++;
+		if (pipfile_section(&pins, sect, sections[i], name, err) < 0)
+			goto done;
+	}
+	if (found == 0) {
+		ep_err_set(err, EP_E_INPUT, "%s:1: not a Pipfile.lock (no "
+		    "\"default\" or \"develop\" section)", name);
+		goto done;
+	}
+	ep_pins_take(out, &pins);
+	rc = 0;
+done:
+	ep_pins_clear(&pins);
+	json_decref(root);
+	return rc;
+}

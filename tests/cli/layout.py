@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+"""layout.py: the architecture of checker/ as the tree and the objects show
+it (tests/cli/layout.bats runs it).
+
+    layout.py REPO BUILD            check everything below
+    layout.py REPO BUILD --graph    print the folder graph and exit
+
+ - every folder of checker/ opens with a README.md;
+ - arrows point down: a file includes headers, and its object calls
+   functions, only of its own folder and of the folders its folder may
+   use (ALLOWED below, the table each README repeats);
+ - no circle between objects, inside a folder or across folders: the
+   callers of a function are above the file that defines it (and the
+   same in envparity-probe, gpu_probes/, objects in BUILD/probe);
+ - each external library has one owner (OWNERS below).
+The objects are read with nm, so a call through a header that declares
+another folder's function is seen even when no include gives it away.
+"""
+import collections
+import os
+import re
+import subprocess
+import sys
+
+# What each folder may use besides itself.  "cmd" is checker/ itself:
+# main.c, cmd.c and the commands.
+ALLOWED = {
+    "cmd": {"core", "collect", "image", "store", "probe", "util",
+            "reports"},
+    "reports": {"core", "util"},
+    "collect": {"core", "image", "util"},
+    "store": {"core", "util"},
+    "probe": {"core", "util"},
+    "image": {"util"},
+    "core": {"util"},
+    "util": set(),
+}
+
+# Header prefix: the files that may include it.
+OWNERS = {
+    "git2.h": r"^checker/store/",
+    "curl/": r"^checker/image/registry\.c$",
+    "openssl/": r"^checker/util/hash\.c$",
+    "dlfcn.h": r"^checker/collect/dynload\.c$",
+    "libxml/": r"^reports/junit\.c$",
+}
+
+
+def folder(rel):
+    """The folder a path (or an object's path) below the root belongs to."""
+    parts = rel.split("/")
+    if parts[0] == "reports":
+        return "reports"
+    if parts[0] == "checker":
+        return parts[1] if len(parts) > 2 else "cmd"
+    return None
+
+
+def sources(repo):
+    for top in ("checker", "reports"):
+        for d, _, files in os.walk(os.path.join(repo, top)):
+            for f in sorted(files):
+                if f.endswith((".c", ".h")):
+                    yield os.path.relpath(os.path.join(d, f), repo)
+
+
+def check_readmes(repo, problems):
+    for d in sorted(os.listdir(os.path.join(repo, "checker"))):
+        p = os.path.join(repo, "checker", d)
+        if os.path.isdir(p) and not os.path.isfile(
+                os.path.join(p, "README.md")):
+            problems.append("checker/%s/ has no README.md" % d)
+        if os.path.isdir(p) and d not in ALLOWED:
+            problems.append("checker/%s/ is not in the layout's table "
+                            "(tests/cli/layout.py ALLOWED)" % d)
+
+
+def check_includes(repo, problems):
+    headers = {}
+    for rel in sources(repo):
+        if rel.endswith(".h"):
+            name = os.path.basename(rel)
+            if name in headers:
+                problems.append("%s and %s: one header name, two files "
+                                "(headers are found by name)" %
+                                (headers[name], rel))
+            headers[name] = rel
+    inc = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
+    for rel in sources(repo):
+        me = folder(rel)
+        with open(os.path.join(repo, rel), encoding="utf-8") as f:
+            for no, line in enumerate(f, 1):
+                m = inc.match(line)
+                if m is None:
+                    continue
+                kind, name = m.groups()
+                if kind == "<":
+                    for prefix, who in OWNERS.items():
+                        if name.startswith(prefix) and \
+                                not re.search(who, rel):
+                            problems.append(
+                                "%s:%d: includes <%s>, which only %s may" %
+                                (rel, no, name, who))
+                    continue
+                target = headers.get(name)
+                if target is None:
+                    continue
+                there = folder(target)
+                if there != me and there not in ALLOWED[me]:
+                    problems.append("%s:%d: includes %s: %s/ may not use "
+                                    "%s/" % (rel, no, target, me, there))
+
+
+def objects(build, sub="obj"):
+    root = os.path.join(build, sub)
+    for d, _, files in os.walk(root):
+        for f in sorted(files):
+            if f.endswith(".o"):
+                path = os.path.join(d, f)
+                yield os.path.relpath(path, root)[:-2], path
+
+
+def call_graph(build, sub="obj"):
+    defs, uses = {}, collections.defaultdict(set)
+    for name, path in objects(build, sub):
+        out = subprocess.run(["nm", path], capture_output=True, text=True,
+                             check=True).stdout
+        for line in out.splitlines():
+            p = line.split()
+            if len(p) == 3 and p[1] in "TDBRV":
+                defs[p[2]] = name
+            elif len(p) == 2 and p[0] == "U":
+                uses[name].add(p[1])
+    graph = collections.defaultdict(set)
+    why = {}
+    for name, syms in uses.items():
+        for s in sorted(syms):
+            if s in defs and defs[s] != name:
+                graph[name].add(defs[s])
+                why.setdefault((name, defs[s]), s)
+    return sorted(set(defs.values()) | set(graph)), graph, why
+
+
+def circles(nodes, graph):
+    """Tarjan's strongly connected components of more than one node."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in nodes:
+        if v not in index:
+            visit(v)
+    return out
+
+
+def check_calls(build, problems, show):
+    nodes, graph, why = call_graph(build)
+    if not nodes:
+        problems.append("%s/obj: no objects (build first)" % build)
+        return
+    folders = collections.defaultdict(set)
+    for a in nodes:
+        for b in sorted(graph[a]):
+            fa, fb = folder(a), folder(b)
+            if fa is None or fb is None or fa == fb:
+                continue
+            folders[fa].add(fb)
+            if fb not in ALLOWED[fa]:
+                problems.append("%s calls %s (%s): %s/ may not use %s/" %
+                                (a, b, why[(a, b)], fa, fb))
+    for comp in circles(nodes, graph):
+        edges = ["%s -> %s (%s)" % (a, b, why[(a, b)])
+                 for a in comp for b in sorted(graph[a]) if b in comp]
+        problems.append("a circle: " + "; ".join(edges))
+    if show:
+        for f in sorted(folders):
+            print("%s/ -> %s" % (f, ", ".join(sorted(folders[f]))))
+    # envparity-probe (gpu_probes/, objects in BUILD/probe): one folder,
+    # no circle either.
+    nodes, graph, why = call_graph(build, "probe")
+    for comp in circles(nodes, graph):
+        edges = ["%s -> %s (%s)" % (a, b, why[(a, b)])
+                 for a in comp for b in sorted(graph[a]) if b in comp]
+        problems.append("a circle in envparity-probe: " + "; ".join(edges))
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    repo, build = sys.argv[1], sys.argv[2]
+    show = "--graph" in sys.argv[3:]
+    problems = []
+    if not show:
+        check_readmes(repo, problems)
+        check_includes(repo, problems)
+    check_calls(build, problems, show)
+    for p in problems:
+        print(p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
