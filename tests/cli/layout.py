@@ -111,18 +111,37 @@ def check_includes(repo, problems):
                                     "%s/" % (rel, no, target, me, there))
 
 
-def objects(build, sub="obj"):
+def source_of(repo, sub, name):
+    """The source an object was built from: BUILD/obj/<path>.o from
+    <path>.c, BUILD/probe/<name>.o from gpu_probes/<name>.c and
+    BUILD/probe/util/<name>.o from checker/util/<name>.c."""
+    if sub == "obj":
+        if "/" not in name:	# the flat layout before checker/<dir>/
+            for top in ("checker", "reports"):
+                if os.path.isfile(os.path.join(repo, top, name + ".c")):
+                    return os.path.join(repo, top, name + ".c")
+        return os.path.join(repo, name + ".c")
+    if name.startswith("util/"):
+        return os.path.join(repo, "checker", name + ".c")
+    return os.path.join(repo, "gpu_probes", name + ".c")
+
+
+def objects(repo, build, sub="obj"):
+    """The objects of the current sources (one left by an older layout,
+    whose source is gone, is not the program's)."""
     root = os.path.join(build, sub)
     for d, _, files in os.walk(root):
         for f in sorted(files):
             if f.endswith(".o"):
                 path = os.path.join(d, f)
-                yield os.path.relpath(path, root)[:-2], path
+                name = os.path.relpath(path, root)[:-2]
+                if os.path.isfile(source_of(repo, sub, name)):
+                    yield name, path
 
 
-def call_graph(build, sub="obj"):
+def call_graph(repo, build, sub="obj"):
     defs, uses = {}, collections.defaultdict(set)
-    for name, path in objects(build, sub):
+    for name, path in objects(repo, build, sub):
         out = subprocess.run(["nm", path], capture_output=True, text=True,
                              check=True).stdout
         for line in out.splitlines():
@@ -175,8 +194,8 @@ def circles(nodes, graph):
     return out
 
 
-def check_calls(build, problems, show):
-    nodes, graph, why = call_graph(build)
+def check_calls(repo, build, problems, show):
+    nodes, graph, why = call_graph(repo, build)
     if not nodes:
         problems.append("%s/obj: no objects (build first)" % build)
         return
@@ -199,7 +218,7 @@ def check_calls(build, problems, show):
             print("%s/ -> %s" % (f, ", ".join(sorted(folders[f]))))
     # envparity-probe (gpu_probes/, objects in BUILD/probe): one folder,
     # no circle either.
-    nodes, graph, why = call_graph(build, "probe")
+    nodes, graph, why = call_graph(repo, build, "probe")
     for comp in circles(nodes, graph):
         edges = ["%s -> %s (%s)" % (a, b, why[(a, b)])
                  for a in comp for b in sorted(graph[a]) if b in comp]
@@ -216,7 +235,7 @@ def main():
     if not show:
         check_readmes(repo, problems)
         check_includes(repo, problems)
-    check_calls(build, problems, show)
+    check_calls(repo, build, problems, show)
     for p in problems:
         print(p)
     return 1 if problems else 0
