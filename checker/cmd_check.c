@@ -154,15 +154,10 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 		goto done;
 	}
 	name = xasprintf("%s#%s:%s", info.store, info.ref, profile);
-	pname = xasprintf("%s/policy.json", name);
-	if (ptext != NULL) {
-		if (ep_policy_parse(&policy, ptext, strlen(ptext), pname,
-		    &err) < 0) {
-			rc = ep_cmd_fail(self, &err);
-			goto done;
-		}
-	} else
-		policy = ep_policy_default();
+	if (ep_storeopt_policy(&policy, ptext, name, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
 	if (mtext == NULL) {
 		hint = ep_storeopt_bless_hint(&so, profile);
 		ep_say(stderr, "envparity check: no golden manifest for "
@@ -172,7 +167,6 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 		rc = EP_EXIT_USAGE;
 		goto done;
 	}
-	free(pname);
 	pname = xasprintf("%s/manifest.json", name);
 	if (ep_manifest_parse(&golden, mtext, strlen(mtext), pname,
 	    &err) < 0 || ep_capture(&current, &copts, &err) < 0) {

@@ -120,6 +120,28 @@ WAIVE_CUDNN='{"schema": "envparity/policy@1", "rules": [], "waivers": [
 	[[ "$output" == *"policy.json: rules[0] (key \"x.*\"): unknown rule \"exactly\""* ]]
 }
 
+@test "a malformed policy stops bless and log too: exit 2, nothing committed" {
+	make_env "$T/e"
+	"$EP" bless -q --no-discover --site-packages "$T/e/sp" > /dev/null
+	commit_policy .envparity/store '{"schema": "envparity/policy@1", "rules": [{"key": "python.pkg.*", "rule": "version", "range": ">1.0 <2"}]}'
+	before=$(git -C .envparity/store rev-parse main)
+	run "$EP" bless --no-discover --site-packages "$T/e/sp"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ "${lines[-1]}" == *"default/policy.json: rules[0] (key \"python.pkg.*\"): range \">1.0 <2\""* ]]
+	[ "$(git -C .envparity/store rev-parse main)" = "$before" ]
+	run "$EP" log
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"default/policy.json: rules[0]"* ]]
+	# A well-formed one lets both go on.
+	commit_policy .envparity/store '{"schema": "envparity/policy@1", "rules": [{"key": "python.pkg.*", "rule": "version", "range": ">1.0,<2"}]}'
+	"$EP" bless -q --no-discover --site-packages "$T/e/sp" > /dev/null
+	run "$EP" log
+	[ "$status" -eq 0 ]
+}
+
 @test "an expired waiver fails and says when it expired" {
 	make_env "$T/e"
 	"$EP" bless -q --no-discover --site-packages "$T/e/sp" > /dev/null
