@@ -87,7 +87,15 @@ if [ "$smoke" -gt 0 ] 2>/dev/null && [ -x build-fuzz/fuzz_policy ]; then
 	work=$(mktemp -d "${TMPDIR:-/tmp}/envparity-fuzz.XXXXXX")
 	tests/fuzz/run.sh --seconds "$smoke" --work "$work" >"$log" 2>&1
 	rc=$?
-	rm -rf "$work"
+	if [ $rc = 0 ]; then
+		rm -rf "$work"
+	else
+		# Keep what it found: the input is the regression test.
+		mkdir -p build-fuzz/smoke &&
+		    cp -r "$work/artifacts" "build-fuzz/smoke/$(date +%s)" &&
+		    echo "# artifacts kept in build-fuzz/smoke/" >>"$log"
+		rm -rf "$work"
+	fi
 	result $rc "every fuzz target runs $smoke s on its corpus without a finding"
 else
 	n=$((n + 1))

@@ -73,12 +73,15 @@ static FZ_UNUSED void
 fz_blank(char *text, const char *shown)
 {
 	size_t n = strlen(shown);
-	char *p;
+	char *p = text;
 
 	if (n == 0)
 		return;
-	while ((p = strstr(text, shown)) != NULL)
+	/* On from after each one: shown may itself be made of '#'. */
+	while ((p = strstr(p, shown)) != NULL) {
 		memset(p, '#', n);
+		p += n;
+	}
 }
 
 /* The bytes as a file that parsers taking a path can open: an anonymous
