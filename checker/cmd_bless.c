@@ -244,7 +244,7 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 
 	so.create = so.spec == NULL;
 	if (ep_store_open(&s, &so, &err) < 0 ||
-	    ep_storeopt_policy_valid(s, profile, &err) < 0 ||
+	    ep_store_policy_valid(s, profile, &err) < 0 ||
 	    ep_store_bless(commit, s, profile, text, message,
 	    have_author ? &author : NULL, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);

@@ -154,7 +154,7 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 		goto done;
 	}
 	name = xasprintf("%s#%s:%s", info.store, info.ref, profile);
-	if (ep_storeopt_policy(&policy, ptext, name, &err) < 0) {
+	if (ep_store_policy(&policy, ptext, name, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}

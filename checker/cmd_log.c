@@ -168,7 +168,7 @@ cmd_log_exec(const struct ep_cmd *self, int argc, char **argv)
 	}
 	if (ep_storeopt_resolve(&so, &profile, &sopt, &err) < 0 ||
 	    ep_store_open(&s, &so, &err) < 0 ||
-	    ep_storeopt_policy_valid(s, profile, &err) < 0 ||
+	    ep_store_policy_valid(s, profile, &err) < 0 ||
 	    ep_store_log(&v, &n, s, profile, (size_t)max, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;

@@ -90,6 +90,22 @@ const char *ep_store_spec_ref(const char *arg);
 int ep_store_read(char **manifest, char **policy, struct ep_store_info *info,
     struct ep_store *s, const char *profile, struct ep_err *err);
 
+struct ep_policy;
+
+/* The profile's policy as the store holds it (ptext, from ep_store_read;
+ * NULL: none, the defaults), parsed and every rule and waiver validated,
+ * into *out; name is "<store>#<ref>:<profile>" for messages.  EP_E_INPUT
+ * naming <name>/policy.json and the rule or waiver when it is malformed:
+ * check, bless and log all refuse to go on with such a policy. */
+int ep_store_policy(struct ep_policy **out, const char *ptext,
+    const char *name, struct ep_err *err);
+
+/* Read the profile's policy from s and validate it as above, for the
+ * commands that do not use it (bless, log): 0 when it is well formed or
+ * absent. */
+int ep_store_policy_valid(struct ep_store *s, const char *profile,
+    struct ep_err *err);
+
 struct ep_author {
 	const char *name;
 	const char *email;

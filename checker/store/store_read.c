@@ -6,6 +6,7 @@
  */
 #include "store_int.h"
 
+#include "policy.h"
 #include "storeopt.h"
 
 #include <stdlib.h>
@@ -295,5 +296,44 @@ done:
 	git_commit_free(c);
 	git_revwalk_free(w);
 	free(path);
+	return rc;
+}
+
+int
+ep_store_policy(struct ep_policy **out, const char *ptext,
+    const char *name, struct ep_err *err)
+{
+	char *pname;
+	int rc;
+
+	*out = NULL;
+	if (ptext == NULL) {
+		*out = ep_policy_default();
+		return 0;
+	}
+	pname = xasprintf("%s/policy.json", name);
+	rc = ep_policy_parse(out, ptext, strlen(ptext), pname, err);
+	free(pname);
+	return rc;
+}
+
+int
+ep_store_policy_valid(struct ep_store *s, const char *profile,
+    struct ep_err *err)
+{
+	struct ep_store_info info = { 0 };
+	struct ep_policy *policy = NULL;
+	char *mtext = NULL, *ptext = NULL, *name;
+	int rc;
+
+	if (ep_store_read(&mtext, &ptext, &info, s, profile, err) < 0)
+		return -1;
+	name = xasprintf("%s#%s:%s", info.store, info.ref, profile);
+	rc = ep_store_policy(&policy, ptext, name, err);
+	ep_policy_free(policy);
+	ep_store_info_clear(&info);
+	free(name);
+	free(mtext);
+	free(ptext);
 	return rc;
 }

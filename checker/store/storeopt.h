@@ -82,20 +82,6 @@ char *ep_storeopt_bless_hint(const struct ep_store_opts *so,
 int ep_storeopt_require_named(const struct ep_store_opts *so,
     struct ep_err *err);
 
-/* The profile's policy as the store holds it (ptext, from ep_store_read;
- * NULL: none, the defaults), parsed and every rule and waiver validated,
- * into *out; name is "<store>#<ref>:<profile>" for messages.  EP_E_INPUT
- * naming <name>/policy.json and the rule or waiver when it is malformed:
- * check, bless and log all refuse to go on with such a policy. */
-int ep_storeopt_policy(struct ep_policy **out, const char *ptext,
-    const char *name, struct ep_err *err);
-
-/* Read the profile's policy from s and validate it as above, for the
- * commands that do not use it (bless, log): 0 when it is well formed or
- * absent. */
-int ep_storeopt_policy_valid(struct ep_store *s, const char *profile,
-    struct ep_err *err);
-
 /* The result of a rewritten branch (info->rewritten set), if the policy
  * does not ignore store.history: a failure naming the commit the cache
  * saw last and the one the branch holds now, waivable like any other.
