@@ -326,8 +326,10 @@ ep_store_policy_valid(struct ep_store *s, const char *profile,
 	char *mtext = NULL, *ptext = NULL, *name;
 	int rc;
 
-	if (ep_store_read(&mtext, &ptext, &info, s, profile, err) < 0)
+	if (ep_store_read(&mtext, &ptext, &info, s, profile, err) < 0) {
+		ep_store_info_clear(&info);
 		return -1;
+	}
 	name = xasprintf("%s#%s:%s", info.store, info.ref, profile);
 	rc = ep_store_policy(&policy, ptext, name, err);
 	ep_policy_free(policy);
