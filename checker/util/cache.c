@@ -1,6 +1,7 @@
 /*
  * cache.c: the persistent map from a file's identity to a value computed
- * from it (see cache.h for the rules).
+ * from it (see cache.h for the rules); the file's lines and checksum are
+ * read and written by cache_line.c.
  *
  * In memory: the entries in insertion order, and an open-addressing table
  * (linear probing, at most half full) of indices into them, keyed by
@@ -28,7 +29,7 @@
  * machines CI runs on, faulting fresh pages in one at a time cost more
  * than parsing (10,000 entries: 11 ms with malloc, a few ms populated).
  */
-#include "cache.h"
+#include "cache_int.h"
 #include "outfile.h"
 
 #include <errno.h>
@@ -59,23 +60,12 @@ struct block {
 	size_t maplen;		/* 0: from xcalloc */
 };
 
-struct entry {
-	uint64_t dev, ino;
-	int64_t size, msec, csec;
-	int32_t mnsec, cnsec;
-	char *kind;		/* into the file buffer, or owned */
-	char *value;		/* likewise */
-	uint32_t khash;		/* of kind */
-	uint8_t live;		/* 0 once replaced by a later entry */
-	uint8_t owned;		/* kind and value were allocated by a put */
-};
-
 struct ep_cache {
 	char *path;		/* NULL: in memory only */
 	struct block file;	/* the file as loaded */
 	struct block eb;	/* e */
 	struct block sb;	/* slot */
-	struct entry *e;	/* insertion order, oldest first */
+	struct ep_cache_entry *e;	/* insertion order, oldest first */
 	size_t n, cap;
 	size_t live;
 	uint32_t *slot;		/* index into e plus one; 0 is empty */
@@ -113,73 +103,16 @@ block_free(struct block *b)
 	b->maplen = 0;
 }
 
-static uint64_t
-mix64(uint64_t x)
-{
-	/* splitmix64's finalizer: every input bit moves every output bit. */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
-
-/*
- * The file's checksum, eight bytes at a step.  Each step is a bijection of
- * the state for a given word and of the word for a given state, so any
- * change confined to one word always changes the result.
- */
-static uint64_t
-checksum(const char *p, size_t len)
-{
-	uint64_t h = 0x243f6a8885a308d3ULL ^ len, w;
-
-	for (; len >= 8; p += 8, len -= 8) {
-		memcpy(&w, p, 8);
-		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
-		h ^= h >> 29;
-	}
-	w = 0;
-	memcpy(&w, p, len);
-	h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
-	return mix64(h);
-}
-
-/* A kind is one word; "end" would read as the trailer. */
-static int
-valid_kind(const char *kind)
-{
-	const unsigned char *p = (const unsigned char *)kind;
-
-	if (*p == '\0' || strcmp(kind, "end") == 0)
-		return 0;
-	for (; *p != '\0'; p++)
-		if (*p <= ' ' || *p == 0x7f)
-			return 0;
-	return 1;
-}
-
-static uint32_t
-kind_hash(const char *kind)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *kind != '\0'; kind++)
-		h = (h ^ (unsigned char)*kind) * 0x100000001b3ULL;
-	return (uint32_t)(h ^ (h >> 32));
-}
-
 /* The slot holding (kind, dev, ino), or the empty slot where it would go. */
 static size_t
 find_slot(const struct ep_cache *c, const char *kind, uint32_t khash,
     uint64_t dev, uint64_t ino)
 {
 	size_t mask = c->nslot - 1;
-	size_t i = mix64(mix64(dev ^ ((uint64_t)khash << 32)) ^ ino) & mask;
+	size_t i = ep_cache_mix64(ep_cache_mix64(dev ^ ((uint64_t)khash << 32)) ^ ino) & mask;
 
 	for (;; i = (i + 1) & mask) {
-		const struct entry *e;
+		const struct ep_cache_entry *e;
 
 		if (c->slot[i] == 0)
 			return i;
@@ -204,7 +137,7 @@ reserve(struct ep_cache *c, size_t want)
 	c->slot = block_alloc(&c->sb, n, sizeof *c->slot);
 	c->nslot = n;
 	for (size_t k = 0; k < c->n; k++) {
-		struct entry *e = &c->e[k];
+		struct ep_cache_entry *e = &c->e[k];
 
 		if (e->live)
 			c->slot[find_slot(c, e->kind, e->khash, e->dev,
@@ -227,7 +160,7 @@ grow_entries(struct ep_cache *c, size_t cap)
 
 /* Add e, replacing any entry of the same key. */
 static void
-insert(struct ep_cache *c, const struct entry *e)
+insert(struct ep_cache *c, const struct ep_cache_entry *e)
 {
 	size_t i;
 
@@ -261,95 +194,6 @@ clear_entries(struct ep_cache *c)
 	c->n = c->cap = c->live = c->nslot = 0;
 }
 
-/* Parse an unsigned 64-bit decimal ending at stop. */
-static int
-parse_dec(uint64_t *out, char **pp, char stop)
-{
-	char *p = *pp;
-	uint64_t v = 0, d;
-
-	if (*p < '0' || *p > '9')
-		return -1;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		d = (uint64_t)(*p - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return -1;
-		v = v * 10 + d;
-	}
-	if (*p != stop)
-		return -1;
-	*out = v;
-	*pp = p + 1;
-	return 0;
-}
-
-static int
-parse_signed(int64_t *out, char **pp, char stop)
-{
-	uint64_t v;
-	int neg = **pp == '-';
-
-	*pp += neg;
-	if (parse_dec(&v, pp, stop) < 0 || v > INT64_MAX)
-		return -1;
-	*out = neg ? -(int64_t)v : (int64_t)v;
-	return 0;
-}
-
-static int
-parse_time(int64_t *sec, int32_t *nsec, char **pp)
-{
-	uint64_t ns;
-
-	if (parse_signed(sec, pp, '.') < 0 || parse_dec(&ns, pp, ' ') < 0 ||
-	    ns > 999999999)
-		return -1;
-	*nsec = (int32_t)ns;
-	return 0;
-}
-
-/* Parse one entry line (NUL-terminated in place of its newline); kind
- * and value are cut and unescaped where they lie. */
-static int
-parse_line(struct entry *e, char *p)
-{
-	char *sp = strchr(p, ' '), *o;
-	uint64_t size;
-
-	memset(e, 0, sizeof *e);
-	if (sp == NULL)
-		return -1;
-	*sp = '\0';
-	if (!valid_kind(p))
-		return -1;
-	e->kind = p;
-	e->khash = kind_hash(p);
-	p = sp + 1;
-	if (parse_dec(&e->dev, &p, ' ') < 0 ||
-	    parse_dec(&e->ino, &p, ' ') < 0 ||
-	    parse_dec(&size, &p, ' ') < 0 || size > INT64_MAX ||
-	    parse_time(&e->msec, &e->mnsec, &p) < 0 ||
-	    parse_time(&e->csec, &e->cnsec, &p) < 0)
-		return -1;
-	e->size = (int64_t)size;
-	e->value = o = p;
-	for (; *p != '\0'; p++) {
-		if (*p != '\\') {
-			*o++ = *p;
-			continue;
-		}
-		if (p[1] == '\\')
-			*o++ = '\\';
-		else if (p[1] == 'n')
-			*o++ = '\n';
-		else
-			return -1;
-		p++;
-	}
-	*o = '\0';
-	return 0;
-}
-
 /* Parse the whole file (len bytes, NUL after them) into c; -1 (c partly
  * filled) if it is not a cache file of ours, complete and intact. */
 static int
@@ -358,7 +202,7 @@ parse(struct ep_cache *c, char *buf, size_t len)
 	size_t hlen = sizeof CACHE_HEADER - 1, count = 0;
 	char *body = buf + hlen, *trailer, *p, *nl;
 	unsigned long long want, sum;
-	struct entry e;
+	struct ep_cache_entry e;
 	char tail;
 
 	if (len < hlen + 1 || memcmp(buf, CACHE_HEADER, hlen) != 0 ||
@@ -367,7 +211,7 @@ parse(struct ep_cache *c, char *buf, size_t len)
 	buf[len - 1] = '\0';
 	trailer = strrchr(body - 1, '\n') + 1;
 	if (sscanf(trailer, "end %llu %16llx%c", &want, &sum, &tail) != 2 ||
-	    sum != checksum(body, (size_t)(trailer - body)) ||
+	    sum != ep_cache_checksum(body, (size_t)(trailer - body)) ||
 	    want > (unsigned long long)(trailer - body) / 16)
 		return -1;
 
@@ -377,7 +221,7 @@ parse(struct ep_cache *c, char *buf, size_t len)
 	for (p = body; p < trailer; p = nl + 1) {
 		nl = memchr(p, '\n', (size_t)(trailer - p));
 		*nl = '\0';
-		if (count == want || parse_line(&e, p) < 0)
+		if (count == want || ep_cache_line_parse(&e, p) < 0)
 			return -1;
 		insert(c, &e);
 		count++;
@@ -441,7 +285,7 @@ ep_cache_open(const char *path)
 }
 
 static int
-same_stat(const struct entry *e, const struct stat *st)
+same_stat(const struct ep_cache_entry *e, const struct stat *st)
 {
 	return e->size == (int64_t)st->st_size &&
 	    e->msec == (int64_t)st->st_mtim.tv_sec &&
@@ -453,12 +297,12 @@ same_stat(const struct entry *e, const struct stat *st)
 const char *
 ep_cache_get(struct ep_cache *c, const char *kind, const struct stat *st)
 {
-	const struct entry *e;
+	const struct ep_cache_entry *e;
 	size_t i;
 
 	if (c == NULL || c->nslot == 0 || kind == NULL)
 		return NULL;
-	i = find_slot(c, kind, kind_hash(kind), (uint64_t)st->st_dev,
+	i = find_slot(c, kind, ep_cache_kind_hash(kind), (uint64_t)st->st_dev,
 	    (uint64_t)st->st_ino);
 	if (c->slot[i] == 0)
 		return NULL;
@@ -482,10 +326,10 @@ ep_cache_put(struct ep_cache *c, const char *kind, const struct stat *st,
     const char *value)
 {
 	struct timespec now;
-	struct entry e;
+	struct ep_cache_entry e;
 	const char *old;
 
-	if (c == NULL || kind == NULL || !valid_kind(kind) || value == NULL ||
+	if (c == NULL || kind == NULL || !ep_cache_kind_valid(kind) || value == NULL ||
 	    strlen(value) > CACHE_MAXVALUE)
 		return;
 	if (clock_gettime(CLOCK_REALTIME, &now) < 0 ||
@@ -497,7 +341,7 @@ ep_cache_put(struct ep_cache *c, const char *kind, const struct stat *st,
 
 	memset(&e, 0, sizeof e);
 	e.kind = xstrdup(kind);
-	e.khash = kind_hash(kind);
+	e.khash = ep_cache_kind_hash(kind);
 	e.value = xstrdup(value);
 	e.owned = 1;
 	e.dev = (uint64_t)st->st_dev;
@@ -511,51 +355,10 @@ ep_cache_put(struct ep_cache *c, const char *kind, const struct stat *st,
 	c->dirty = 1;
 }
 
-struct buf {
-	char *p;
-	size_t n, cap;
-};
-
-static void
-buf_add(struct buf *b, const char *s, size_t len)
-{
-	if (b->n + len + 1 > b->cap) {
-		while (b->n + len + 1 > b->cap)
-			b->cap = b->cap ? b->cap * 2 : 65536;
-		b->p = xrealloc(b->p, b->cap);
-	}
-	memcpy(b->p + b->n, s, len);
-	b->n += len;
-	b->p[b->n] = '\0';
-}
-
-static void
-buf_entry(struct buf *b, const struct entry *e)
-{
-	char num[160];
-	const char *v, *run;
-	int len;
-
-	len = snprintf(num, sizeof num, " %" PRIu64 " %" PRIu64 " %" PRId64
-	    " %" PRId64 ".%09" PRId32 " %" PRId64 ".%09" PRId32 " ", e->dev,
-	    e->ino, e->size, e->msec, e->mnsec, e->csec, e->cnsec);
-	buf_add(b, e->kind, strlen(e->kind));
-	buf_add(b, num, (size_t)len);
-	for (v = run = e->value; *v != '\0'; v++) {
-		if (*v != '\\' && *v != '\n')
-			continue;
-		buf_add(b, run, (size_t)(v - run));
-		buf_add(b, *v == '\\' ? "\\\\" : "\\n", 2);
-		run = v + 1;
-	}
-	buf_add(b, run, (size_t)(v - run));
-	buf_add(b, "\n", 1);
-}
-
 int
 ep_cache_save(struct ep_cache *c, struct ep_err *err)
 {
-	struct buf b = { 0 };
+	struct ep_cache_buf b = { 0 };
 	size_t skip, count = 0, body;
 	char trailer[64], *dir, *slash;
 	struct ep_err derr = { 0 };
@@ -564,7 +367,7 @@ ep_cache_save(struct ep_cache *c, struct ep_err *err)
 	if (c == NULL || c->path == NULL || !c->dirty)
 		return 0;
 	skip = c->live > CACHE_MAXENTRIES ? c->live - CACHE_MAXENTRIES : 0;
-	buf_add(&b, CACHE_HEADER, strlen(CACHE_HEADER));
+	ep_cache_buf_add(&b, CACHE_HEADER, strlen(CACHE_HEADER));
 	body = b.n;
 	for (size_t k = 0; k < c->n; k++) {
 		if (!c->e[k].live)
@@ -573,12 +376,12 @@ ep_cache_save(struct ep_cache *c, struct ep_err *err)
 			skip--;
 			continue;
 		}
-		buf_entry(&b, &c->e[k]);
+		ep_cache_line_write(&b, &c->e[k]);
 		count++;
 	}
 	len = snprintf(trailer, sizeof trailer, "end %zu %016" PRIx64 "\n",
-	    count, checksum(b.p + body, b.n - body));
-	buf_add(&b, trailer, (size_t)len);
+	    count, ep_cache_checksum(b.p + body, b.n - body));
+	ep_cache_buf_add(&b, trailer, (size_t)len);
 	/* The directory is made only now, when there is something to keep. */
 	dir = xstrdup(c->path);
 	if ((slash = strrchr(dir, '/')) != NULL && slash != dir)

@@ -3,58 +3,18 @@
  * every capture.  A damaged file must read as an empty cache, never as a
  * crash.  The first byte's low bit asks the harness to complete the rest
  * into a file that passes the integrity check (header, then the rest as
- * entry lines, then a trailer with their count and checksum, computed as
- * cache.c does), so that the entry parser is reached; otherwise the rest
+ * entry lines, then a trailer with their count and checksum, computed by
+ * cache_line.c), so that the entry parser is reached; otherwise the rest
  * is the file as is.  Each line's stat fields are then looked up, and a
  * value stored and read back.
  */
 #include <inttypes.h>
 #include <sys/stat.h>
 
-#include "cache.h"
+#include "cache_int.h"
 #include "fuzz.h"
 
 #define HEADER	"envparity-cache 1\n"
-
-/* cache.c's checksum of the bytes between header and trailer. */
-static uint64_t
-mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
-
-static uint64_t
-checksum(const char *p, size_t len)
-{
-	uint64_t h = 0x243f6a8885a308d3ULL ^ len, w;
-
-	for (; len >= 8; p += 8, len -= 8) {
-		memcpy(&w, p, 8);
-		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
-		h ^= h >> 29;
-	}
-	w = 0;
-	memcpy(&w, p, len);
-	h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
-	return mix64(h);
-}
-
-/* cache.h: one word without white space, not "end". */
-static int
-valid_kind(const char *k)
-{
-	if (k[0] == '\0' || strcmp(k, "end") == 0)
-		return 0;
-	for (; *k != '\0'; k++)
-		if ((unsigned char)*k <= ' ' || *k == 0x7f)
-			return 0;
-	return 1;
-}
 
 /* A stat from a line's fields, as far as they go. */
 static void
@@ -103,7 +63,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (bl > 0 && body[bl - 1] != '\n')
 			file[len++] = '\n';
 		len += (size_t)sprintf(file + len, "end %zu %016" PRIx64 "\n",
-		    lines, checksum(file + hl, len - hl));
+		    lines, ep_cache_checksum(file + hl, len - hl));
 	} else {
 		len = size - 1;
 		file = xmalloc(len + 1);
@@ -119,7 +79,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* A stored value is found again (its timestamps are old
 		 * enough to be trusted). */
 		st.st_mtim.tv_sec = st.st_ctim.tv_sec = 1000000000;
-		if (valid_kind(kind)) {
+		if (ep_cache_kind_valid(kind)) {
 			ep_cache_put(c, kind, &st, "fuzz\\value\n");
 			v = ep_cache_get(c, kind, &st);
 			FZ_CHECK(v != NULL && strcmp(v, "fuzz\\value\n") == 0);
