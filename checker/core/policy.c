@@ -164,6 +164,31 @@ get_string(const char **out, json_t *o, const char *field, int required,
 	return 0;
 }
 
+/* What a rule and a waiver open with: o is an object of the known fields
+ * whose "key" is a well-formed glob; *key is it, and where ("rules[2]
+ * (key \"lib.*\")") names the entry for the messages that follow. */
+static int
+parse_entry_key(const char **key, char *where, size_t wsize, json_t *o,
+    const char *const *fields, const char *section, size_t i,
+    const char *name, struct ep_err *err)
+{
+	const char *why;
+
+	snprintf(where, wsize, "%s[%zu]", section, i);
+	if (!json_is_object(o))
+		return ep_err_set(err, EP_E_INPUT, "%s: %s: not an object",
+		    name, where);
+	if (check_fields(o, fields, name, where, err) < 0 ||
+	    get_string(key, o, "key", 1, name, where, err) < 0)
+		return -1;
+	/* From here on, messages name the entry by its key too. */
+	snprintf(where, wsize, "%s[%zu] (key \"%.200s\")", section, i, *key);
+	if ((why = ep_glob_problem(*key)) != NULL)
+		return ep_err_set(err, EP_E_INPUT, "%s: %s: the key %s", name,
+		    where, why);
+	return 0;
+}
+
 static int
 parse_rule(struct ep_policy *p, json_t *o, size_t i, const char *name,
     int builtin, struct ep_err *err)
@@ -173,28 +198,18 @@ parse_rule(struct ep_policy *p, json_t *o, size_t i, const char *name,
 	struct ep_rule *r;
 	struct ep_verrange *vr = NULL;
 	struct ep_err rerr = { 0 };
-	const char *key, *kind, *range, *missing, *severity, *reason, *why;
+	const char *key, *kind, *range, *missing, *severity, *reason;
 	char where[32 + 256];
 	int k, m = EP_MISSING_FAIL, sev = EP_SEVERITY_FAIL;
 
-	snprintf(where, sizeof where, "rules[%zu]", i);
-	if (!json_is_object(o))
-		return ep_err_set(err, EP_E_INPUT, "%s: %s: not an object",
-		    name, where);
-	if (check_fields(o, fields, name, where, err) < 0 ||
-	    get_string(&key, o, "key", 1, name, where, err) < 0)
-		return -1;
-	/* From here on, messages name the rule by its key too. */
-	snprintf(where, sizeof where, "rules[%zu] (key \"%.200s\")", i, key);
-	if (get_string(&kind, o, "rule", 1, name, where, err) < 0 ||
+	if (parse_entry_key(&key, where, sizeof where, o, fields, "rules", i,
+	    name, err) < 0 ||
+	    get_string(&kind, o, "rule", 1, name, where, err) < 0 ||
 	    get_string(&range, o, "range", 0, name, where, err) < 0 ||
 	    get_string(&missing, o, "missing", 0, name, where, err) < 0 ||
 	    get_string(&severity, o, "severity", 0, name, where, err) < 0 ||
 	    get_string(&reason, o, "reason", 0, name, where, err) < 0)
 		return -1;
-	if ((why = ep_glob_problem(key)) != NULL)
-		return ep_err_set(err, EP_E_INPUT, "%s: %s: the key %s", name,
-		    where, why);
 	if ((k = lookup(kind_names, kind)) < 0)
 		return ep_err_set(err, EP_E_INPUT, "%s: %s: unknown rule "
 		    "\"%s\" (one of exact, ignore, version, present, absent)",
@@ -285,27 +300,17 @@ parse_waiver(struct ep_policy *p, json_t *o, size_t i, const char *name,
 	struct ep_waiver *w;
 	struct ep_verrange *vr = NULL;
 	struct ep_err rerr = { 0 };
-	const char *key, *reason, *owner, *expires, *actual, *range, *why;
+	const char *key, *reason, *owner, *expires, *actual, *range;
 	char where[32 + 256];
 
-	snprintf(where, sizeof where, "waivers[%zu]", i);
-	if (!json_is_object(o))
-		return ep_err_set(err, EP_E_INPUT, "%s: %s: not an object",
-		    name, where);
-	if (check_fields(o, fields, name, where, err) < 0 ||
-	    get_string(&key, o, "key", 1, name, where, err) < 0)
-		return -1;
-	snprintf(where, sizeof where, "waivers[%zu] (key \"%.200s\")", i,
-	    key);
-	if (get_string(&reason, o, "reason", 1, name, where, err) < 0 ||
+	if (parse_entry_key(&key, where, sizeof where, o, fields, "waivers", i,
+	    name, err) < 0 ||
+	    get_string(&reason, o, "reason", 1, name, where, err) < 0 ||
 	    get_string(&owner, o, "owner", 1, name, where, err) < 0 ||
 	    get_string(&expires, o, "expires", 1, name, where, err) < 0 ||
 	    get_string(&actual, o, "actual", 0, name, where, err) < 0 ||
 	    get_string(&range, o, "range", 0, name, where, err) < 0)
 		return -1;
-	if ((why = ep_glob_problem(key)) != NULL)
-		return ep_err_set(err, EP_E_INPUT, "%s: %s: the key %s", name,
-		    where, why);
 	if (matches_every_key(key))
 		return ep_err_set(err, EP_E_INPUT, "%s: %s: a waiver for every "
 		    "key hides every finding: use a rule \"ignore\", which "
