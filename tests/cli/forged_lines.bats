@@ -14,11 +14,6 @@ unset GITHUB_ACTIONS GITHUB_STEP_SUMMARY CI GITLAB_CI
 RC=$BATS_TEST_DIRNAME/runner_commands.py
 FORGED=$'x\n::error title=forged::pwned\r::stop-commands::tok ##[add-mask]s3cret \e[2J \u202e'
 
-manifest() { # file facts-json
-	jq -n --argjson f "$2" \
-	    '{schema: "envparity/manifest@1", meta: {}, facts: $f}' > "$1"
-}
-
 # Neither stream holds a command, a raw control character or an override.
 clean_output() { # stdout-file stderr-file
 	"$RC" "$1" "$2"

@@ -12,11 +12,6 @@ unset GITHUB_ACTIONS GITHUB_STEP_SUMMARY
 
 FAKE=$BATS_TEST_DIRNAME/../doubles/fake_probe.sh
 
-manifest() { # file facts-json
-	jq -n --argjson f "$2" \
-	    '{schema: "envparity/manifest@1", meta: {}, facts: $f}' > "$1"
-}
-
 pair() {
 	manifest a.json '{"python.pkg.x": "1"}'
 	manifest b.json '{"python.pkg.x": "2"}'

@@ -13,13 +13,6 @@ load report_readers
 # send our summaries and annotations into that job.
 unset GITHUB_ACTIONS GITHUB_STEP_SUMMARY
 
-manifest() { # file facts-json [meta-json]
-	local meta=${3-}
-	[ -n "$meta" ] || meta='{}'
-	jq -n --argjson f "$2" --argjson m "$meta" \
-	    '{schema: "envparity/manifest@1", meta: $m, facts: $f}' > "$1"
-}
-
 # A golden and a current manifest with one result of each kind: numpy
 # drifted (fail), lib.x is waived, python.pkg.old's waiver has expired
 # (fail), the GPU could not be looked at (skip), the driver version is

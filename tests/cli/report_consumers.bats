@@ -12,13 +12,6 @@
 load setup
 load report_readers
 
-manifest() { # file facts-json [meta-json]
-	local meta=${3-}
-	[ -n "$meta" ] || meta='{}'
-	jq -n --argjson f "$2" --argjson m "$meta" \
-	    '{schema: "envparity/manifest@1", meta: $m, facts: $f}' > "$1"
-}
-
 policy() { # body
 	printf '{"schema": "envparity/policy@1", %s}\n' "$1" > p.json
 }

@@ -39,6 +39,14 @@ validate_schema() { # schema-name file
 	"$REPO_ROOT/tools/validate-json" "$REPO_ROOT/manifests/$1.schema.json" "$2"
 }
 
+# A manifest file from its facts (a JSON object) and, optionally, its meta.
+manifest() { # file facts-json [meta-json]
+	local meta=${3-}
+	[ -n "$meta" ] || meta='{}'
+	jq -n --argjson f "$2" --argjson m "$meta" \
+	    '{schema: "envparity/manifest@1", meta: $m, facts: $f}' > "$1"
+}
+
 # Value of a fact in a manifest file (jq is a test dependency).
 fact() { # file key
 	jq -r --arg k "$2" '.facts[$k] // empty' "$1"

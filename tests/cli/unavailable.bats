@@ -9,13 +9,6 @@ load setup
 
 unset GITHUB_ACTIONS GITHUB_STEP_SUMMARY CI GITLAB_CI
 
-manifest() { # file facts-json [meta-json]
-	local meta=${3-}
-	[ -n "$meta" ] || meta='{}'
-	jq -n --argjson f "$2" --argjson m "$meta" \
-	    '{schema: "envparity/manifest@1", meta: $m, facts: $f}' > "$1"
-}
-
 status_of() { # report key
 	jq -r --arg k "$2" '.results[] | select(.key == $k) | .status' "$1"
 }

@@ -11,13 +11,6 @@ bats_require_minimum_version 1.5.0
 
 unset GITHUB_ACTIONS GITHUB_STEP_SUMMARY CI GITLAB_CI
 
-manifest() { # file facts-json [meta-json]
-	local meta=${3-}
-	[ -n "$meta" ] || meta='{}'
-	jq -n --argjson f "$2" --argjson m "$meta" \
-	    '{schema: "envparity/manifest@1", meta: $m, facts: $f}' > "$1"
-}
-
 policy() { # json: the rules and waivers members
 	printf '{"schema": "envparity/policy@1", %s}\n' "$1" > p.json
 }
