@@ -17,23 +17,11 @@
 
 #define TP_MAX_DEPTH	64	/* arrays in arrays: no stack overflow */
 
-static int
-is_digit(int c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static int
-is_alnum(int c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
 /* The value of a hexadecimal digit, -1 if c is none. */
 static int
 hex_value(int c)
 {
-	if (is_digit(c))
+	if (ep_ascii_digit(c))
 		return c - '0';
 	if (c >= 'a' && c <= 'f')
 		return c - 'a' + 10;
@@ -302,7 +290,7 @@ ep_toml_key(struct ep_toml *t, struct ep_strv *segs)
 			ep_strv_push_owned(segs, s);
 		} else {
 			start = t->p;
-			while (t->p < t->end && (is_alnum((unsigned char)*t->p)
+			while (t->p < t->end && (ep_ascii_alnum((unsigned char)*t->p)
 			    || *t->p == '_' || *t->p == '-'))
 				t->p++;
 			if (t->p == start)
@@ -325,7 +313,7 @@ is_date(const char *s, size_t n)
 	if (n != 10 || s[4] != '-' || s[7] != '-')
 		return 0;
 	for (size_t i = 0; i < n; i++)
-		if (i != 4 && i != 7 && !is_digit((unsigned char)s[i]))
+		if (i != 4 && i != 7 && !ep_ascii_digit((unsigned char)s[i]))
 			return 0;
 	return 1;
 }
@@ -341,13 +329,13 @@ tp_bare(struct ep_toml *t)
 	size_t n;
 
 	for (;;) {
-		while (t->p < t->end && (is_alnum((unsigned char)*t->p) ||
+		while (t->p < t->end && (ep_ascii_alnum((unsigned char)*t->p) ||
 		    strchr("+-_.:", *t->p) != NULL) && *t->p != '\0')
 			t->p++;
 		if (is_date(start, (size_t)(t->p - start)) &&
 		    t->end - t->p >= 4 && t->p[0] == ' ' &&
-		    is_digit((unsigned char)t->p[1]) &&
-		    is_digit((unsigned char)t->p[2]) && t->p[3] == ':') {
+		    ep_ascii_digit((unsigned char)t->p[1]) &&
+		    ep_ascii_digit((unsigned char)t->p[2]) && t->p[3] == ':') {
 			t->p++;
 			continue;
 		}
@@ -359,7 +347,7 @@ tp_bare(struct ep_toml *t)
 		    "quotes)");
 	if (n == 0)
 		return ep_toml_fail(t, t->line, "missing value");
-	if (is_digit((unsigned char)start[0]) || start[0] == '+' ||
+	if (ep_ascii_digit((unsigned char)start[0]) || start[0] == '+' ||
 	    start[0] == '-' || (n == 4 && memcmp(start, "true", 4) == 0) ||
 	    (n == 5 && memcmp(start, "false", 5) == 0) ||
 	    (n == 3 && (memcmp(start, "inf", 3) == 0 ||

@@ -13,18 +13,6 @@
 
 #include "vercmp_int.h"
 
-static int
-is_digit(int c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static int
-is_alnum(int c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
 int
 ep_ver_num_cmp(struct ep_verspan a, struct ep_verspan b)
 {
@@ -46,7 +34,7 @@ digits(const char **pp)
 {
 	struct ep_verspan s = { *pp, 0 };
 
-	while (is_digit((unsigned char)s.p[s.n]))
+	while (ep_ascii_digit((unsigned char)s.p[s.n]))
 		s.n++;
 	*pp += s.n;
 	return s;
@@ -112,7 +100,7 @@ suffixes(struct ep_ver *v, const char *p, const char *e)
 		p = q;
 	}
 	q = p;
-	if (q[0] == '-' && is_digit((unsigned char)q[1])) {
+	if (q[0] == '-' && ep_ascii_digit((unsigned char)q[1])) {
 		q++;
 		v->post = 1;
 		v->post_n = digits(&q);
@@ -137,12 +125,12 @@ suffixes(struct ep_ver *v, const char *p, const char *e)
 	if (p < e && *p == '+') {
 		q = ++p;
 		for (;;) {
-			if (!is_alnum((unsigned char)*q))
+			if (!ep_ascii_alnum((unsigned char)*q))
 				return -1;
-			while (is_alnum((unsigned char)*q))
+			while (ep_ascii_alnum((unsigned char)*q))
 				q++;
 			if (is_sep((unsigned char)*q) &&
-			    is_alnum((unsigned char)q[1]))
+			    ep_ascii_alnum((unsigned char)q[1]))
 				q++;
 			else
 				break;
@@ -175,9 +163,9 @@ tail_valid(const char *p, const char *e)
 				return 0;
 			p++;
 		}
-		if (p == e || !is_alnum((unsigned char)*p))
+		if (p == e || !ep_ascii_alnum((unsigned char)*p))
 			return 0;
-		while (p < e && is_alnum((unsigned char)*p))
+		while (p < e && ep_ascii_alnum((unsigned char)*p))
 			p++;
 	}
 	return 1;
@@ -247,22 +235,22 @@ ep_ver_parse(struct ep_ver *v, const char *s)
 	strip(&p, &e);
 	if (p < e && (*p == 'v' || *p == 'V'))
 		p++;
-	if (p == e || !is_digit((unsigned char)*p))
+	if (p == e || !ep_ascii_digit((unsigned char)*p))
 		return -1;
 	q = p;
-	while (is_digit((unsigned char)*q))
+	while (ep_ascii_digit((unsigned char)*q))
 		q++;
 	if (*q == '!') {
 		v->epoch = digits(&p);
 		p++;
-		if (!is_digit((unsigned char)*p))
+		if (!ep_ascii_digit((unsigned char)*p))
 			return -1;
 	}
 	for (;;) {
 		if (v->nrel == MAXREL)
 			return -1;
 		v->rel[v->nrel++] = digits(&p);
-		if (p[0] == '.' && is_digit((unsigned char)p[1]))
+		if (p[0] == '.' && ep_ascii_digit((unsigned char)p[1]))
 			p++;
 		else
 			break;
@@ -317,7 +305,7 @@ pre_rank(const struct ep_ver *v)
 static int
 segment(struct ep_verspan *seg, int *numeric, struct ep_verspan *rest)
 {
-	while (rest->n > 0 && !is_alnum((unsigned char)*rest->p)) {
+	while (rest->n > 0 && !ep_ascii_alnum((unsigned char)*rest->p)) {
 		rest->p++;
 		rest->n--;
 	}
@@ -325,9 +313,9 @@ segment(struct ep_verspan *seg, int *numeric, struct ep_verspan *rest)
 		return 0;
 	seg->p = rest->p;
 	seg->n = 0;
-	*numeric = is_digit((unsigned char)*rest->p);
-	while (seg->n < rest->n && is_alnum((unsigned char)seg->p[seg->n]) &&
-	    is_digit((unsigned char)seg->p[seg->n]) == *numeric)
+	*numeric = ep_ascii_digit((unsigned char)*rest->p);
+	while (seg->n < rest->n && ep_ascii_alnum((unsigned char)seg->p[seg->n]) &&
+	    ep_ascii_digit((unsigned char)seg->p[seg->n]) == *numeric)
 		seg->n++;
 	rest->p += seg->n;
 	rest->n -= seg->n;

@@ -25,12 +25,6 @@ is_lower_alnum(int c)
 }
 
 static int
-is_alnum(int c)
-{
-	return is_lower_alnum(c) || (c >= 'A' && c <= 'Z');
-}
-
-static int
 is_hex(int c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
@@ -52,13 +46,13 @@ ep_digest_valid(const char *s)
 static int
 tag_valid(const char *s, size_t n)
 {
-	if (n == 0 || n > TAG_MAX || !(is_alnum((unsigned char)s[0]) ||
+	if (n == 0 || n > TAG_MAX || !(ep_ascii_alnum((unsigned char)s[0]) ||
 	    s[0] == '_'))
 		return 0;
 	for (size_t i = 1; i < n; i++) {
 		int c = (unsigned char)s[i];
 
-		if (!is_alnum(c) && c != '.' && c != '_' && c != '-')
+		if (!ep_ascii_alnum(c) && c != '.' && c != '_' && c != '-')
 			return 0;
 	}
 	return 1;
@@ -78,7 +72,7 @@ ocitag_valid(const char *s)
 	for (; *s != '\0'; s++) {
 		int c = (unsigned char)*s;
 
-		if (is_alnum(c)) {
+		if (ep_ascii_alnum(c)) {
 			prev = 'a';
 			continue;
 		}
@@ -165,7 +159,7 @@ host_valid(const char *s, size_t n)
 		i++;
 	} else {
 		for (;;) {
-			for (label = 0; i < n && (is_alnum((unsigned char)s[i])
+			for (label = 0; i < n && (ep_ascii_alnum((unsigned char)s[i])
 			    || s[i] == '-'); i++, label++)
 				;
 			if (label == 0 || s[i - label] == '-' ||

@@ -15,6 +15,22 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* ASCII character classes, whatever the locale: formats that other
+ * projects own (PEP 440, TOML, image references) define theirs in ASCII,
+ * and <ctype.h> answers by the locale. */
+static inline int
+ep_ascii_digit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static inline int
+ep_ascii_alnum(int c)
+{
+	return ep_ascii_digit(c) || (c >= 'a' && c <= 'z') ||
+	    (c >= 'A' && c <= 'Z');
+}
+
 /* Exit codes: the command-line contract (DESIGN.md). */
 enum ep_exit {
 	EP_EXIT_OK = 0,		/* parity (waived findings included) */
