@@ -165,15 +165,13 @@ get_string(const char **out, json_t *o, const char *field, int required,
 }
 
 /* What a rule and a waiver open with: o is an object of the known fields
- * whose "key" is a well-formed glob; *key is it, and where ("rules[2]
+ * with a "key"; *key is it, and where ("rules[2]
  * (key \"lib.*\")") names the entry for the messages that follow. */
 static int
 parse_entry_key(const char **key, char *where, size_t wsize, json_t *o,
     const char *const *fields, const char *section, size_t i,
     const char *name, struct ep_err *err)
 {
-	const char *why;
-
 	snprintf(where, wsize, "%s[%zu]", section, i);
 	if (!json_is_object(o))
 		return ep_err_set(err, EP_E_INPUT, "%s: %s: not an object",
@@ -183,10 +181,18 @@ parse_entry_key(const char **key, char *where, size_t wsize, json_t *o,
 		return -1;
 	/* From here on, messages name the entry by its key too. */
 	snprintf(where, wsize, "%s[%zu] (key \"%.200s\")", section, i, *key);
-	if ((why = ep_glob_problem(*key)) != NULL)
-		return ep_err_set(err, EP_E_INPUT, "%s: %s: the key %s", name,
-		    where, why);
 	return 0;
+}
+
+/* After the entry's other fields are read: a key that is no glob. */
+static int
+check_entry_key(const char *key, const char *where, const char *name,
+    struct ep_err *err)
+{
+	const char *why = ep_glob_problem(key);
+
+	return why == NULL ? 0 : ep_err_set(err, EP_E_INPUT, "%s: %s: the "
+	    "key %s", name, where, why);
 }
 
 static int
@@ -208,7 +214,8 @@ parse_rule(struct ep_policy *p, json_t *o, size_t i, const char *name,
 	    get_string(&range, o, "range", 0, name, where, err) < 0 ||
 	    get_string(&missing, o, "missing", 0, name, where, err) < 0 ||
 	    get_string(&severity, o, "severity", 0, name, where, err) < 0 ||
-	    get_string(&reason, o, "reason", 0, name, where, err) < 0)
+	    get_string(&reason, o, "reason", 0, name, where, err) < 0 ||
+	    check_entry_key(key, where, name, err) < 0)
 		return -1;
 	if ((k = lookup(kind_names, kind)) < 0)
 		return ep_err_set(err, EP_E_INPUT, "%s: %s: unknown rule "
@@ -309,7 +316,8 @@ parse_waiver(struct ep_policy *p, json_t *o, size_t i, const char *name,
 	    get_string(&owner, o, "owner", 1, name, where, err) < 0 ||
 	    get_string(&expires, o, "expires", 1, name, where, err) < 0 ||
 	    get_string(&actual, o, "actual", 0, name, where, err) < 0 ||
-	    get_string(&range, o, "range", 0, name, where, err) < 0)
+	    get_string(&range, o, "range", 0, name, where, err) < 0 ||
+	    check_entry_key(key, where, name, err) < 0)
 		return -1;
 	if (matches_every_key(key))
 		return ep_err_set(err, EP_E_INPUT, "%s: %s: a waiver for every "
