@@ -20,6 +20,7 @@ struct ep_cmd {
 extern const struct ep_cmd ep_cmd_capture;
 extern const struct ep_cmd ep_cmd_check;
 extern const struct ep_cmd ep_cmd_diff;
+extern const struct ep_cmd ep_cmd_fleet;
 extern const struct ep_cmd ep_cmd_digest;
 extern const struct ep_cmd ep_cmd_bless;
 extern const struct ep_cmd ep_cmd_log;

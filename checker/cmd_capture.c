@@ -10,6 +10,7 @@
 #include "capture.h"
 #include "cmd.h"
 #include "image.h"
+#include "probeopt.h"
 
 static int cmd_capture_exec(const struct ep_cmd *, int, char **);
 
@@ -17,7 +18,8 @@ const struct ep_cmd ep_cmd_capture = {
 	.name = "capture",
 	.summary = "print or write a manifest of this machine's stack",
 	.usage =
-"usage: envparity capture [-o FILE] [-q] [collector options]\n"
+"usage: envparity capture [-o FILE] [-q] [--runs N [probe options]]\n"
+"                         [collector options]\n"
 "\n"
 "Capture this machine as a manifest of facts: OS, kernel, glibc, CPU ISA,\n"
 "Python and conda packages, lockfile hashes and pins, the allowlisted\n"
@@ -25,6 +27,11 @@ const struct ep_cmd ep_cmd_capture = {
 "libraries' versions, real paths and SHA-256), and the digests of the\n"
 "container images named with --image.  What could not be looked at is\n"
 "listed under meta.unavailable.\n"
+"\n"
+"With --runs N the reference workload runs too: its output hashes and\n"
+"determinism domains become facts (probe.*), so that `fleet` can compare\n"
+"nodes bit for bit, and any finding of its own (runs that disagree, a\n"
+"wrong known answer, a crash) is kept under meta.probe.findings.\n"
 "\n"
 "  -o, --output FILE    write the manifest to FILE (atomically) instead of\n"
 "                       standard output (-); a symbolic link, device,\n"
@@ -36,9 +43,12 @@ EP_CAPTURE_HELP
 "\n"
 EP_IMAGE_HELP
 "\n"
-"Exit codes: 0 captured, 2 a named input is missing or malformed (a bad\n"
+EP_PROBE_HELP
+"\n"
+"Exit codes: 0 captured (probe findings included: they are recorded), 2 a named input is missing or malformed (a bad\n"
 "image reference or local image included), 3 the output could not be\n"
-"written or a registry could not resolve an --image.\n",
+"written, a registry could not resolve an --image, or the probe could\n"
+"not be started.\n",
 	.exec = cmd_capture_exec,
 };
 
@@ -51,21 +61,26 @@ cmd_capture_exec(const struct ep_cmd *self, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		EP_CAPTURE_LONGOPTS,
 		EP_IMAGE_LONGOPTS,
+		EP_PROBE_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ep_capture_opts opts = { 0 };
+	struct ep_results rs = { 0 };
+	struct ep_probeopt popt;
 	struct ep_manifest *m = NULL;
 	struct ep_err err = { 0 };
 	const char *output = "-";
 	int c, v, quiet = 0, rc = EP_EXIT_OK;
 
 	ep_imgopt_init(&opts.img);
+	ep_probeopt_init(&popt);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
 		if (ep_capture_opt(&opts, c, optarg))
 			continue;
-		if ((v = ep_image_opt(&opts.img, c, optarg, &err)) != 0) {
+		if ((v = ep_image_opt(&opts.img, c, optarg, &err)) != 0 ||
+		    (v = ep_probe_opt(&popt, c, optarg, &err)) != 0) {
 			if (v < 0) {
 				rc = ep_cmd_usage_error(self, "%s", err.msg);
 				goto done;
@@ -103,11 +118,20 @@ cmd_capture_exec(const struct ep_cmd *self, int argc, char **argv)
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
+	/* The probe only when asked: a capture without it stays as it was. */
+	if (popt.po.runs > 0) {
+		if (ep_probeopt_run(&rs, m, &popt, &err) < 0) {
+			rc = ep_cmd_fail(self, &err);
+			goto done;
+		}
+		ep_probe_record_findings(m, &rs, popt.po.runs);
+	}
 	if (!quiet)
 		ep_cmd_echo_meta(m);
 	if (ep_manifest_write(m, output, &err) < 0)
 		rc = ep_cmd_fail(self, &err);
 done:
+	ep_results_clear(&rs);
 	ep_manifest_free(m);
 	ep_capture_opts_clear(&opts);
 	return rc;

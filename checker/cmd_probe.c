@@ -201,7 +201,7 @@ cmd_probe_exec(const struct ep_cmd *self, int argc, char **argv)
 		goto done;
 	}
 	facts = ep_manifest_new();
-	ep_capture_meta(facts);
+	ep_capture_meta(facts, copts.node);
 	if (ep_probe_all(&rs, facts, &summary, &po, captured, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;

@@ -21,6 +21,7 @@ static const struct ep_cmd *const ep_cmd_table[] = {
 	&ep_cmd_bless,
 	&ep_cmd_diff,
 	&ep_cmd_log,
+	&ep_cmd_fleet,
 	&ep_cmd_probe,
 	&ep_cmd_digest,
 	&ep_cmd_version,

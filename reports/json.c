@@ -1,7 +1,9 @@
 /*
  * json.c: the JSON report, {"schema": "envparity/report@1", ...}: where
  * the golden came from, the exit status, counts by status, and every
- * result, byte-stable (sorted keys, two-space indent).
+ * result, byte-stable (sorted keys, two-space indent).  For `fleet` the
+ * schema is envparity/fleet@1: each result names its node, and "fleet"
+ * holds the nodes and the splits (fleet.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,38 +16,26 @@
 #include "version.h"
 
 static json_t *
-str_or_null(const char *s)
-{
-	char *clean;
-	json_t *j;
-
-	if (s == NULL)
-		return json_null();
-	clean = ep_utf8_sanitize(s, strlen(s));
-	j = json_string(clean);
-	free(clean);
-	return j;
-}
-
-static json_t *
 result_json(const struct ep_result *r)
 {
 	json_t *o = json_object(), *w;
 
-	json_object_set_new(o, "key", str_or_null(r->key));
-	json_object_set_new(o, "area", str_or_null(r->area));
+	json_object_set_new(o, "key", ep_report_str(r->key));
+	json_object_set_new(o, "area", ep_report_str(r->area));
 	json_object_set_new(o, "status", json_string(ep_status_name(r->status)));
-	json_object_set_new(o, "expected", str_or_null(r->expected));
-	json_object_set_new(o, "actual", str_or_null(r->actual));
-	json_object_set_new(o, "rule", str_or_null(r->rule));
-	json_object_set_new(o, "message", str_or_null(r->message));
+	json_object_set_new(o, "expected", ep_report_str(r->expected));
+	json_object_set_new(o, "actual", ep_report_str(r->actual));
+	json_object_set_new(o, "rule", ep_report_str(r->rule));
+	json_object_set_new(o, "message", ep_report_str(r->message));
+	if (r->node != NULL)
+		json_object_set_new(o, "node", ep_report_str(r->node));
 	if (r->waiver_reason != NULL || r->waiver_owner != NULL ||
 	    r->waiver_expires != NULL) {
 		w = json_object();
-		json_object_set_new(w, "reason", str_or_null(r->waiver_reason));
-		json_object_set_new(w, "owner", str_or_null(r->waiver_owner));
+		json_object_set_new(w, "reason", ep_report_str(r->waiver_reason));
+		json_object_set_new(w, "owner", ep_report_str(r->waiver_owner));
 		json_object_set_new(w, "expires",
-		    str_or_null(r->waiver_expires));
+		    ep_report_str(r->waiver_expires));
 		json_object_set_new(o, "waiver", w);
 	} else
 		json_object_set_new(o, "waiver", json_null());
@@ -70,19 +60,20 @@ ep_report_json(char **out, const struct ep_report_ctx *ctx,
 	if (gethostname(host, sizeof host - 1) < 0)
 		strcpy(host, "unknown");
 
-	json_object_set_new(root, "schema", json_string(EP_REPORT_SCHEMA));
+	json_object_set_new(root, "schema", json_string(ctx->fleet != NULL ?
+	    EP_FLEET_SCHEMA : EP_REPORT_SCHEMA));
 	json_object_set_new(root, "tool", json_string("envparity " EP_VERSION));
-	json_object_set_new(root, "command", str_or_null(ctx->command));
+	json_object_set_new(root, "command", ep_report_str(ctx->command));
 	json_object_set_new(root, "generated_at", json_string(when));
-	json_object_set_new(root, "host", str_or_null(host));
-	json_object_set_new(golden, "name", str_or_null(ctx->golden_name));
-	json_object_set_new(golden, "store", str_or_null(ctx->golden_store));
-	json_object_set_new(golden, "ref", str_or_null(ctx->golden_ref));
-	json_object_set_new(golden, "commit", str_or_null(ctx->golden_commit));
+	json_object_set_new(root, "host", ep_report_str(host));
+	json_object_set_new(golden, "name", ep_report_str(ctx->golden_name));
+	json_object_set_new(golden, "store", ep_report_str(ctx->golden_store));
+	json_object_set_new(golden, "ref", ep_report_str(ctx->golden_ref));
+	json_object_set_new(golden, "commit", ep_report_str(ctx->golden_commit));
 	json_object_set_new(golden, "profile",
-	    str_or_null(ctx->golden_profile));
+	    ep_report_str(ctx->golden_profile));
 	json_object_set_new(root, "golden", golden);
-	json_object_set_new(root, "current", str_or_null(ctx->current_name));
+	json_object_set_new(root, "current", ep_report_str(ctx->current_name));
 	json_object_set_new(root, "exit_status",
 	    json_integer(ctx->exit_status));
 	c = json_object();
@@ -115,6 +106,9 @@ ep_report_json(char **out, const struct ep_report_ctx *ctx,
 	for (size_t i = 0; i < rs->n; i++)
 		json_array_append_new(arr, result_json(&rs->v[i]));
 	json_object_set_new(root, "results", arr);
+	if (ctx->fleet != NULL)
+		json_object_set_new(root, "fleet",
+		    ep_report_fleet_json(ctx->fleet));
 
 	raw = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2));
 	json_decref(root);

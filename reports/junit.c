@@ -10,6 +10,10 @@
  *       <properties>				where the golden came from
  *       <testcase name="KEY" classname="envparity.AREA" time="0.000">
  *
+ * For `fleet` the suites are one per node (name and hostname the node's,
+ * classname "envparity.NODE.AREA") and one named "fleet" for the fleet's
+ * own results, so that a test view lists the nodes.
+ *
  * Every testsuite carries name, tests, failures, errors, skipped, time and
  * timestamp: some readers reject a suite without them; the root carries
  * only what xunit's schema allows there.  A fail is a <failure>, an error
@@ -186,7 +190,10 @@ testcase(struct jw *j, const struct ep_result *r)
 
 	start(j, "testcase");
 	attr(j, "name", *r->key != '\0' ? r->key : "(empty key)");
-	attrf(j, "classname", "envparity.%s", r->area);
+	if (r->node != NULL)
+		attrf(j, "classname", "envparity.%s.%s", r->node, r->area);
+	else
+		attrf(j, "classname", "envparity.%s", r->area);
 	attr(j, "time", "0.000");
 	switch (r->status) {
 	case EP_FAIL:
@@ -244,6 +251,17 @@ testcase(struct jw *j, const struct ep_result *r)
 	end(j);
 }
 
+static int
+same_suite(const struct ep_report_ctx *ctx, const struct ep_result *a,
+    const struct ep_result *b)
+{
+	if (ctx->fleet == NULL)
+		return strcmp(a->area, b->area) == 0;
+	if (a->node == NULL || b->node == NULL)
+		return a->node == b->node;
+	return strcmp(a->node, b->node) == 0;
+}
+
 int
 ep_report_junit(char **out, const struct ep_report_ctx *ctx,
     const struct ep_results *rs, struct ep_err *err)
@@ -276,16 +294,19 @@ ep_report_junit(char **out, const struct ep_report_ctx *ctx,
 	attr(&j, "name", "envparity");
 	count(rs, 0, rs->n, c);
 	totals(&j, c, ctx->elapsed, NULL);
-	/* rs is sorted by area: each run of one area is a suite. */
+	/* rs is sorted by node, then area: each run of one area (of one
+	 * node, for the fleet) is a suite. */
 	for (size_t i = 0, k; i < rs->n; i = k) {
-		for (k = i; k < rs->n && strcmp(rs->v[k].area,
-		    rs->v[i].area) == 0; k++)
+		for (k = i; k < rs->n && same_suite(ctx, &rs->v[k],
+		    &rs->v[i]); k++)
 			;
 		start(&j, "testsuite");
-		attr(&j, "name", rs->v[i].area);
+		attr(&j, "name", ctx->fleet == NULL ? rs->v[i].area :
+		    rs->v[i].node != NULL ? rs->v[i].node : "fleet");
 		count(rs, i, k, c);
 		totals(&j, c, 0.0, when);
-		attr(&j, "hostname", host);
+		attr(&j, "hostname", rs->v[i].node != NULL ? rs->v[i].node :
+		    host);
 		attrf(&j, "id", "%d", id++);
 		attr(&j, "package", "envparity");
 		suite_properties(&j, ctx, rs->v[i].area);

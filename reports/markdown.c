@@ -21,167 +21,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "md_int.h"
 #include "report.h"
 #include "version.h"
 
-#define CELL_MAX	512	/* bytes of a value shown in a cell */
 #define SKIP_KEYS	10	/* keys listed for one reason of skip */
-/* Bytes kept, out of a limit, for what follows the rows: each table's
- * heading and "… and N more", the </details>, the footer. */
-#define TAIL_MAX	2048
 
-struct md {
-	FILE *f;		/* the report */
-	size_t left;		/* bytes the rows may still take (SIZE_MAX:
-				   no limit) */
-	size_t max_rows;	/* rows per table; 0: no limit */
-};
 
-static FILE *
-memstream(char **buf, size_t *len)
-{
-	FILE *f = open_memstream(buf, len);
-
-	if (f == NULL) {
-		fputs("envparity: out of memory\n", stderr);
-		abort();
-	}
-	return f;
-}
-
-static void
-memstream_close(FILE *f, char **buf)
-{
-	if (fclose(f) != 0 || *buf == NULL) {
-		fputs("envparity: out of memory\n", stderr);
-		abort();
-	}
-}
-
-/* A row is rendered to its own stream first. */
-struct row {
-	FILE *f;
-	char *buf;
-	size_t len;
-};
-
-static FILE *
-row_open(struct row *w)
-{
-	w->buf = NULL;
-	w->len = 0;
-	return w->f = memstream(&w->buf, &w->len);
-}
 
 /* Write the row if it fits in what is left: 1 if it was written.  The
  * first row that does not fit ends every table's rows: what is cut is
  * what comes last. */
-static int
-row_put(struct md *m, struct row *w)
-{
-	int ok;
-
-	memstream_close(w->f, &w->buf);
-	if ((ok = w->len <= m->left)) {
-		fwrite(w->buf, 1, w->len, m->f);
-		if (m->left != SIZE_MAX)
-			m->left -= w->len;
-	} else
-		m->left = 0;
-	free(w->buf);
-	return ok;
-}
-
-/* Whether another row of a table that has shown `shown` may be tried. */
-static int
-row_room(const struct md *m, size_t shown)
-{
-	return (m->max_rows == 0 || shown < m->max_rows) && m->left > 0;
-}
-
-static void
-plain(FILE *f, const char *s)
-{
-	char *e = ep_md_escape(s, CELL_MAX);
-
-	fputs(e, f);
-	free(e);
-}
-
-/* A value: <code>…</code>, or what its absence means. */
-static void
-code(FILE *f, const char *s)
-{
-	if (s == NULL)
-		fputs("*(absent)*", f);
-	else if (*s == '\0')
-		fputs("*(empty)*", f);
-	else {
-		fputs("<code>", f);
-		plain(f, s);
-		fputs("</code>", f);
-	}
-}
-
 /* PARITY, or what kept it from parity: DRIFT when something failed,
  * ERROR when nothing failed but something could not be checked. */
-static const char *
-verdict(const struct ep_report_ctx *ctx, const size_t c[EP_NSTATUS])
-{
-	if (ctx->exit_status == 0)
-		return "PARITY";
-	if (c[EP_FAIL] == 0 && c[EP_ERROR] > 0)
-		return "ERROR";
-	return "DRIFT";
-}
-
-static void
-header(FILE *f, const struct ep_report_ctx *ctx, const size_t c[EP_NSTATUS])
-{
-	size_t total = 0;
-
-	for (int i = 0; i < EP_NSTATUS; i++)
-		total += c[i];
-	fprintf(f, "## envparity %s: %s\n\n", ctx->command, verdict(ctx, c));
-	fputs("**Golden:** ", f);
-	code(f, ctx->golden_name);
-	if (ctx->golden_store != NULL) {
-		fputs(" (store ", f);
-		code(f, ctx->golden_store);
-		fputs(", ref ", f);
-		code(f, ctx->golden_ref);
-		fputs(", profile ", f);
-		code(f, ctx->golden_profile);
-		if (ctx->golden_commit != NULL) {
-			fputs(", commit ", f);
-			code(f, ctx->golden_commit);
-		}
-		fputs(")", f);
-	}
-	fputs("<br>\n**Current:** ", f);
-	code(f, ctx->current_name);
-	fputs("\n\n", f);
-	/* The counts first: they are never cut. */
-	fputs("| Total | Pass | Fail | Error | Warn | Waived | Skipped |\n"
-	    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n", f);
-	fprintf(f, "| %zu | %zu | %zu | %zu | %zu | %zu | %zu |\n\n", total,
-	    c[EP_PASS], c[EP_FAIL], c[EP_ERROR], c[EP_WARN], c[EP_WAIVED],
-	    c[EP_SKIP]);
-	if (c[EP_FAIL] + c[EP_ERROR] == 0)
-		fputs("No drift: every fact matched, or was waived or "
-		    "skipped as shown below.\n\n", f);
-}
-
 /* "KEY | EXPECTED | ACTUAL | ": the cells every finding's row starts
  * with. */
 static void
 key_values(FILE *f, const struct ep_result *r)
 {
-	code(f, r->key);
+	if (r->node != NULL) {
+		md_code(f, r->node);
+		fputs(": ", f);
+	}
+	md_code(f, r->key);
 	fputs(" | ", f);
-	code(f, r->expected);
+	md_code(f, r->expected);
 	fputs(" | ", f);
-	code(f, r->actual);
+	md_code(f, r->actual);
 	fputs(" | ", f);
 }
 
@@ -207,46 +73,44 @@ fail_note(const struct ep_result *r, char **tmp)
 }
 
 static void
-more(FILE *f, size_t shown, size_t n)
-{
-	if (shown < n)
-		fprintf(f, "\n*… and %zu more, not shown here: see the JSON or "
-		    "JUnit report.*\n", n - shown);
-}
-
-static void
 drift(struct md *m, const struct ep_results *rs, const size_t c[EP_NSTATUS])
 {
 	size_t n = c[EP_FAIL] + c[EP_ERROR], shown = 0;
 
+	/* A node's odd value is in the fleet's matrix already. */
+	for (size_t i = 0; i < rs->n; i++)
+		if ((rs->v[i].status == EP_FAIL ||
+		    rs->v[i].status == EP_ERROR) && md_fleet_shown(&rs->v[i]))
+			n--;
 	if (n == 0)
 		return;
 	fprintf(m->f, "### Drift: %zu failed, %zu could not be checked\n\n",
 	    c[EP_FAIL], c[EP_ERROR]);
 	fputs("| Status | Key | Expected | Actual | Rule | Why |\n"
 	    "| --- | --- | --- | --- | --- | --- |\n", m->f);
-	for (size_t i = 0; i < rs->n && row_room(m, shown); i++) {
+	for (size_t i = 0; i < rs->n && md_row_room(m, shown); i++) {
 		const struct ep_result *r = &rs->v[i];
 		struct row w;
 		char *tmp = NULL;
 		FILE *f;
 
-		if (r->status != EP_FAIL && r->status != EP_ERROR)
+		if ((r->status != EP_FAIL && r->status != EP_ERROR) ||
+		    md_fleet_shown(r))
 			continue;
-		f = row_open(&w);
+		f = md_row_open(&w);
 		fprintf(f, "| %s | ", r->status == EP_FAIL ? "fail" : "error");
 		key_values(f, r);
-		plain(f, r->rule);
+		md_plain(f, r->rule);
 		fputs(" | ", f);
-		plain(f, r->status == EP_ERROR ? ep_result_reason(r) :
+		md_plain(f, r->status == EP_ERROR ? ep_result_reason(r) :
 		    fail_note(r, &tmp));
 		fputs(" |\n", f);
 		free(tmp);
-		if (!row_put(m, &w))
+		if (!md_row_put(m, &w))
 			break;
 		shown++;
 	}
-	more(m->f, shown, n);
+	md_more(m->f, shown, n);
 	fputc('\n', m->f);
 }
 
@@ -254,30 +118,33 @@ drift(struct md *m, const struct ep_results *rs, const size_t c[EP_NSTATUS])
 static void
 warned(struct md *m, const struct ep_results *rs, const size_t c[EP_NSTATUS])
 {
-	size_t shown = 0;
+	size_t shown = 0, n = c[EP_WARN];
 
-	if (c[EP_WARN] == 0)
+	for (size_t i = 0; i < rs->n; i++)
+		if (rs->v[i].status == EP_WARN && md_fleet_shown(&rs->v[i]))
+			n--;
+	if (n == 0)
 		return;
-	fprintf(m->f, "### Warnings: %zu\n\n", c[EP_WARN]);
+	fprintf(m->f, "### Warnings: %zu\n\n", n);
 	fputs("| Key | Expected | Actual | Why |\n"
 	    "| --- | --- | --- | --- |\n", m->f);
-	for (size_t i = 0; i < rs->n && row_room(m, shown); i++) {
+	for (size_t i = 0; i < rs->n && md_row_room(m, shown); i++) {
 		const struct ep_result *r = &rs->v[i];
 		struct row w;
 		FILE *f;
 
-		if (r->status != EP_WARN)
+		if (r->status != EP_WARN || md_fleet_shown(r))
 			continue;
-		f = row_open(&w);
+		f = md_row_open(&w);
 		fputs("| ", f);
 		key_values(f, r);
-		plain(f, ep_result_reason(r));
+		md_plain(f, ep_result_reason(r));
 		fputs(" |\n", f);
-		if (!row_put(m, &w))
+		if (!md_row_put(m, &w))
 			break;
 		shown++;
 	}
-	more(m->f, shown, c[EP_WARN]);
+	md_more(m->f, shown, n);
 	fputc('\n', m->f);
 }
 
@@ -291,27 +158,27 @@ waived(struct md *m, const struct ep_results *rs, const size_t c[EP_NSTATUS])
 	fprintf(m->f, "### Waived: %zu\n\n", c[EP_WAIVED]);
 	fputs("| Key | Expected | Actual | Expires | Owner | Reason |\n"
 	    "| --- | --- | --- | --- | --- | --- |\n", m->f);
-	for (size_t i = 0; i < rs->n && row_room(m, shown); i++) {
+	for (size_t i = 0; i < rs->n && md_row_room(m, shown); i++) {
 		const struct ep_result *r = &rs->v[i];
 		struct row w;
 		FILE *f;
 
 		if (r->status != EP_WAIVED)
 			continue;
-		f = row_open(&w);
+		f = md_row_open(&w);
 		fputs("| ", f);
 		key_values(f, r);
-		plain(f, r->waiver_expires);
+		md_plain(f, r->waiver_expires);
 		fputs(" | ", f);
-		plain(f, r->waiver_owner);
+		md_plain(f, r->waiver_owner);
 		fputs(" | ", f);
-		plain(f, r->waiver_reason);
+		md_plain(f, r->waiver_reason);
 		fputs(" |\n", f);
-		if (!row_put(m, &w))
+		if (!md_row_put(m, &w))
 			break;
 		shown++;
 	}
-	more(m->f, shown, c[EP_WAIVED]);
+	md_more(m->f, shown, c[EP_WAIVED]);
 	fputc('\n', m->f);
 }
 
@@ -340,12 +207,12 @@ skipped(struct md *m, const struct ep_results *rs,
 		if (r->status != EP_SKIP || done[i])
 			continue;
 		groups++;
-		if (row_room(m, rows)) {
-			f = row_open(&w);
+		if (md_row_room(m, rows)) {
+			f = md_row_open(&w);
 			fputs("| ", f);
-			plain(f, r->area);
+			md_plain(f, r->area);
 			fputs(" | ", f);
-			plain(f, *why ? why : "(no reason given)");
+			md_plain(f, *why ? why : "(no reason given)");
 			fputs(" | ", f);
 		}
 		for (size_t k = i; k < rs->n; k++) {
@@ -359,7 +226,7 @@ skipped(struct md *m, const struct ep_results *rs,
 			if (f != NULL && same < SKIP_KEYS) {
 				if (same > 0)
 					fputs(", ", f);
-				code(f, q->key);
+				md_code(f, q->key);
 			}
 			same++;
 		}
@@ -367,10 +234,10 @@ skipped(struct md *m, const struct ep_results *rs,
 			if (same > SKIP_KEYS)
 				fprintf(f, " and %zu more", same - SKIP_KEYS);
 			fputs(" |\n", f);
-			rows += row_put(m, &w);
+			rows += md_row_put(m, &w);
 		}
 	}
-	more(m->f, rows, groups);
+	md_more(m->f, rows, groups);
 	fputs("\n</details>\n\n", m->f);
 	free(done);
 }
@@ -385,20 +252,22 @@ ep_report_markdown(const struct ep_report_ctx *ctx,
 	long used;
 
 	ep_results_count(rs, c);
-	m.f = memstream(&buf, &len);
+	m.f = md_memstream(&buf, &len);
 	m.max_rows = max_rows;
-	header(m.f, ctx, c);
+	md_header(m.f, ctx, c);
 	m.left = SIZE_MAX;
 	if (max_bytes != 0) {
 		used = ftell(m.f);
 		m.left = used >= 0 && (size_t)used + TAIL_MAX < max_bytes ?
 		    max_bytes - (size_t)used - TAIL_MAX : 0;
 	}
+	if (ctx->fleet != NULL)
+		md_fleet(&m, ctx->fleet);
 	drift(&m, rs, c);
 	warned(&m, rs, c);
 	waived(&m, rs, c);
 	skipped(&m, rs, c);
 	fputs("<sub>envparity " EP_VERSION "</sub>\n", m.f);
-	memstream_close(m.f, &buf);
+	md_memstream_close(m.f, &buf);
 	return buf;
 }

@@ -13,8 +13,11 @@
 #include <stdio.h>
 #include <time.h>
 
+#include <jansson.h>
+
 #include "clean.h"
 #include "compare.h"
+#include "fleetview.h"
 #include "manifest.h"
 
 #define EP_REPORT_SCHEMA "envparity/report@1"
@@ -45,6 +48,8 @@ struct ep_report_ctx {
 					   (EP_REPORT_RESULTS_MAX) */
 	double elapsed;		/* seconds the run took; ep_reports_finish
 				   fills it when 0 */
+	const struct ep_fleet_view *fleet;	/* `fleet`: the nodes and the
+						   splits; NULL otherwise */
 };
 
 /* The JSON report (manifests/report.schema.json) as text; *out is owned
@@ -55,6 +60,23 @@ int ep_report_json(char **out, const struct ep_report_ctx *ctx,
 /* Write it to path atomically (EP_E_IO naming the path on failure). */
 int ep_report_json_write(const char *path, const struct ep_report_ctx *ctx,
     const struct ep_results *rs, struct ep_err *err);
+
+/* s (NULL: JSON null) as a JSON string, invalid UTF-8 replaced; new. */
+json_t *ep_report_str(const char *s);
+
+/* The "fleet" object of the fleet's JSON report (fleet.c): the node
+ * counts, every node with its verdict, every split with its value groups
+ * and likely causes.  A new reference. */
+json_t *ep_report_fleet_json(const struct ep_fleet_view *v);
+
+/* Prometheus text exposition (prom.c) for node_exporter's textfile
+ * collector: counts per status, a drift gauge for the profile (and per
+ * node for the fleet), odd facts per node, nodes missing, the run's end
+ * time as a gauge value (the collector refuses sample timestamps); HELP
+ * and TYPE once per metric, no series twice, label values escaped.  A
+ * new string. */
+char *ep_report_prom(const struct ep_report_ctx *ctx,
+    const struct ep_results *rs);
 
 /* The human summary for standard output (summary.c): the verdict, then
  * unless brief what failed, what was waived and what was skipped, then the
@@ -123,17 +145,21 @@ enum {
 	EP_OPT_JSON = 0x300,
 	EP_OPT_JUNIT,
 	EP_OPT_MARKDOWN,
+	EP_OPT_PROM,
 	EP_OPT_REPORT_LAST,
 };
 #define EP_REPORT_LONGOPTS						\
 	{ "json", required_argument, NULL, EP_OPT_JSON },		\
 	{ "junit", required_argument, NULL, EP_OPT_JUNIT },		\
-	{ "markdown", required_argument, NULL, EP_OPT_MARKDOWN }
+	{ "markdown", required_argument, NULL, EP_OPT_MARKDOWN },	\
+	{ "prom", required_argument, NULL, EP_OPT_PROM }
 #define EP_REPORT_HELP							\
 "Report options (each written whole or not at all):\n"			\
 "  --json FILE          the JSON report (manifests/report.schema.json)\n" \
 "  --junit FILE         JUnit XML for CI test views (manifests/junit.xsd)\n" \
 "  --markdown FILE      a Markdown summary for job pages and comments\n"	\
+"  --prom FILE          Prometheus metrics (text exposition) for\n"	\
+"                       node_exporter's textfile collector (*.prom)\n"	\
 "FILE may be - for standard output (the summary then goes to standard\n" \
 "error).  A symbolic link, device, FIFO or directory is refused.\n"	\
 "Under GitHub Actions the Markdown summary is also appended to\n"	\
@@ -143,6 +169,7 @@ struct ep_reportopt {
 	const char *json;
 	const char *junit;
 	const char *markdown;
+	const char *prom;
 };
 
 /* Apply one report option; 1 if c was one, 0 if not. */

@@ -41,6 +41,9 @@ ep_report_opt(struct ep_reportopt *o, int c, const char *arg)
 	case EP_OPT_MARKDOWN:
 		o->markdown = arg;
 		return 1;
+	case EP_OPT_PROM:
+		o->prom = arg;
+		return 1;
 	}
 	return 0;
 }
@@ -53,7 +56,7 @@ struct out {
 int
 ep_reports_check(const struct ep_reportopt *o, struct ep_err *err)
 {
-	const char *v[3];
+	const char *v[4];
 	size_t n = 0;
 
 	if (o->json != NULL)
@@ -62,6 +65,8 @@ ep_reports_check(const struct ep_reportopt *o, struct ep_err *err)
 		v[n++] = o->junit;
 	if (o->markdown != NULL)
 		v[n++] = o->markdown;
+	if (o->prom != NULL)
+		v[n++] = o->prom;
 	for (size_t i = 0; i < n; i++) {
 		if (ep_out_check(v[i], EP_OUT_STDOUT, err) < 0)
 			return -1;
@@ -79,7 +84,8 @@ ep_reports_to_stdout(const struct ep_reportopt *o)
 	return (o->json != NULL && ep_out_stream(o->json, EP_OUT_STDOUT)) ||
 	    (o->junit != NULL && ep_out_stream(o->junit, EP_OUT_STDOUT)) ||
 	    (o->markdown != NULL &&
-	    ep_out_stream(o->markdown, EP_OUT_STDOUT));
+	    ep_out_stream(o->markdown, EP_OUT_STDOUT)) ||
+	    (o->prom != NULL && ep_out_stream(o->prom, EP_OUT_STDOUT));
 }
 
 /* Bytes the step summary at path can still take (the blank lines
@@ -101,7 +107,7 @@ ep_reports_write(const struct ep_reportopt *o,
     const struct ep_report_ctx *ctx, const struct ep_results *rs,
     struct ep_err *err)
 {
-	struct out v[3] = { { 0 } };
+	struct out v[4] = { { 0 } };
 	const char *summary = getenv("GITHUB_STEP_SUMMARY");
 	char *md = NULL;
 	size_t n = 0;
@@ -120,6 +126,10 @@ ep_reports_write(const struct ep_reportopt *o,
 	if (o->markdown != NULL) {
 		v[n].path = o->markdown;
 		v[n++].text = ep_report_markdown(ctx, rs, 0, 0);
+	}
+	if (o->prom != NULL) {
+		v[n].path = o->prom;
+		v[n++].text = ep_report_prom(ctx, rs);
 	}
 	if (summary != NULL && *summary != '\0')
 		md = ep_report_markdown(ctx, rs, STEP_SUMMARY_ROWS,

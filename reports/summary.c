@@ -1,5 +1,5 @@
 /*
- * summary.c: the short human summary `check` and `diff` print on standard
+ * summary.c: the short human summary `check`, `diff` and `fleet` print on standard
  * output: a verdict line, what failed, what was waived (with its expiry),
  * what could not be checked here, and the counts.  Skips of one reason are
  * folded into one line: a runner without a GPU should say so once, not
@@ -79,8 +79,10 @@ ep_report_summary(FILE *f, const struct ep_report_ctx *ctx,
 		if (r->status != EP_FAIL && r->status != EP_ERROR)
 			continue;
 		if (shown++ < EP_SUMMARY_LINES_MAX)
-			ep_say(f, "%s%s", r->status == EP_FAIL ? "  FAIL    " :
-			    "  ERROR   ", r->message ? r->message : r->key);
+			ep_say(f, "%s%s%s%s", r->status == EP_FAIL ?
+			    "  FAIL    " : "  ERROR   ", r->node ? r->node : "",
+			    r->node ? ": " : "", r->message ? r->message :
+			    r->key);
 		else if (shown == c[EP_FAIL] + c[EP_ERROR])
 			ep_say(f, "  ...     and %zu more failures and errors "
 			    "(the reports list them)",
@@ -92,7 +94,8 @@ ep_report_summary(FILE *f, const struct ep_report_ctx *ctx,
 		if (r->status != EP_WARN)
 			continue;
 		if (shown++ < EP_SUMMARY_LINES_MAX)
-			ep_say(f, "  warn    %s", r->message ? r->message :
+			ep_say(f, "  warn    %s%s%s", r->node ? r->node : "",
+			    r->node ? ": " : "", r->message ? r->message :
 			    r->key);
 		else if (shown == c[EP_WARN])
 			ep_say(f, "  ...     and %zu more warnings (the reports "
@@ -104,7 +107,8 @@ ep_report_summary(FILE *f, const struct ep_report_ctx *ctx,
 		if (r->status != EP_WAIVED)
 			continue;
 		if (shown++ < EP_SUMMARY_LINES_MAX)
-			ep_say(f, "  waived  %s", r->message ? r->message :
+			ep_say(f, "  waived  %s%s%s", r->node ? r->node : "",
+			    r->node ? ": " : "", r->message ? r->message :
 			    r->key);
 		else if (shown == c[EP_WAIVED])
 			ep_say(f, "  ...     and %zu more waived (the reports "

@@ -143,3 +143,17 @@ ep_result_reason(const struct ep_result *r)
 		return m + k + 2;
 	return m;
 }
+
+json_t *
+ep_report_str(const char *s)
+{
+	char *clean;
+	json_t *j;
+
+	if (s == NULL)
+		return json_null();
+	clean = ep_utf8_sanitize(s, strlen(s));
+	j = json_string(clean);
+	free(clean);
+	return j;
+}

@@ -12,7 +12,10 @@
 #           openssl (a real registry on loopback, its witness, and its
 #           credentials), rsync (gitlab-ci-local's shell executor), GNU time
 #           (peak memory), clang with libFuzzer's runtime (the fuzz
-#           targets, tests/fuzz/)
+#           targets, tests/fuzz/), a Slurm cluster on loopback (slurm-wlm,
+#           slurm-client, munge: the fleet's audit and preflight) and
+#           Prometheus' readers (prometheus-node-exporter, promtool from
+#           prometheus, curl)
 #   bench   test + hyperfine, pip, openssl
 #
 # Missing Debian packages are installed when run as root; otherwise they are
@@ -37,7 +40,10 @@ python3-junitparser:'/usr/bin/python3 -c \"import junitparser\"' cmark-gfm:'comm
 docker-registry:'command -v docker-registry' skopeo:'command -v skopeo'
 apache2-utils:'command -v htpasswd' openssl:'command -v openssl'
 rsync:'command -v rsync' time:'test -x /usr/bin/time' clang:'command -v clang'
-libclang-rt-dev:'test -e \"\$(clang --print-runtime-dir)/libclang_rt.fuzzer-\$(uname -m).a\"'"
+libclang-rt-dev:'test -e \"\$(clang --print-runtime-dir)/libclang_rt.fuzzer-\$(uname -m).a\"'
+slurm-wlm:'command -v slurmctld && command -v slurmd' slurm-client:'command -v sbatch'
+munge:'command -v munged' prometheus-node-exporter:'command -v prometheus-node-exporter'
+prometheus:'command -v promtool' curl:'command -v curl'"
 bench_needs="$test_needs hyperfine:'command -v hyperfine'
 python3-pip:'python3 -m pip --version' openssl:'command -v openssl'"
 

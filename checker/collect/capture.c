@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "hash.h"
+#include "hostlist.h"
 #include "version.h"
 
 void
@@ -50,6 +51,9 @@ ep_capture_opt(struct ep_capture_opts *o, int c, const char *arg)
 	case EP_OPT_IMAGE:
 		ep_strv_push(&o->images, arg);
 		return 1;
+	case EP_OPT_NODE:
+		o->node = arg;
+		return 1;
 	}
 	return 0;
 }
@@ -87,16 +91,48 @@ hash_queued(struct ep_collect *c, struct ep_err *err)
 	return rc;
 }
 
-void
-ep_capture_meta(struct ep_manifest *m)
+int
+ep_capture_node(char **out, const char *node, struct ep_err *err)
 {
-	char host[256] = "", when[32];
+	char host[256] = "";
+	const char *slurm;
+
+	*out = NULL;
+	if (node != NULL) {
+		if (!ep_hostlist_name_ok(node))
+			return ep_err_set(err, EP_E_INPUT, "--node: '%.255s' is "
+			    "not a node name (letters, digits, '.', '_' and "
+			    "'-', at most 255 bytes, not '.' or '..')", node);
+		*out = xstrdup(node);
+		return 0;
+	}
+	/* Slurm's name for the node: host names can repeat across a
+	 * cluster (and do when several slurmd share a host). */
+	slurm = getenv("SLURMD_NODENAME");
+	if (slurm != NULL && ep_hostlist_name_ok(slurm)) {
+		*out = xstrdup(slurm);
+		return 0;
+	}
+	if (gethostname(host, sizeof host - 1) < 0 || !ep_hostlist_name_ok(host))
+		strcpy(host, "unknown");
+	*out = xstrdup(host);
+	return 0;
+}
+
+void
+ep_capture_meta(struct ep_manifest *m, const char *node)
+{
+	char host[256] = "", when[32], *name = NULL;
 	time_t now = time(NULL);
 	struct tm tm;
 
 	if (gethostname(host, sizeof host - 1) < 0)
 		strcpy(host, "unknown");
 	ep_manifest_meta_set(m, "host", host);
+	if (ep_capture_node(&name, node, NULL) == 0) {
+		ep_manifest_meta_set(m, "node", name);
+		free(name);
+	}
 	gmtime_r(&now, &tm);
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
 	ep_manifest_meta_set(m, "captured_at", when);
@@ -120,14 +156,17 @@ ep_capture(struct ep_manifest **out, const struct ep_capture_opts *o,
 	};
 	struct ep_collect c = { 0 };
 	struct ep_err cerr = { 0 };
-	char *dir = NULL, *path = NULL, *why = NULL;
+	char *dir = NULL, *path = NULL, *why = NULL, *node = NULL;
 	uint64_t t0 = ep_now_ns();
 	int rc = -1;
 
 	*out = NULL;
+	if (ep_capture_node(&node, o->node, err) < 0)
+		return -1;
+	free(node);
 	c.opts = o;
 	c.m = ep_manifest_new();
-	ep_capture_meta(c.m);
+	ep_capture_meta(c.m, o->node);
 	if (!o->no_cache) {
 		if ((dir = ep_cache_dir_trusted(&why)) != NULL) {
 			path = xasprintf("%s/cache-v1", dir);

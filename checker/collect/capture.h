@@ -21,6 +21,7 @@ enum {
 	EP_OPT_LIB_PATH,
 	EP_OPT_NO_CACHE,
 	EP_OPT_IMAGE,
+	EP_OPT_NODE,
 	EP_OPT_CAPTURE_LAST,
 };
 #define EP_CAPTURE_LONGOPTS						\
@@ -31,7 +32,8 @@ enum {
 	{ "no-discover", no_argument, NULL, EP_OPT_NO_DISCOVER },	\
 	{ "lib-path", required_argument, NULL, EP_OPT_LIB_PATH },	\
 	{ "no-cache", no_argument, NULL, EP_OPT_NO_CACHE },		\
-	{ "image", required_argument, NULL, EP_OPT_IMAGE }
+	{ "image", required_argument, NULL, EP_OPT_IMAGE },		\
+	{ "node", required_argument, NULL, EP_OPT_NODE }
 
 /* The help text for those options. */
 #define EP_CAPTURE_HELP							\
@@ -47,15 +49,26 @@ enum {
 "  --image REF          record the digests REF resolves to (repeatable):\n" \
 "                       [HOST/]NAME[:TAG][@DIGEST], oci:DIR[:TAG],\n"	\
 "                       docker-archive:FILE[:NAME:TAG]; see the registry\n" \
-"                       options\n"
+"                       options\n"						\
+"  --node NAME          the node name meta.node records, by which `fleet`\n" \
+"                       tells nodes apart (default: $SLURMD_NODENAME, else\n" \
+"                       the host name; host names can repeat in a cluster)\n"
 
 /* Apply one collector option (c is a getopt_long code).  Returns 1 if c
  * was a collector option, 0 if not. */
 int ep_capture_opt(struct ep_capture_opts *o, int c, const char *arg);
 
-/* meta.host, meta.captured_at and meta.tool, as every manifest this
+/* The node name a capture records: node when given, else
+ * $SLURMD_NODENAME when it is a valid node name (hostlist.h), else the
+ * host name.  EP_E_INPUT naming --node when node is given and is not a
+ * valid node name ([A-Za-z0-9._-], not "." or "..": fleet names files
+ * after it).  *out is a new string. */
+int ep_capture_node(char **out, const char *node, struct ep_err *err);
+
+/* meta.host, meta.node (ep_capture_node's; node as for it, already
+ * checked), meta.captured_at and meta.tool, as every manifest this
  * machine writes carries them. */
-void ep_capture_meta(struct ep_manifest *m);
+void ep_capture_meta(struct ep_manifest *m, const char *node);
 
 /* Capture the machine.  *out belongs to the caller.  Fails (EP_E_INPUT)
  * only when an explicitly named input is bad. */

@@ -32,6 +32,8 @@ struct ep_capture_opts {
 	struct ep_strv lib_paths;	/* --lib-path DIR (repeatable) */
 	int no_cache;			/* --no-cache */
 	struct ep_strv images;		/* --image REF (repeatable) */
+	const char *node;		/* --node NAME, or NULL: the node name
+					   meta.node records (ep_capture_node) */
 	struct ep_imgopt img;		/* the registry options; set up with
 					   ep_imgopt_init (a zeroed one gets
 					   the defaults) */

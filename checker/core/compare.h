@@ -43,6 +43,8 @@ struct ep_result {
 	char *waiver_expires;	/* YYYY-MM-DD */
 	int waiver;		/* 1 + that waiver's index in the policy's
 				   "waivers", 0 for none */
+	char *node;		/* the node it is about (fleet), or NULL:
+				   this machine, or the fleet as a whole */
 };
 
 struct ep_results {
@@ -59,7 +61,8 @@ void ep_results_add(struct ep_results *rs, const struct ep_result *r);
 char *ep_result_area(const char *key);
 void ep_results_clear(struct ep_results *rs);
 
-/* Sort by area, then key (byte order), so reports are stable. */
+/* Sort by node (the fleet's own results first), then area, then key
+ * (byte order), so reports are stable. */
 void ep_results_sort(struct ep_results *rs);
 
 /* Keep at most max results: errors first, then failures, waivers, skips

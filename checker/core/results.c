@@ -45,6 +45,7 @@ ep_results_add(struct ep_results *rs, const struct ep_result *r)
 	d->waiver_owner = dup_or_null(r->waiver_owner);
 	d->waiver_expires = dup_or_null(r->waiver_expires);
 	d->waiver = r->waiver;
+	d->node = dup_or_null(r->node);
 }
 
 static void
@@ -59,6 +60,7 @@ result_free(struct ep_result *r)
 	free(r->waiver_reason);
 	free(r->waiver_owner);
 	free(r->waiver_expires);
+	free(r->node);
 }
 
 void
@@ -84,7 +86,8 @@ result_order(const void *va, const void *vb)
 	const struct ep_result *a = va, *b = vb;
 	int c;
 
-	if ((c = strcmp(a->area, b->area)) != 0 ||
+	if ((c = strcmp_null(a->node, b->node)) != 0 ||
+	    (c = strcmp(a->area, b->area)) != 0 ||
 	    (c = strcmp(a->key, b->key)) != 0)
 		return c;
 	if (a->status != b->status)

@@ -86,3 +86,31 @@ ep_probeopt_run(struct ep_results *rs, struct ep_manifest *m,
 	free(probe);
 	return rc;
 }
+
+void
+ep_probe_record_findings(struct ep_manifest *m, const struct ep_results *rs,
+    int runs)
+{
+	json_t *probe = json_object(), *findings = json_array(), *f;
+	const struct ep_result *r;
+
+	for (size_t i = 0; i < rs->n; i++) {
+		r = &rs->v[i];
+		if (r->status == EP_PASS)
+			continue;
+		if (json_array_size(findings) >= EP_WARNINGS_MAX)
+			break;
+		f = json_object();
+		json_object_set_new(f, "key", json_string(r->key));
+		json_object_set_new(f, "status",
+		    json_string(ep_status_name(r->status)));
+		if (r->message != NULL)
+			json_object_set_new(f, "message",
+			    json_stringn(r->message, strnlen(r->message,
+			    EP_WARNING_BYTES)));
+		json_array_append_new(findings, f);
+	}
+	json_object_set_new(probe, "runs", json_integer(runs));
+	json_object_set_new(probe, "findings", findings);
+	json_object_set_new(m->meta, "probe", probe);
+}

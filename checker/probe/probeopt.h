@@ -58,4 +58,12 @@ int ep_probe_opt(struct ep_probeopt *o, int c, const char *arg,
 int ep_probeopt_run(struct ep_results *rs, struct ep_manifest *m,
     struct ep_probeopt *o, struct ep_err *err);
 
+/* Keep the probe's findings (rs's results that are not passes: runs that
+ * disagree, a wrong known answer, a crash, a skipped backend) in m's
+ * meta.probe = {"runs": N, "findings": [{"key", "status", "message"}]},
+ * at most EP_WARNINGS_MAX of them, so that a capture read elsewhere
+ * (fleet) still says what the probe found on its node. */
+void ep_probe_record_findings(struct ep_manifest *m,
+    const struct ep_results *rs, int runs);
+
 #endif

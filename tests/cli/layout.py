@@ -25,12 +25,13 @@ import sys
 # What each folder may use besides itself.  "cmd" is checker/ itself:
 # main.c, cmd.c and the commands.
 ALLOWED = {
-    "cmd": {"core", "collect", "image", "store", "probe", "util",
+    "cmd": {"core", "collect", "image", "store", "probe", "fleet", "util",
             "reports"},
     "reports": {"core", "util"},
     "collect": {"core", "image", "util"},
     "store": {"core", "util"},
     "probe": {"core", "util"},
+    "fleet": {"core", "util"},
     "image": {"util"},
     "core": {"util"},
     "util": set(),

@@ -28,6 +28,9 @@
 #     schema     run FAKE_PROBE_RUN of FAKE_PROBE_ON prints its lines with
 #                schema envparity/probe@2
 #     missing    FAKE_PROBE_ON never prints its reduce line
+#     other      gemm of FAKE_PROBE_ON computes other bits than in mode
+#                ok, the same in every run (a node whose stack computes a
+#                different, deterministic answer)
 #     kat_wrong  run FAKE_PROBE_RUN of FAKE_PROBE_ON reports kat's known
 #                answer false (and so a different hash)
 #     exit3      FAKE_PROBE_ON exits 3 with a message on standard error
@@ -146,6 +149,9 @@ for w in $workloads; do
 	esac
 	if [ "$mode" = nondet ] && [ "$me" = 1 ] && [ "$w" = gemm ]; then
 		case $run in 2|4) seed="$seed/variant$run" ;; esac
+	fi
+	if [ "$mode" = other ] && [ "$me" = 1 ] && [ "$w" = gemm ]; then
+		seed="$seed/other"
 	fi
 	if [ "$mode" = kat_wrong ] && [ "$this_run" = 1 ] && [ "$w" = kat ]; then
 		kat=false seed="$seed/wrong"

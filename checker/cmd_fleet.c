@@ -1,0 +1,265 @@
+/*
+ * cmd_fleet.c: `envparity fleet DIR|FILE...`: read the node manifests a
+ * Slurm job (ci/slurm/) or a Kubernetes Job (ci/kubernetes/) left on a
+ * shared file system, compare each with the golden when a store is
+ * named, find the odd node out for every fact, compare probe hashes
+ * node against node within a determinism domain, and fail for the nodes
+ * expected that did not report.  envparity schedules nothing: the
+ * cluster's scheduler has run the captures.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd.h"
+#include "compare.h"
+#include "fleet.h"
+#include "hostlist.h"
+#include "policy.h"
+#include "report.h"
+#include "storeopt.h"
+
+static int cmd_fleet_exec(const struct ep_cmd *, int, char **);
+
+enum {
+	OPT_EXPECT = 0x600,
+	OPT_EXPECT_SLURM,
+	OPT_POLICY,
+	OPT_FLEET_EXPIRY,
+};
+
+/* --expect expands to at most this many names. */
+#define EXPECT_MAX	EP_FLEET_NODES_MAX
+
+const struct ep_cmd ep_cmd_fleet = {
+	.name = "fleet",
+	.summary = "compare many nodes' manifests: golden, odd node out, probe",
+	.usage =
+"usage: envparity fleet DIR|FILE... [store options] [--expect HOSTLIST |\n"
+"                       --expect-from-slurm] [report options] [--prom FILE]\n"
+"\n"
+"Read node manifests (each DIR's *.json, from `envparity capture --node\n"
+"NAME -o DIR/NAME.json` on every node) and judge the fleet:\n"
+"  - each node against the profile's golden, when a store is named\n"
+"    (--store or ENVPARITY_STORE): the comparison, policy and waivers\n"
+"    of `check`, and the checks that need no golden;\n"
+"  - every fact against the fleet's majority (fleet.odd.<key>): the\n"
+"    nodes that differ, or a tie; the policy's ignore rules apply, and\n"
+"    meta (host name, node, time) and os.kernel are per host;\n"
+"  - probe hashes node against node within one determinism domain, with\n"
+"    the facts that set the differing nodes apart;\n"
+"  - the nodes expected that did not report.\n"
+"A node is named by its manifest's meta.node, else by its file name.\n"
+"A manifest that cannot be read is an error for that node only.\n"
+"\n"
+"  --expect HOSTLIST    the nodes that must report, in Slurm's hostlist\n"
+"                       syntax (n[001-050],gpu7)\n"
+"  --expect-from-slurm  the nodes of this Slurm job ($SLURM_JOB_NODELIST)\n"
+"  --policy FILE        the policy to judge by when no store is named\n"
+"                       (default: the built-in defaults)\n"
+"  --expiry-warning DAYS  warn of a waiver that expires within DAYS days\n"
+"  --prom FILE          Prometheus metrics for node_exporter's textfile\n"
+"                       collector (see report options)\n"
+"  -q, --quiet          print only the verdict line and the counts\n"
+"  -h, --help           show this help\n"
+"\n"
+EP_STORE_HELP
+"\n"
+EP_REPORT_HELP
+"\n"
+"Exit codes: 0 parity, 1 drift, an odd node, a node missing or\n"
+"unreadable, 2 usage or malformed input (a bad hostlist, an input that\n"
+"does not exist, a directory without manifests, a malformed policy or\n"
+"golden), 3 could not run (store unreachable, I/O error).\n",
+	.exec = cmd_fleet_exec,
+};
+
+static int
+cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "expect", required_argument, NULL, OPT_EXPECT },
+		{ "expect-from-slurm", no_argument, NULL, OPT_EXPECT_SLURM },
+		{ "policy", required_argument, NULL, OPT_POLICY },
+		{ "expiry-warning", required_argument, NULL, OPT_FLEET_EXPIRY },
+		EP_STORE_LONGOPTS,
+		EP_REPORT_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ep_storeopt sopt = { 0 };
+	struct ep_store_opts so = { 0 };
+	struct ep_reportopt ropt = { 0 };
+	struct ep_store_info info = { 0 };
+	struct ep_report_ctx ctx = { 0 };
+	struct ep_fleet_opts fo = { 0 };
+	struct ep_results rs = { 0 };
+	struct ep_strv expect = { 0 };
+	struct ep_fleet_view *view = NULL;
+	struct ep_store *store = NULL;
+	struct ep_manifest *golden = NULL;
+	struct ep_policy *policy = NULL;
+	struct ep_err err = { 0 };
+	const char *profile = NULL, *expect_text = NULL, *policy_file = NULL;
+	char *mtext = NULL, *ptext = NULL, *name = NULL, *pname = NULL;
+	char *hint;
+	int c, rc = EP_EXIT_NORUN, from_slurm = 0, quiet = 0;
+	int expiry = EP_EXPIRY_WARNING_DAYS;
+	time_t now = time(NULL);
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+		if (ep_store_opt(&sopt, c, optarg) ||
+		    ep_report_opt(&ropt, c, optarg))
+			continue;
+		switch (c) {
+		case OPT_EXPECT:
+			expect_text = optarg;
+			break;
+		case OPT_EXPECT_SLURM:
+			from_slurm = 1;
+			break;
+		case OPT_POLICY:
+			policy_file = optarg;
+			break;
+		case OPT_FLEET_EXPIRY:
+			if (ep_expiry_days(&expiry, optarg, &err) < 0) {
+				rc = ep_cmd_usage_error(self, "%s", err.msg);
+				goto done;
+			}
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			fputs(self->usage, stdout);
+			rc = EP_EXIT_OK;
+			goto done;
+		default:
+			rc = ep_cmd_usage_error(self, "unknown or incomplete "
+			    "option '%s'", argv[optind - 1]);
+			goto done;
+		}
+	}
+	if (optind >= argc) {
+		rc = ep_cmd_usage_error(self, "name the node manifests: a "
+		    "directory or files");
+		goto done;
+	}
+	if (expect_text != NULL && from_slurm) {
+		rc = ep_cmd_usage_error(self, "--expect and --expect-from-slurm "
+		    "exclude each other");
+		goto done;
+	}
+	if (from_slurm) {
+		expect_text = getenv("SLURM_JOB_NODELIST");
+		if (expect_text == NULL || *expect_text == '\0') {
+			rc = ep_cmd_usage_error(self, "--expect-from-slurm: "
+			    "SLURM_JOB_NODELIST is not set (not inside a Slurm "
+			    "job?)");
+			goto done;
+		}
+	}
+	if (expect_text != NULL && ep_hostlist_expand(&expect, expect_text,
+	    from_slurm ? "SLURM_JOB_NODELIST" : "--expect", EXPECT_MAX,
+	    &err) < 0) {
+		rc = ep_cmd_usage_error(self, "%s", err.msg);
+		goto done;
+	}
+	/* A report path that cannot take a report fails before the work. */
+	if (ep_reports_check(&ropt, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	if (ep_storeopt_resolve(&so, &profile, &sopt, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	if (so.spec != NULL && policy_file != NULL) {
+		rc = ep_cmd_usage_error(self, "--policy is for a fleet without "
+		    "a store: the store's profile has its own policy");
+		goto done;
+	}
+	if (so.spec != NULL) {
+		if (ep_store_open(&store, &so, &err) < 0 ||
+		    ep_store_read(&mtext, &ptext, &info, store, profile,
+		    &err) < 0) {
+			rc = ep_cmd_fail(self, &err);
+			goto done;
+		}
+		name = xasprintf("%s#%s:%s", info.store, info.ref, profile);
+		if (ep_store_policy(&policy, ptext, name, &err) < 0) {
+			rc = ep_cmd_fail(self, &err);
+			goto done;
+		}
+		if (mtext == NULL) {
+			hint = ep_storeopt_bless_hint(&so, profile);
+			ep_say(stderr, "envparity fleet: no golden manifest for "
+			    "profile %s in %s; bless a node's manifest with: %s "
+			    "NODE.json", profile, name, hint);
+			free(hint);
+			rc = EP_EXIT_USAGE;
+			goto done;
+		}
+		pname = xasprintf("%s/manifest.json", name);
+		if (ep_manifest_parse(&golden, mtext, strlen(mtext), pname,
+		    &err) < 0) {
+			rc = ep_cmd_fail(self, &err);
+			goto done;
+		}
+	} else if (policy_file != NULL) {
+		if (ep_policy_load(&policy, policy_file, &err) < 0) {
+			rc = ep_cmd_fail(self, &err);
+			goto done;
+		}
+	} else
+		policy = ep_policy_default();
+
+	fo.inputs = (const char *const *)argv + optind;
+	fo.ninputs = (size_t)(argc - optind);
+	if (expect_text != NULL) {
+		fo.expect = (const char *const *)expect.v;
+		fo.nexpect = expect.n;
+		fo.expect_text = expect_text;
+	}
+	fo.golden = golden;
+	fo.policy = policy;
+	fo.now = now;
+	fo.expiry_days = expiry;
+	if (ep_fleet_run(&rs, &view, &fo, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+
+	ctx.command = "fleet";
+	if (golden != NULL) {
+		ctx.golden_name = name;
+		ctx.golden_store = info.store;
+		ctx.golden_ref = info.ref;
+		ctx.golden_commit = info.commit[0] ? info.commit : NULL;
+		ctx.golden_profile = profile;
+	} else
+		ctx.golden_name = "its own majority (no store named)";
+	ctx.current_name = "the fleet";
+	ctx.fleet = view;
+	ctx.generated = now;
+	if ((rc = ep_reports_finish(&ctx, &rs, &ropt, quiet, &err)) < 0)
+		rc = ep_cmd_fail(self, &err);
+done:
+	free(mtext);
+	free(ptext);
+	free(name);
+	free(pname);
+	ep_strv_clear(&expect);
+	ep_results_clear(&rs);
+	ep_fleet_view_free(view);
+	ep_manifest_free(golden);
+	ep_policy_free(policy);
+	ep_store_info_clear(&info);
+	ep_store_free(store);
+	return rc;
+}

@@ -1,0 +1,85 @@
+/*
+ * fleetview.h: what `envparity fleet` found besides its results (which
+ * are ordinary results, compare.h, each with its node): the nodes and
+ * their verdicts, and every fact whose values split the nodes, with the
+ * value groups and their nodes in hostlist syntax.  checker/fleet/ fills
+ * it; the report writers render it (the Markdown matrix, the JSON
+ * report's "nodes" and "splits", the per-node metrics).  Plain data: it
+ * lives here so that reports need not know the fleet's engine.
+ */
+#ifndef EP_FLEETVIEW_H
+#define EP_FLEETVIEW_H
+
+#include <stddef.h>
+
+#include "compare.h"
+
+#define EP_FLEET_SCHEMA	"envparity/fleet@1"
+
+/* What became of a node. */
+enum ep_node_state {
+	EP_NODE_OK,		/* its manifest was read and compared */
+	EP_NODE_ERROR,		/* its manifest could not be read or parsed,
+				   or its name is not usable */
+	EP_NODE_MISSING,	/* expected, but no manifest names it */
+};
+
+struct ep_fleet_node {
+	char *name;
+	char *file;		/* NULL when missing */
+	int state;		/* enum ep_node_state */
+	char *error;		/* EP_NODE_ERROR, EP_NODE_MISSING: why */
+	int expected;		/* named by --expect (or the Slurm job) */
+	size_t nfacts;
+	size_t odd;		/* facts where it is not with the majority */
+	size_t counts[EP_NSTATUS];	/* its own results */
+	int exit_status;	/* 0 parity, 1 drift (its results, its odd
+				   facts, or missing), 2 unreadable */
+};
+
+/* One value of a split fact and the nodes that have it. */
+struct ep_fleet_group {
+	char *value;		/* NULL: the fact is absent on these nodes */
+	size_t count;
+	char *nodes;		/* hostlist syntax: "n[001-047,049]" */
+};
+
+enum ep_split_kind {
+	EP_SPLIT_ODD,		/* a majority value and nodes that differ */
+	EP_SPLIT_TIE,		/* no value has more nodes than every other */
+	EP_SPLIT_PROBE,		/* probe output hashes that differ within one
+				   determinism domain */
+	EP_SPLIT_DOMAIN,	/* nodes in different determinism domains:
+				   said, never failed */
+};
+
+/* A fact whose value is not the same on every node reported. */
+struct ep_fleet_split {
+	char *key;
+	int kind;		/* enum ep_split_kind */
+	int status;		/* the result it gave (enum ep_status) */
+	char *domain;		/* EP_SPLIT_PROBE: the domain, else NULL */
+	struct ep_fleet_group *groups;	/* largest first; groups[0] is the
+					   majority unless EP_SPLIT_TIE */
+	size_t ngroups;
+	/* Likely causes: "key=value" of the facts whose values set apart
+	 * exactly the nodes of a minority group (EP_SPLIT_PROBE). */
+	char **causes;
+	size_t ncauses;
+};
+
+struct ep_fleet_view {
+	struct ep_fleet_node *nodes;	/* sorted by name */
+	size_t nnodes;
+	struct ep_fleet_split *splits;	/* sorted by key */
+	size_t nsplits;
+	size_t nkeys;		/* distinct fact keys over the fleet */
+	size_t nreported;	/* nodes whose manifest was read */
+	size_t nmissing, nerror, nodd;	/* nodes missing, unreadable, and
+					   with at least one odd fact */
+	char *expect;		/* the expected hostlist as given, or NULL */
+};
+
+void ep_fleet_view_free(struct ep_fleet_view *v);	/* accepts NULL */
+
+#endif

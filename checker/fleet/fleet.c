@@ -1,0 +1,357 @@
+/*
+ * fleet.c: `envparity fleet`'s engine (fleet.h).  The order: read every
+ * node (fleet_load.c); account for the nodes expected; compare each node
+ * with the golden and run the checks that need none, once per distinct
+ * set of facts (a fleet is mostly identical nodes, and a comparison
+ * depends on the facts alone, so 10,000 nodes cost a handful of
+ * comparisons); then odd-node-out over the fleet (fleet_odd.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "clean.h"
+#include "fleet_int.h"
+
+static int
+node_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct fl_node *)elem)->name);
+}
+
+static int
+name_order(const void *a, const void *b)
+{
+	const struct fl_node *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c != 0)
+		return c;
+	return strcmp(x->file != NULL ? x->file : "",
+	    y->file != NULL ? y->file : "");
+}
+
+static void
+add(struct ep_results *rs, const char *key, const char *node, int status,
+    const char *rule, char *msg)
+{
+	struct ep_result r = { 0 };
+
+	r.key = (char *)key;
+	r.node = (char *)node;
+	r.status = status;
+	r.rule = (char *)rule;
+	r.message = msg;
+	ep_results_add(rs, &r);
+	free(msg);
+}
+
+/* Mark the nodes expected, add those that did not report. */
+static void
+expect(struct ep_results *rs, struct fl_fleet *f,
+    const struct ep_fleet_opts *o)
+{
+	struct fl_node *n;
+	size_t had = f->n;
+
+	for (size_t i = 0; i < o->nexpect; i++) {
+		n = bsearch(o->expect[i], f->nodes, had, sizeof *f->nodes,
+		    node_cmp);
+		if (n != NULL) {
+			n->expected = 1;
+			continue;
+		}
+		/* Duplicates in the list are one node. */
+		for (size_t j = had; j < f->n; j++)
+			if (strcmp(f->nodes[j].name, o->expect[i]) == 0)
+				goto next;
+		if (f->n == f->cap) {
+			f->cap = f->cap ? f->cap * 2 : 64;
+			f->nodes = xreallocarray(f->nodes, f->cap,
+			    sizeof *f->nodes);
+		}
+		n = &f->nodes[f->n++];
+		memset(n, 0, sizeof *n);
+		n->name = xstrdup(o->expect[i]);
+		n->state = EP_NODE_MISSING;
+		n->expected = 1;
+		n->error = xstrdup("expected, but no manifest names it "
+		    "(the node is down, drained, or its capture failed)");
+next:		;
+	}
+	for (size_t i = 0; i < had; i++)
+		if (!f->nodes[i].expected)
+			add(rs, "node.expected", f->nodes[i].name, EP_WARN,
+			    "fleet:expect", xasprintf("node.expected: %s "
+			    "reported but is not in the expected nodes (%s)",
+			    f->nodes[i].name, o->expect_text));
+}
+
+static int
+row_order(const void *a, const void *b)
+{
+	const struct fl_node *x = *(struct fl_node *const *)a;
+	const struct fl_node *y = *(struct fl_node *const *)b;
+
+	if (x->rowhash != y->rowhash)
+		return x->rowhash < y->rowhash ? -1 : 1;
+	if (x->nrow != y->nrow)
+		return x->nrow < y->nrow ? -1 : 1;
+	return memcmp(x->row, y->row, x->nrow * sizeof *x->row);
+}
+
+/* One set of facts and the nodes that have it. */
+struct rowgroup {
+	struct fl_node *const *nodes;
+	size_t n;
+	struct ep_results rs;	/* its findings (not its passes) */
+	size_t npass;
+};
+
+/* The golden comparison and the checks for g's facts. */
+static int
+judge_row(struct rowgroup *g, const struct fl_fleet *f,
+    const struct ep_fleet_opts *o, struct ep_err *err)
+{
+	struct ep_manifest *cur = ep_manifest_new();
+	struct ep_results tmp = { 0 }, checks = { 0 };
+	const struct fl_node *first = g->nodes[0];
+	int rc = -1;
+
+	for (size_t i = 0; i < first->nrow; i++)
+		ep_manifest_set(cur, f->keys.s[FL_KID(first->row[i])],
+		    f->vals.s[FL_VID(first->row[i])]);
+	if (o->golden != NULL && ep_compare(&tmp, o->golden, cur, o->policy,
+	    o->now, err) < 0)
+		goto done;
+	/* The checks that need no golden, but not their skips: "not set
+	 * here" ten thousand times says nothing a node's capture does not. */
+	ep_checks_run(&checks, cur, o->policy, o->now);
+	for (size_t i = 0; i < checks.n; i++)
+		if (checks.v[i].status != EP_SKIP)
+			ep_results_add(&tmp, &checks.v[i]);
+	for (size_t i = 0; i < tmp.n; i++) {
+		if (tmp.v[i].status == EP_PASS)
+			g->npass++;
+		else
+			ep_results_add(&g->rs, &tmp.v[i]);
+	}
+	rc = 0;
+done:
+	ep_results_clear(&tmp);
+	ep_results_clear(&checks);
+	ep_manifest_free(cur);
+	return rc;
+}
+
+static int
+same_result(const struct ep_result *a, const struct ep_result *b)
+{
+	const char *x[] = { a->key, a->expected, a->actual, a->message };
+	const char *y[] = { b->key, b->expected, b->actual, b->message };
+
+	if (a->status != b->status)
+		return 0;
+	for (size_t i = 0; i < 4; i++)
+		if ((x[i] == NULL) != (y[i] == NULL) ||
+		    (x[i] != NULL && strcmp(x[i], y[i]) != 0))
+			return 0;
+	return 1;
+}
+
+/* Whether every group has r (so every node does). */
+static int
+everywhere(const struct rowgroup *g, size_t ng, const struct ep_result *r)
+{
+	for (size_t k = 0; k < ng; k++) {
+		size_t i;
+
+		for (i = 0; i < g[k].rs.n && !same_result(&g[k].rs.v[i], r);
+		    i++)
+			;
+		if (i == g[k].rs.n)
+			return 0;
+	}
+	return 1;
+}
+
+/* Each distinct set of facts judged once; a finding every node has is
+ * said once, for the fleet ("on all N nodes"), the others per node. */
+static int
+judge_rows(struct ep_results *rs, struct fl_fleet *f,
+    const struct ep_fleet_opts *o, struct ep_err *err)
+{
+	struct fl_node **ok = xcalloc(f->n ? f->n : 1, sizeof *ok);
+	struct rowgroup *g = NULL;
+	size_t n = 0, ng = 0, i, j;
+	int rc = 0;
+
+	for (i = 0; i < f->n; i++)
+		if (f->nodes[i].state == EP_NODE_OK)
+			ok[n++] = &f->nodes[i];
+	qsort(ok, n, sizeof *ok, row_order);
+	for (i = 0; i < n && rc == 0; i = j) {
+		for (j = i + 1; j < n && row_order(&ok[i], &ok[j]) == 0; j++)
+			;
+		g = xreallocarray(g, ng + 1, sizeof *g);
+		memset(&g[ng], 0, sizeof *g);
+		g[ng].nodes = ok + i;
+		g[ng].n = j - i;
+		rc = judge_row(&g[ng++], f, o, err);
+	}
+	for (size_t k = 0; k < ng && rc == 0; k++) {
+		for (i = 0; i < g[k].rs.n; i++) {
+			struct ep_result r = g[k].rs.v[i];
+			char *msg;
+
+			if (n > 1 && everywhere(g, ng, &r)) {
+				if (k > 0)
+					continue;
+				msg = xasprintf("%s (on all %zu nodes)",
+				    r.message != NULL ? r.message : r.key, n);
+				r.message = msg;
+				ep_results_add(rs, &r);
+				free(msg);
+				continue;
+			}
+			for (j = 0; j < g[k].n; j++) {
+				r.node = g[k].nodes[j]->name;
+				ep_results_add(rs, &r);
+			}
+		}
+		if (o->golden != NULL && g[k].rs.n == 0)
+			for (j = 0; j < g[k].n; j++)
+				add(rs, "node.golden", g[k].nodes[j]->name,
+				    EP_PASS, "fleet:golden",
+				    xasprintf("node.golden: all %zu results "
+				    "as blessed", g[k].npass));
+	}
+	for (size_t k = 0; k < ng; k++)
+		ep_results_clear(&g[k].rs);
+	free(g);
+	free(ok);
+	return rc;
+}
+
+static int
+split_order(const void *a, const void *b)
+{
+	const struct ep_fleet_split *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	if (c != 0)
+		return c;
+	return strcmp(x->domain ? x->domain : "", y->domain ? y->domain : "");
+}
+
+static int
+vnode_order(const void *a, const void *b)
+{
+	return strcmp(((const struct ep_fleet_node *)a)->name,
+	    ((const struct ep_fleet_node *)b)->name);
+}
+
+static int
+vnode_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct ep_fleet_node *)elem)->name);
+}
+
+/* The view's nodes, with their counts and verdicts from rs. */
+static void
+view_nodes(struct ep_fleet_view *v, struct fl_fleet *f,
+    const struct ep_results *rs)
+{
+	struct ep_fleet_node *vn;
+
+	v->nodes = xcalloc(f->n ? f->n : 1, sizeof *v->nodes);
+	for (size_t i = 0; i < f->n; i++) {
+		struct fl_node *n = &f->nodes[i];
+
+		vn = &v->nodes[v->nnodes++];
+		vn->name = n->name;
+		vn->file = n->file;
+		vn->error = n->error;
+		n->name = n->file = n->error = NULL;
+		vn->state = n->state;
+		vn->expected = n->expected;
+		vn->nfacts = n->nrow;
+		vn->odd = n->odd;
+		if (n->state == EP_NODE_OK)
+			v->nreported++;
+		else if (n->state == EP_NODE_MISSING)
+			v->nmissing++;
+		else
+			v->nerror++;
+		if (n->odd > 0)
+			v->nodd++;
+	}
+	qsort(v->nodes, v->nnodes, sizeof *v->nodes, vnode_order);
+	for (size_t i = 0; i < rs->n; i++) {
+		if (rs->v[i].node == NULL)
+			continue;
+		vn = bsearch(rs->v[i].node, v->nodes, v->nnodes,
+		    sizeof *v->nodes, vnode_cmp);
+		if (vn != NULL)
+			vn->counts[rs->v[i].status]++;
+	}
+	for (size_t i = 0; i < v->nnodes; i++) {
+		vn = &v->nodes[i];
+		vn->exit_status = vn->state == EP_NODE_ERROR ? EP_EXIT_USAGE :
+		    vn->counts[EP_FAIL] || vn->counts[EP_ERROR] ?
+		    EP_EXIT_DRIFT : EP_EXIT_OK;
+	}
+}
+
+int
+ep_fleet_run(struct ep_results *rs, struct ep_fleet_view **view,
+    const struct ep_fleet_opts *o, struct ep_err *err)
+{
+	struct fl_fleet f = { 0 };
+	struct ep_fleet_view *v = xcalloc(1, sizeof *v);
+	int rc = -1;
+
+	*view = NULL;
+	if (ep_fl_load(&f, o->inputs, o->ninputs, err) < 0)
+		goto done;
+	if (o->expect != NULL) {
+		expect(rs, &f, o);
+		qsort(f.nodes, f.n, sizeof *f.nodes, name_order);
+	}
+	for (size_t i = 0; i < f.n; i++) {
+		struct fl_node *n = &f.nodes[i];
+
+		if (n->state == EP_NODE_OK)
+			add(rs, "node.manifest", n->name, EP_PASS,
+			    "fleet:manifest", xasprintf("node.manifest: %zu "
+			    "facts from %s", n->nrow, n->file));
+		else
+			add(rs, "node.manifest", n->name, n->state ==
+			    EP_NODE_MISSING ? EP_FAIL : EP_ERROR,
+			    "fleet:manifest", xasprintf("node.manifest: %s",
+			    n->error));
+	}
+	/* What each manifest said of its node, for the nodes taken. */
+	for (size_t i = 0; i < f.own.n; i++) {
+		struct fl_node *n = bsearch(f.own.v[i].node, f.nodes, f.n,
+		    sizeof *f.nodes, node_cmp);
+
+		if (n != NULL && n->state == EP_NODE_OK)
+			ep_results_add(rs, &f.own.v[i]);
+	}
+	if (judge_rows(rs, &f, o, err) < 0)
+		goto done;
+	ep_fl_odd(rs, v, &f, o->policy, o->now);
+	ep_waivers_review(rs, o->policy, o->now, o->expiry_days);
+	if (v->nsplits > 1)
+		qsort(v->splits, v->nsplits, sizeof *v->splits, split_order);
+	v->nkeys = f.keys.n;
+	v->expect = o->expect_text != NULL ? xstrdup(o->expect_text) : NULL;
+	view_nodes(v, &f, rs);
+	*view = v;
+	v = NULL;
+	rc = 0;
+done:
+	ep_fl_fleet_free(&f);
+	ep_fleet_view_free(v);
+	return rc;
+}

@@ -1,0 +1,45 @@
+/*
+ * fleet.h: `envparity fleet`'s engine: many node manifests (a directory
+ * a Slurm job or a Kubernetes Job filled), each against the golden when
+ * there is one, every fact against the fleet's majority, probe hashes
+ * node against node within a determinism domain, and the nodes expected
+ * that did not report.  Its results are ordinary results (compare.h),
+ * each carrying its node; what else the reports show is a fleetview.h.
+ */
+#ifndef EP_FLEET_H
+#define EP_FLEET_H
+
+#include <time.h>
+
+#include "compare.h"
+#include "fleetview.h"
+#include "manifest.h"
+#include "policy.h"
+
+/* A node manifest larger than this is an error for that node. */
+#define EP_FLEET_MANIFEST_MAX	(64u << 20)
+
+/* At most this many node manifests in one run. */
+#define EP_FLEET_NODES_MAX	100000
+
+struct ep_fleet_opts {
+	const char *const *inputs;	/* files and directories */
+	size_t ninputs;
+	const char *const *expect;	/* expected node names, or NULL */
+	size_t nexpect;
+	const char *expect_text;	/* as given, for messages */
+	const struct ep_manifest *golden;	/* NULL: no store */
+	const struct ep_policy *policy;	/* never NULL (the defaults) */
+	time_t now;
+	int expiry_days;		/* for ep_waivers_review */
+};
+
+/* Read the nodes and judge them.  Results are added to rs; *view (new,
+ * ep_fleet_view_free) says what was found.  Fails only for an input
+ * that does not exist, a directory without manifests (EP_E_INPUT) or
+ * more than EP_FLEET_NODES_MAX of them; a bad node manifest is that
+ * node's error result, never the end of the run. */
+int ep_fleet_run(struct ep_results *rs, struct ep_fleet_view **view,
+    const struct ep_fleet_opts *o, struct ep_err *err);
+
+#endif

@@ -1,0 +1,107 @@
+/*
+ * fleet.c: the "fleet" object of the fleet's JSON report
+ * (manifests/fleet.schema.json): the node counts, every node with its
+ * verdict and counts, every fact that differs with its value groups
+ * (nodes in hostlist syntax) and likely causes.
+ */
+#include "report.h"
+
+static const char *
+state_name(int state)
+{
+	switch (state) {
+	case EP_NODE_ERROR: return "unreadable";
+	case EP_NODE_MISSING: return "missing";
+	default: return "reported";
+	}
+}
+
+static const char *
+kind_name(int kind)
+{
+	switch (kind) {
+	case EP_SPLIT_TIE: return "tie";
+	case EP_SPLIT_PROBE: return "probe";
+	case EP_SPLIT_DOMAIN: return "domain";
+	default: return "odd";
+	}
+}
+
+static json_t *
+counts_json(const size_t c[EP_NSTATUS])
+{
+	json_t *o = json_object();
+
+	for (int i = 0; i < EP_NSTATUS; i++)
+		json_object_set_new(o, ep_status_name(i),
+		    json_integer((json_int_t)c[i]));
+	return o;
+}
+
+json_t *
+ep_report_fleet_json(const struct ep_fleet_view *v)
+{
+	json_t *root = json_object(), *nodes = json_array(), *splits,
+	    *o, *g, *a;
+
+	o = json_object();
+	json_object_set_new(o, "total", json_integer((json_int_t)v->nnodes));
+	json_object_set_new(o, "reported",
+	    json_integer((json_int_t)v->nreported));
+	json_object_set_new(o, "missing", json_integer((json_int_t)v->nmissing));
+	json_object_set_new(o, "unreadable",
+	    json_integer((json_int_t)v->nerror));
+	json_object_set_new(o, "odd", json_integer((json_int_t)v->nodd));
+	json_object_set_new(root, "node_counts", o);
+	json_object_set_new(root, "expect", ep_report_str(v->expect));
+	json_object_set_new(root, "keys", json_integer((json_int_t)v->nkeys));
+	for (size_t i = 0; i < v->nnodes; i++) {
+		const struct ep_fleet_node *n = &v->nodes[i];
+
+		o = json_object();
+		json_object_set_new(o, "name", ep_report_str(n->name));
+		json_object_set_new(o, "file", ep_report_str(n->file));
+		json_object_set_new(o, "state",
+		    json_string(state_name(n->state)));
+		json_object_set_new(o, "error", ep_report_str(n->error));
+		json_object_set_new(o, "expected", json_boolean(n->expected));
+		json_object_set_new(o, "facts",
+		    json_integer((json_int_t)n->nfacts));
+		json_object_set_new(o, "odd", json_integer((json_int_t)n->odd));
+		json_object_set_new(o, "exit_status",
+		    json_integer(n->exit_status));
+		json_object_set_new(o, "counts", counts_json(n->counts));
+		json_array_append_new(nodes, o);
+	}
+	json_object_set_new(root, "nodes", nodes);
+	splits = json_array();
+	for (size_t i = 0; i < v->nsplits; i++) {
+		const struct ep_fleet_split *s = &v->splits[i];
+
+		o = json_object();
+		json_object_set_new(o, "key", ep_report_str(s->key));
+		json_object_set_new(o, "kind", json_string(kind_name(s->kind)));
+		json_object_set_new(o, "status",
+		    json_string(ep_status_name(s->status)));
+		json_object_set_new(o, "domain", ep_report_str(s->domain));
+		a = json_array();
+		for (size_t k = 0; k < s->ngroups; k++) {
+			g = json_object();
+			json_object_set_new(g, "value",
+			    ep_report_str(s->groups[k].value));
+			json_object_set_new(g, "count",
+			    json_integer((json_int_t)s->groups[k].count));
+			json_object_set_new(g, "nodes",
+			    ep_report_str(s->groups[k].nodes));
+			json_array_append_new(a, g);
+		}
+		json_object_set_new(o, "groups", a);
+		a = json_array();
+		for (size_t k = 0; k < s->ncauses; k++)
+			json_array_append_new(a, ep_report_str(s->causes[k]));
+		json_object_set_new(o, "causes", a);
+		json_array_append_new(splits, o);
+	}
+	json_object_set_new(root, "splits", splits);
+	return root;
+}

@@ -1,0 +1,151 @@
+/*
+ * fleet_md.c: the fleet's sections of the Markdown report.  Readable at
+ * 10,000 nodes: nodes are never listed one per row but in hostlist
+ * syntax ("n[001-047,049]"), one row per verdict; the matrix has one row
+ * per fact that differs, whose cells are the value groups, largest
+ * first, each with its node count and nodes.  A cell's node list is cut
+ * at NODES_MAX bytes (the JSON report has them whole), and rows obey the
+ * report's bounds (GitHub's 1 MiB).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hostlist.h"
+#include "md_int.h"
+
+#define GROUPS_SHOWN	3	/* value groups shown as cells of a row */
+#define NODES_MAX	300	/* bytes of a node list in a cell */
+
+int
+md_fleet_shown(const struct ep_result *r)
+{
+	return r->rule != NULL && (strcmp(r->rule, "fleet:majority") == 0 ||
+	    strcmp(r->rule, "fleet:probe") == 0 ||
+	    strcmp(r->rule, "fleet:tie") == 0 ||
+	    strcmp(r->rule, "fleet:domain") == 0);
+}
+
+/* A node list for a cell: escaped, cut at NODES_MAX with an ellipsis. */
+static void
+nodes_cell(FILE *f, const char *nodes)
+{
+	fputs("<code>", f);
+	if (strlen(nodes) <= NODES_MAX)
+		md_plain(f, nodes);
+	else {
+		char *cut = xstrndup(nodes, NODES_MAX);
+		char *e = ep_md_escape(cut, 0);
+
+		fputs(e, f);
+		fputs("…", f);
+		free(e);
+		free(cut);
+	}
+	fputs("</code>", f);
+}
+
+static void
+by_verdict(struct md *m, const struct ep_fleet_view *v)
+{
+	static const char *const names[] = { "parity", "drift", "unreadable",
+	    "missing" };
+	const char **list = xcalloc(v->nnodes ? v->nnodes : 1, sizeof *list);
+	char *hl;
+	size_t n;
+
+	fprintf(m->f, "**Nodes:** %zu reported, %zu missing, %zu unreadable, "
+	    "%zu with odd facts, over %zu distinct facts", v->nreported,
+	    v->nmissing, v->nerror, v->nodd, v->nkeys);
+	if (v->expect != NULL) {
+		fputs("; expected ", m->f);
+		md_code(m->f, v->expect);
+	}
+	fputs("\n\n| Verdict | Nodes | Which |\n| --- | ---: | --- |\n", m->f);
+	for (int k = 0; k < 4; k++) {
+		n = 0;
+		for (size_t i = 0; i < v->nnodes; i++) {
+			const struct ep_fleet_node *x = &v->nodes[i];
+			int w = x->state == EP_NODE_MISSING ? 3 :
+			    x->state == EP_NODE_ERROR ? 2 :
+			    x->exit_status != 0 || x->odd > 0 ? 1 : 0;
+
+			if (w == k)
+				list[n++] = x->name;
+		}
+		if (n == 0)
+			continue;
+		hl = ep_hostlist_compress(list, n);
+		fprintf(m->f, "| %s | %zu | ", names[k], n);
+		nodes_cell(m->f, hl);
+		fputs(" |\n", m->f);
+		free(hl);
+	}
+	fputc('\n', m->f);
+	free(list);
+}
+
+static const char *
+kind_name(int kind)
+{
+	switch (kind) {
+	case EP_SPLIT_TIE: return "tie";
+	case EP_SPLIT_PROBE: return "probe";
+	case EP_SPLIT_DOMAIN: return "domains";
+	default: return "odd";
+	}
+}
+
+void
+md_fleet(struct md *m, const struct ep_fleet_view *v)
+{
+	size_t shown = 0;
+
+	by_verdict(m, v);
+	if (v->nsplits == 0) {
+		fputs("Every node reported the same value for every fact "
+		    "compared.\n\n", m->f);
+		return;
+	}
+	fprintf(m->f, "### Facts that differ across nodes: %zu\n\n",
+	    v->nsplits);
+	fputs("| Fact | Status | Majority | Other values | Likely cause |\n"
+	    "| --- | --- | --- | --- | --- |\n", m->f);
+	for (size_t i = 0; i < v->nsplits && md_row_room(m, shown); i++) {
+		const struct ep_fleet_split *s = &v->splits[i];
+		struct row w;
+		FILE *f = md_row_open(&w);
+
+		fputs("| ", f);
+		md_code(f, s->key);
+		if (s->domain != NULL) {
+			fputs("<br>in domain ", f);
+			md_plain(f, s->domain);
+		}
+		fprintf(f, " | %s %s | ", ep_status_name(s->status),
+		    kind_name(s->kind));
+		for (size_t g = 0; g < s->ngroups && g < GROUPS_SHOWN; g++) {
+			if (g == 1)
+				fputs(" | ", f);
+			else if (g > 1)
+				fputs("<br>", f);
+			md_code(f, s->groups[g].value);
+			fprintf(f, " ×%zu ", s->groups[g].count);
+			nodes_cell(f, s->groups[g].nodes);
+		}
+		if (s->ngroups > GROUPS_SHOWN)
+			fprintf(f, "<br>and %zu more values",
+			    s->ngroups - GROUPS_SHOWN);
+		fputs(" | ", f);
+		for (size_t c = 0; c < s->ncauses; c++) {
+			if (c > 0)
+				fputs("<br>", f);
+			md_code(f, s->causes[c]);
+		}
+		fputs(" |\n", f);
+		if (!md_row_put(m, &w))
+			break;
+		shown++;
+	}
+	md_more(m->f, shown, v->nsplits);
+	fputc('\n', m->f);
+}

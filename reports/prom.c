@@ -1,0 +1,182 @@
+/*
+ * prom.c: Prometheus text exposition (version 0.0.4) for node_exporter's
+ * textfile collector, the way a nightly audit's results reach a
+ * dashboard and an alert.  The collector's traps, each avoided here:
+ * a sample with a timestamp makes it skip the whole file (the run's end
+ * time is a gauge's value instead); a series twice is a gather error
+ * (each metric's series are sorted and made unique); HELP and TYPE come
+ * once, before the metric's samples, and a metric's samples are never
+ * interleaved with another's; label values escape \\, \" and \n and are
+ * valid UTF-8; the text ends in a newline.  Every metric is a gauge: each
+ * file says what the last run found, not a count since some start.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "report.h"
+
+struct metric {
+	const char *name, *help;
+	struct ep_strv series;	/* "{labels} value" */
+};
+
+/* A label value as the exposition format wants it. */
+static char *
+label_value(const char *s)
+{
+	char *u = ep_utf8_sanitize(s != NULL ? s : "", strlen(s != NULL ?
+	    s : "")), *o, *p;
+
+	o = p = xmalloc(strlen(u) * 2 + 1);
+	for (const char *q = u; *q != '\0'; q++) {
+		if (*q == '\\' || *q == '"') {
+			*p++ = '\\';
+			*p++ = *q;
+		} else if (*q == '\n') {
+			*p++ = '\\';
+			*p++ = 'n';
+		} else
+			*p++ = *q;
+	}
+	*p = '\0';
+	free(u);
+	return o;
+}
+
+/* One sample of m: labels as name/value pairs (NULL-terminated). */
+static void
+sample(struct metric *m, double value, ...)
+{
+	char *labels = xstrdup(""), *t, *v;
+	const char *name;
+	va_list ap;
+
+	va_start(ap, value);
+	while ((name = va_arg(ap, const char *)) != NULL) {
+		v = label_value(va_arg(ap, const char *));
+		t = xasprintf("%s%s%s=\"%s\"", labels, *labels ? "," : "",
+		    name, v);
+		free(v);
+		free(labels);
+		labels = t;
+	}
+	va_end(ap);
+	ep_strv_push_owned(&m->series, xasprintf("{%s} %.17g", labels,
+	    value));
+	free(labels);
+}
+
+static int
+str_order(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted, each label set once (the first value kept), with HELP and
+ * TYPE before. */
+static void
+render(FILE *f, struct metric *m)
+{
+	const char *prev = NULL;
+	size_t plen = 0, n;
+
+	if (m->series.n == 0)
+		return;
+	qsort(m->series.v, m->series.n, sizeof *m->series.v, str_order);
+	fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", m->name, m->help,
+	    m->name);
+	for (size_t i = 0; i < m->series.n; i++) {
+		const char *s = m->series.v[i];
+
+		n = (size_t)(strrchr(s, '}') - s);
+		if (prev != NULL && n == plen && strncmp(prev, s, n) == 0)
+			continue;
+		fprintf(f, "%s%s\n", m->name, s);
+		prev = s;
+		plen = n;
+	}
+	ep_strv_clear(&m->series);
+}
+
+char *
+ep_report_prom(const struct ep_report_ctx *ctx, const struct ep_results *rs)
+{
+	struct metric results = { "envparity_results",
+	    "Results of the last run by status (pass, fail, warn, waived, "
+	    "skip, error).", { 0 } };
+	struct metric drift = { "envparity_drift",
+	    "1 when the last run found drift or a failed check, else 0.",
+	    { 0 } };
+	struct metric exitm = { "envparity_exit_status",
+	    "The last run's exit status (0 parity, 1 drift, 2 input, 3 could "
+	    "not run).", { 0 } };
+	struct metric when = { "envparity_last_run_timestamp_seconds",
+	    "When the last run ended, in seconds since the epoch.", { 0 } };
+	struct metric nodes = { "envparity_fleet_nodes",
+	    "Nodes of the fleet by state (reported, missing, unreadable, "
+	    "odd).", { 0 } };
+	struct metric ndrift = { "envparity_node_drift",
+	    "1 when the node drifted, has an odd fact, or did not report.",
+	    { 0 } };
+	struct metric nodd = { "envparity_node_odd_facts",
+	    "Facts where the node differs from the fleet's majority.", { 0 } };
+	struct metric nrep = { "envparity_node_reported",
+	    "1 when the node's manifest was read, 0 when it is missing or "
+	    "unreadable.", { 0 } };
+	struct metric *all[] = { &results, &drift, &exitm, &when, &nodes,
+	    &ndrift, &nodd, &nrep };
+	const struct ep_fleet_view *v = ctx->fleet;
+	const char *cmd = ctx->command != NULL ? ctx->command : "check";
+	const char *profile = ctx->golden_profile != NULL ?
+	    ctx->golden_profile : "none";
+	size_t c[EP_NSTATUS], len = 0;
+	char *buf = NULL;
+	FILE *f;
+
+	ep_results_count(rs, c);
+	for (int i = 0; i < EP_NSTATUS; i++)
+		sample(&results, (double)(c[i] + ctx->omitted[i]), "command",
+		    cmd, "profile", profile, "status", ep_status_name(i),
+		    (char *)NULL);
+	sample(&drift, ctx->exit_status == EP_EXIT_DRIFT, "command", cmd,
+	    "profile", profile, (char *)NULL);
+	sample(&exitm, ctx->exit_status, "command", cmd, "profile", profile,
+	    (char *)NULL);
+	sample(&when, (double)time(NULL), "command", cmd, "profile", profile,
+	    (char *)NULL);
+	if (v != NULL) {
+		sample(&nodes, (double)v->nreported, "profile", profile,
+		    "state", "reported", (char *)NULL);
+		sample(&nodes, (double)v->nmissing, "profile", profile,
+		    "state", "missing", (char *)NULL);
+		sample(&nodes, (double)v->nerror, "profile", profile,
+		    "state", "unreadable", (char *)NULL);
+		sample(&nodes, (double)v->nodd, "profile", profile,
+		    "state", "odd", (char *)NULL);
+		for (size_t i = 0; i < v->nnodes; i++) {
+			const struct ep_fleet_node *n = &v->nodes[i];
+
+			sample(&ndrift, n->state != EP_NODE_OK ||
+			    n->exit_status != 0 || n->odd > 0, "node",
+			    n->name, "profile", profile, (char *)NULL);
+			sample(&nodd, (double)n->odd, "node", n->name,
+			    "profile", profile, (char *)NULL);
+			sample(&nrep, n->state == EP_NODE_OK, "node",
+			    n->name, "profile", profile, (char *)NULL);
+		}
+	}
+	if ((f = open_memstream(&buf, &len)) == NULL) {
+		fputs("envparity: out of memory\n", stderr);
+		abort();
+	}
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+		render(f, all[i]);
+	if (fclose(f) != 0 || buf == NULL) {
+		fputs("envparity: out of memory\n", stderr);
+		abort();
+	}
+	return buf;
+}

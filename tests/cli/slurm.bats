@@ -1,0 +1,189 @@
+#!/usr/bin/env bats
+# The fleet under a real Slurm cluster on 127.0.0.1 (tests/slurm-local.sh:
+# Debian's slurm-wlm and munge, one slurmd per node, all on this host): the
+# shipped audit batch script (ci/slurm/envparity-audit.sbatch) and the
+# training job's preflight (ci/slurm/preflight.sh) on 4 nodes, with one
+# node drifted in turn: a package, a library, an environment variable, a
+# probe hash.  The nodes share this host, so a node's difference comes
+# from the environment its tasks get (the TaskProlog's nodeenv/<node>.env;
+# never n1's, where the batch script itself runs and passes its
+# environment on to every task), and the probe is the GPU stand-in
+# tests/doubles/fake_probe.sh.
+
+load setup
+
+setup_file() {
+	command -v slurmctld >/dev/null && command -v munged >/dev/null ||
+		{ echo "slurm-wlm and munge missing: run tools/deps.sh test" >&2; return 1; }
+	# munged wants o+x on every directory above its socket: not bats'.
+	export SLURM_LOCAL_BASE=/tmp
+	eval "$(bash "$BATS_TEST_DIRNAME/../slurm-local.sh" start 4)"
+	export SLURM_CONF SLURM_LOCAL_DIR
+}
+
+teardown_file() {
+	bash "$BATS_TEST_DIRNAME/../slurm-local.sh" stop "$SLURM_LOCAL_DIR"
+}
+
+setup() {
+	T=$(mktemp -d "${BATS_TMPDIR:-/tmp}/envparity-slurm.XXXXXX")
+	chmod 755 "$T"
+	export XDG_CACHE_HOME=$T/cache HOME=$T/home
+	unset GITHUB_ACTIONS GITHUB_STEP_SUMMARY CI GITLAB_CI
+	mkdir -p "$HOME"
+	cd "$T" || return 1
+	rm -f "$SLURM_LOCAL_DIR"/nodeenv/*.env
+	scontrol update nodename=n[1-4] state=resume >/dev/null 2>&1 || true
+	# What every node sees: this build, a conda environment, the probe
+	# stand-in (CPU backend only: no GPU here).
+	export ENVPARITY=$EP
+	mkdir -p conda/conda-meta
+	printf '{"name": "numpy", "version": "1.26.4", "build": "py311h0", "channel": "conda-forge"}\n' \
+	    > conda/conda-meta/numpy-1.26.4-py311h0.json
+	export CONDA_PREFIX=$T/conda
+	export ENVPARITY_PROBE=$BATS_TEST_DIRNAME/../doubles/fake_probe.sh
+}
+
+teardown() {
+	rm -f "$SLURM_LOCAL_DIR"/nodeenv/*.env
+	scancel --user="$(id -un)" >/dev/null 2>&1 || true
+	cd / && rm -rf "$T"
+}
+
+# Submit a batch script and wait for it; $JOB_EXIT is its exit code.
+run_job() { # sbatch arguments...
+	local id state
+	id=$(sbatch --parsable -o "$T/job-%j.out" "$@") || return 1
+	for _ in $(seq 1 600); do
+		state=$(scontrol show job "$id" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')
+		case $state in COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL) break ;; esac
+		sleep 0.1
+	done
+	JOB_EXIT=$(scontrol show job "$id" | sed -n 's/.* ExitCode=\([0-9]*\):.*/\1/p')
+	JOB_OUT=$T/job-$id.out
+	cat "$JOB_OUT"
+	echo "job $id: $state, exit $JOB_EXIT"
+}
+
+# The nodes and keys that failed in the fleet report, "node key" each.
+failed() { # report.json
+	jq -r '.results[] | select(.status == "fail" and .node != null) | "\(.node) \(.key)"' "$1" | sort -u
+}
+
+audit() { # capture options...
+	run_job -N4 "$REPO_ROOT/ci/slurm/envparity-audit.sbatch" "$T/audit" -- --no-discover "$@"
+}
+
+@test "slurm audit: every node captures once, named by Slurm's node name, and the fleet is at parity" {
+	audit
+	[ "$JOB_EXIT" = 0 ]
+	ls audit/*.json
+	[ "$(ls audit/*.json | xargs -n1 basename | tr '\n' ' ')" = "n1.json n2.json n3.json n4.json " ]
+	for n in n1 n2 n3 n4; do
+		[ "$(jq -r .meta.node "audit/$n.json")" = "$n" ]
+	done
+	[ "$(jq -r .fleet.node_counts.reported audit/report/fleet.json)" = 4 ]
+	[ "$(jq -r .fleet.expect audit/report/fleet.json)" = 'n[1-4]' ]
+	xmllint --noout audit/report/fleet.xml
+	grep -q 'envparity fleet: PARITY' "$JOB_OUT"
+}
+
+@test "slurm audit: a package on one node (its conda environment) is named, with that node only" {
+	cp -r conda conda3
+	sed -i 's/1.26.4/2.0.0/' conda3/conda-meta/*.json
+	echo "CONDA_PREFIX=$T/conda3" > "$SLURM_LOCAL_DIR/nodeenv/n3.env"
+	audit
+	[ "$JOB_EXIT" = 1 ]
+	failed audit/report/fleet.json
+	[ "$(failed audit/report/fleet.json | cut -d' ' -f1 | sort -u)" = n3 ]
+	failed audit/report/fleet.json | grep -qx 'n3 conda.pkg.numpy'
+}
+
+@test "slurm audit: a library loaded from elsewhere on one node is named, with that node only" {
+	mkdir lib3
+	cp /usr/local/cuda/lib64/libcudart.so.13 lib3/
+	printf 'x' >> lib3/libcudart.so.13
+	echo "LD_LIBRARY_PATH=$T/lib3" > "$SLURM_LOCAL_DIR/nodeenv/n2.env"
+	audit
+	[ "$JOB_EXIT" = 1 ]
+	failed audit/report/fleet.json
+	[ "$(failed audit/report/fleet.json | cut -d' ' -f1 | sort -u)" = n2 ]
+	failed audit/report/fleet.json | grep -qx 'n2 lib.cudart.sha256'
+	failed audit/report/fleet.json | grep -qx 'n2 lib.cudart.path'
+	[ -z "$(failed audit/report/fleet.json | grep -v ' lib\.cudart\.')" ]
+}
+
+@test "slurm audit: an environment variable set on one node is named, with that node only" {
+	echo 'NCCL_ALGO=Tree' > "$SLURM_LOCAL_DIR/nodeenv/n4.env"
+	audit
+	[ "$JOB_EXIT" = 1 ]
+	[ "$(failed audit/report/fleet.json)" = "n4 env.NCCL_ALGO" ]
+}
+
+@test "slurm audit: a node whose probe computes other bits is named with its domain and the likely cause" {
+	# Not n1: the batch script runs there, and its TaskProlog environment
+	# would reach every srun task it starts.
+	printf 'FAKE_PROBE_MODE=other\nNCCL_PROTO=LL\n' > "$SLURM_LOCAL_DIR/nodeenv/n2.env"
+	audit --runs 2 --backend cpu
+	[ "$JOB_EXIT" = 1 ]
+	failed audit/report/fleet.json
+	failed audit/report/fleet.json | grep -qx 'n2 probe.cpu.gemm.sha256'
+	[ "$(failed audit/report/fleet.json | cut -d' ' -f1 | sort -u)" = n2 ]
+	[ "$(jq -r '.fleet.splits[] | select(.key == "probe.cpu.gemm.sha256") | "\(.kind) \(.domain) \(.groups[1].nodes) \(.causes | join(","))"' audit/report/fleet.json)" = \
+	    "probe x86_64 envparity-probe 1 n2 env.NCCL_PROTO=LL" ]
+}
+
+@test "slurm audit: a node that is down is missing, and the audit fails naming it" {
+	scontrol update nodename=n4 state=down reason=envparity-test
+	run_job -N3 "$REPO_ROOT/ci/slurm/envparity-audit.sbatch" "$T/audit" -- --no-discover
+	scontrol update nodename=n4 state=resume
+	[ "$JOB_EXIT" = 1 ]
+	[ "$(jq -r '[.fleet.nodes[] | select(.state == "missing") | .name] | join(",")' audit/report/fleet.json)" = n4 ]
+	grep -q 'n4: node.manifest: expected, but no manifest names it' "$JOB_OUT"
+}
+
+@test "slurm audit: a directory holding an earlier run's manifests is refused" {
+	mkdir audit && echo '{}' > audit/old.json
+	audit
+	[ "$JOB_EXIT" = 2 ]
+	grep -q 'holds manifests of an earlier run' "$JOB_OUT"
+}
+
+# A training job whose first line is the preflight; TRAINED marks that
+# training started.
+train_job() {
+	cat > train.sh <<-EOF
+	#!/bin/bash
+	#SBATCH --ntasks-per-node=1
+	"$REPO_ROOT/ci/slurm/preflight.sh" -- --no-discover --runs 2 --backend cpu || exit 1
+	touch "$T/TRAINED"
+	EOF
+	chmod +x train.sh
+	SECONDS=0
+	run_job -N4 -D "$T" train.sh
+	PREFLIGHT_SECONDS=$SECONDS
+	echo "preflight job on 4 nodes: ${PREFLIGHT_SECONDS}s (submit to end)"
+}
+
+@test "slurm preflight: at parity training starts" {
+	train_job
+	[ "$JOB_EXIT" = 0 ]
+	[ -e TRAINED ]
+	ls .envparity-preflight/*/
+	[ "$(ls .envparity-preflight/*/*.json | wc -l)" = 4 ]
+}
+
+@test "slurm preflight: a node that disagrees stops the job before training" {
+	echo 'FAKE_PROBE_MODE=other' > "$SLURM_LOCAL_DIR/nodeenv/n2.env"
+	train_job
+	[ "$JOB_EXIT" = 1 ]
+	[ ! -e TRAINED ]
+	grep -q 'n2: probe.cpu.gemm.sha256' "$JOB_OUT"
+}
+
+@test "slurm preflight: outside a Slurm job it refuses, exit 2" {
+	unset SLURM_JOB_ID SLURM_JOB_NODELIST
+	run "$REPO_ROOT/ci/slurm/preflight.sh"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"not inside a Slurm job"* ]]
+}
