@@ -14,6 +14,13 @@
 #   (e) `envparity digest` of 50 image references at a local
 #       docker-registry against 50 runs of `skopeo inspect`.  Aim: 10x
 #       faster.
+#   (f) `envparity fleet` over 10,000 generated node manifests of 1,000
+#       facts each, 5 odd nodes (bench/gen-fleet.py): time, time per node
+#       and peak memory (GNU time).  Aim: 2 s and 1 GiB on two cores.  The
+#       jq program a user would write instead (bench/odd-nodes.jq) takes
+#       about 55 ms a node with jq 1.6, so it runs on a 200-node fleet of
+#       the same shape beside envparity on the same 200; the ratio is per
+#       node, and both must name the same odd nodes.
 #
 # The bench is not a test: it reports, and fails only when it cannot run
 # at all.  Timing: hyperfine when installed, else a loop of `date +%s%N`;
@@ -283,4 +290,51 @@ else
 		    "$(skopeo --version 2>/dev/null)"
 	fi
 	reg_stop_all
+fi
+
+# --- (f) the fleet ----------------------------------------------------------
+if ! command -v python3 >/dev/null 2>&1; then
+	echo "(f) fleet: python3 missing (bench/gen-fleet.py); skipped"
+else
+	echo
+	FLEET_NODES=${BENCH_FLEET_NODES:-10000}
+	python3 bench/gen-fleet.py "$work/fleet" "$FLEET_NODES" 1000 5 \
+	    >"$work/fleet.odd"
+	python3 bench/gen-fleet.py "$work/fleet200" 200 1000 5 \
+	    >"$work/fleet200.odd"
+	ep_fleet="$(printf %q "$EP") fleet -q $(printf %q "$work/fleet")"
+	fl=$(bench_time "$RUNS" "$ep_fleet")
+	/usr/bin/time -f '%M' -o "$work/fleet.rss" "$EP" fleet -q \
+	    "$work/fleet" >/dev/null 2>&1
+	rss=$(tail -1 "$work/fleet.rss" 2>/dev/null)
+	# The odd nodes envparity names: the nodes of its per-node failures.
+	"$EP" fleet -q "$work/fleet" --json "$work/fleet.json" >/dev/null 2>&1
+	jq -r '[.results[] | select(.status == "fail" and .node != null)
+	    | .node] | unique[]' "$work/fleet.json" >"$work/fleet.found"
+	ep200="$(printf %q "$EP") fleet -q $(printf %q "$work/fleet200")"
+	jq200="jq -n -r -f bench/odd-nodes.jq $(printf %q "$work/fleet200")/*.json"
+	fl200=$(bench_time "$RUNS" "$ep200")
+	jqt=$(bench_time 1 "$jq200")
+	eval "$jq200" 2>/dev/null | sort >"$work/jq200.found"
+	"$EP" fleet -q "$work/fleet200" --json "$work/fleet200.json" \
+	    >/dev/null 2>&1
+	jq -r '[.results[] | select(.status == "fail" and .node != null)
+	    | .node] | unique[]' "$work/fleet200.json" >"$work/ep200.found"
+	same() { cmp -s "$1" "$2" && echo "the same" || echo "DIFFERENT"; }
+	echo "(f) envparity fleet: $FLEET_NODES node manifests of 1,000 facts, 5 odd nodes ($(du -sh "$work/fleet" | cut -f1) of JSON)"
+	bench_row_head "vs aim"
+	bench_row "envparity fleet ($FLEET_NODES nodes)" "$fl" "" "2.0" \
+	    "aim <= 1.00x (2 s)"
+	awk -v t="${fl%% *}" -v n="$FLEET_NODES" -v k="${rss:-0}" 'BEGIN {
+	    printf "    %.1f us a node; peak RSS %.0f MiB (aim 1024 MiB)\n",
+	    t / n * 1e6, k / 1024 }'
+	echo "    odd nodes named: $(same "$work/fleet.found" "$work/fleet.odd") as generated ($(paste -sd, "$work/fleet.found"))"
+	bench_row_head "vs jq"
+	bench_row "envparity fleet (200 nodes)" "$fl200" "" "${jqt%% *}"
+	bench_row "jq -f bench/odd-nodes.jq (200 nodes, once)" "$jqt" "" \
+	    "${jqt%% *}"
+	printf '    envparity: %sx faster than jq per node; odd nodes: jq and envparity name %s set; %s\n' \
+	    "$(bench_ratio "$jqt" "$fl200")" \
+	    "$(cmp -s "$work/jq200.found" "$work/ep200.found" && echo the same || echo a DIFFERENT)" \
+	    "$(jq --version)"
 fi
