@@ -15,7 +15,7 @@
 #           targets, tests/fuzz/), a Slurm cluster on loopback (slurm-wlm,
 #           slurm-client, munge: the fleet's audit and preflight) and
 #           Prometheus' readers (prometheus-node-exporter, promtool from
-#           prometheus, curl)
+#           prometheus, curl), shellcheck (the Slurm scripts)
 #   bench   test + hyperfine, pip, openssl
 #
 # Missing Debian packages are installed when run as root; otherwise they are
@@ -43,7 +43,7 @@ rsync:'command -v rsync' time:'test -x /usr/bin/time' clang:'command -v clang'
 libclang-rt-dev:'test -e \"\$(clang --print-runtime-dir)/libclang_rt.fuzzer-\$(uname -m).a\"'
 slurm-wlm:'command -v slurmctld && command -v slurmd' slurm-client:'command -v sbatch'
 munge:'command -v munged' prometheus-node-exporter:'command -v prometheus-node-exporter'
-prometheus:'command -v promtool' curl:'command -v curl'"
+prometheus:'command -v promtool' curl:'command -v curl' shellcheck:'command -v shellcheck'"
 bench_needs="$test_needs hyperfine:'command -v hyperfine'
 python3-pip:'python3 -m pip --version' openssl:'command -v openssl'"
 

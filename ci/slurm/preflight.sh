@@ -50,6 +50,7 @@ fi
 
 # One task on every node of the allocation, whatever the job's own
 # task layout; --overlap so that it runs inside any allocation.
+# shellcheck disable=SC2016 # $SLURMD_NODENAME is expanded on each node
 srun --nodes="$SLURM_JOB_NUM_NODES" --ntasks="$SLURM_JOB_NUM_NODES" \
 	--ntasks-per-node=1 --overlap --kill-on-bad-exit=0 bash -c \
 	'exec "$0" capture -q --node "$SLURMD_NODENAME" -o "$1/$SLURMD_NODENAME.json" "${@:2}"' \

@@ -181,6 +181,10 @@ train_job() {
 	grep -q 'n2: probe.cpu.gemm.sha256' "$JOB_OUT"
 }
 
+@test "slurm scripts: shellcheck finds nothing" {
+	shellcheck "$REPO_ROOT/ci/slurm/envparity-audit.sbatch" "$REPO_ROOT/ci/slurm/preflight.sh"
+}
+
 @test "slurm preflight: outside a Slurm job it refuses, exit 2" {
 	unset SLURM_JOB_ID SLURM_JOB_NODELIST
 	run "$REPO_ROOT/ci/slurm/preflight.sh"
