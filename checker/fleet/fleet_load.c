@@ -9,6 +9,8 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -203,8 +205,46 @@ own_results(struct fl_fleet *f, const struct fl_node *n, json_t *meta)
 	}
 }
 
+/* Read a manifest the directory holds: opened without following a
+ * link (a node, or whoever can write the shared directory, must not make
+ * the aggregation read another file, whose text a parse error would
+ * quote), and only a regular file. */
+static int
+read_entry(char **text, size_t *len, int dfd, const char *name,
+    const char *path, struct ep_err *err)
+{
+	struct stat st;
+	int fd, rc;
+
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
+	    O_NOCTTY);
+	if (fd < 0)
+		return ep_err_set(err, EP_E_INPUT, errno == ELOOP ? "%s: a "
+		    "symbolic link (a directory of node manifests holds files, "
+		    "not links)" : "%s: cannot read: %s", path,
+		    strerror(errno));
+	if (fstat(fd, &st) < 0) {
+		ep_err_set(err, EP_E_INPUT, "%s: cannot read: %s", path,
+		    strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ep_err_set(err, EP_E_INPUT, "%s: %s, not a regular file", path,
+		    ep_mode_kind(st.st_mode));
+		close(fd);
+		return -1;
+	}
+	rc = ep_read_fd(text, len, fd, path, EP_FLEET_MANIFEST_MAX, err);
+	close(fd);
+	return rc;
+}
+
+/* One node from path; dfd and name, when dfd is not -1, say where a
+ * directory's entry is. */
 static void
-load_file(struct fl_fleet *f, const char *path, struct fl_pairs *pairs)
+load_file(struct fl_fleet *f, const char *path, struct fl_pairs *pairs,
+    int dfd, const char *name_in_dir)
 {
 	struct fl_node *n = node_add(f, path);
 	struct ep_err err = { 0 };
@@ -214,8 +254,9 @@ load_file(struct fl_fleet *f, const char *path, struct fl_pairs *pairs)
 	size_t len, i;
 	uint32_t kid;
 
-	if (ep_read_regular(&text, &len, path, EP_FLEET_MANIFEST_MAX,
-	    &err) < 0 || ep_fl_parse(&meta, pairs, text, len, path,
+	if ((dfd >= 0 ? read_entry(&text, &len, dfd, name_in_dir, path,
+	    &err) : ep_read_regular(&text, &len, path, EP_FLEET_MANIFEST_MAX,
+	    &err)) < 0 || ep_fl_parse(&meta, pairs, text, len, path,
 	    &err) < 0) {
 		n->name = file_stem(path);
 		node_error(n, err.msg);
@@ -309,7 +350,8 @@ load_dir(struct fl_fleet *f, const char *dir, struct fl_pairs *pairs,
 	}
 	qsort(names.v, names.n, sizeof *names.v, name_order);
 	for (size_t i = 0; i < names.n; i++)
-		load_file(f, names.v[i], pairs);
+		load_file(f, names.v[i], pairs, dirfd(d),
+		    names.v[i] + strlen(dir) + 1);
 	rc = 0;
 done:
 	closedir(d);
@@ -372,7 +414,7 @@ ep_fl_load(struct fl_fleet *f, const char *const *inputs, size_t n,
 			if (load_dir(f, inputs[i], &pairs, err) < 0)
 				goto done;
 		} else
-			load_file(f, inputs[i], &pairs);
+			load_file(f, inputs[i], &pairs, -1, NULL);
 		if (f->n > EP_FLEET_NODES_MAX) {
 			ep_err_set(err, EP_E_INPUT, "more than %d node "
 			    "manifests", EP_FLEET_NODES_MAX);

@@ -199,6 +199,24 @@ probe_nodes() {
 	validate_schema fleet r.json
 }
 
+@test "fleet: a link or a FIFO in the directory is that node's error, and what a link points to is never read" {
+	nodes
+	printf 'SECRET-TOKEN-abc123 not json\n' > secret.txt
+	ln -s "$T/secret.txt" d/n5.json
+	mkfifo d/n6.json
+	run timeout 20 "$EP" fleet d --json r.json
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(jq -r '.fleet.nodes[] | select(.name == "n5") | .error' r.json)" = \
+	    "d/n5.json: a symbolic link (a directory of node manifests holds files, not links)" ]
+	[ "$(jq -r '.fleet.nodes[] | select(.name == "n6") | .error' r.json)" = "d/n6.json: a FIFO, not a regular file" ]
+	! grep -q SECRET r.json
+	[[ "$output" != *SECRET* ]]
+	# A link named on the command line is the user's own choice.
+	run "$EP" fleet d/n1.json d/n2.json
+	[ "$status" -eq 0 ]
+}
+
 @test "fleet: a directory without manifests, or an input that does not exist, is exit 2" {
 	mkdir empty
 	run "$EP" fleet empty
