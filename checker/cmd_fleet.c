@@ -60,12 +60,12 @@ const struct ep_cmd ep_cmd_fleet = {
 "  --policy FILE        the policy to judge by when no store is named\n"
 "                       (default: the built-in defaults)\n"
 "  --expiry-warning DAYS  warn of a waiver that expires within DAYS days\n"
-"  --prom FILE          Prometheus metrics for node_exporter's textfile\n"
-"                       collector (see report options)\n"
 "  -q, --quiet          print only the verdict line and the counts\n"
 "  -h, --help           show this help\n"
 "\n"
 EP_STORE_HELP
+"fleet reads a store only when one is named: .envparity/store is not\n"
+"its default.  Its JSON report follows manifests/fleet.schema.json.\n"
 "\n"
 EP_REPORT_HELP
 "\n"
