@@ -302,6 +302,28 @@ view_nodes(struct ep_fleet_view *v, struct fl_fleet *f,
 	}
 }
 
+/* Distinct fact keys over the nodes read.  The key table is not that:
+ * it also holds the keys of nodes refused after their facts were
+ * interned (a fact key twice, a name another manifest has too). */
+static size_t
+keys_reported(const struct fl_fleet *f)
+{
+	uint8_t *seen = xcalloc(f->keys.n ? f->keys.n : 1, 1);
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->n; i++) {
+		if (f->nodes[i].state != EP_NODE_OK)
+			continue;
+		for (size_t j = 0; j < f->nodes[i].nrow; j++)
+			if (!seen[FL_KID(f->nodes[i].row[j])]) {
+				seen[FL_KID(f->nodes[i].row[j])] = 1;
+				n++;
+			}
+	}
+	free(seen);
+	return n;
+}
+
 int
 ep_fleet_run(struct ep_results *rs, struct ep_fleet_view **view,
     const struct ep_fleet_opts *o, struct ep_err *err)
@@ -344,7 +366,7 @@ ep_fleet_run(struct ep_results *rs, struct ep_fleet_view **view,
 	ep_waivers_review(rs, o->policy, o->now, o->expiry_days);
 	if (v->nsplits > 1)
 		qsort(v->splits, v->nsplits, sizeof *v->splits, split_order);
-	v->nkeys = f.keys.n;
+	v->nkeys = keys_reported(&f);
 	v->expect = o->expect_text != NULL ? xstrdup(o->expect_text) : NULL;
 	view_nodes(v, &f, rs);
 	*view = v;
