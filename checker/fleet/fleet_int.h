@@ -15,7 +15,8 @@
 #include "fleet.h"
 
 /* fleet_parse.c: a manifest's facts as (key, value) offsets into one
- * buffer; each string ends in a NUL and may hold one (\u0000). */
+ * buffer; each string ends in a NUL (none holds one: the manifest's
+ * parser refuses \u0000). */
 struct fl_pair {
 	size_t koff, klen, voff, vlen;
 };
