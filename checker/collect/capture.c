@@ -151,6 +151,7 @@ ep_capture(struct ep_manifest **out, const struct ep_capture_opts *o,
 		ep_collect_env,
 		ep_collect_conda,
 		ep_collect_python,	/* before cudastack: site dirs */
+		ep_collect_framework,	/* after python: its dirs, pkgs */
 		ep_collect_lockfiles,
 		ep_collect_cudastack,
 	};

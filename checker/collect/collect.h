@@ -67,6 +67,7 @@ int ep_collect_conda(struct ep_collect *c, struct ep_err *err);	/* conda */
 int ep_collect_python(struct ep_collect *c, struct ep_err *err); /* python */
 int ep_collect_lockfiles(struct ep_collect *c, struct ep_err *err); /* lockfile */
 int ep_collect_cudastack(struct ep_collect *c, struct ep_err *err); /* gpu, lib */
+int ep_collect_framework(struct ep_collect *c, struct ep_err *err); /* framework */
 int ep_collect_image(struct ep_collect *c, struct ep_err *err); /* image */
 
 /* The environment variables env.<VAR> may record (sorted, NULL-ended). */

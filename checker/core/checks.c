@@ -36,6 +36,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "checks_int.h"
 #include "compare.h"
 #include "vercmp.h"
 
@@ -58,84 +59,34 @@ static const struct {
 static const char *const cublas_workspace_ok[] = { ":4096:8", ":16:8",
     NULL };
 
-struct checks {
-	struct ep_results *out;
-	const struct ep_manifest *m;
-	const struct ep_policy *policy;
-};
-
-static void
-add(struct checks *k, const char *key, int status, const char *rule,
-    const char *expected, const char *actual, char *message)
-{
-	struct ep_result r = { 0 };
-
-	/* ep_results_add copies; nothing is written through the casts. */
-	if (ep_policy_match(k->policy, key)->kind != EP_RULE_IGNORE) {
-		r.key = (char *)key;
-		r.area = (char *)"stack";
-		r.status = status;
-		r.expected = (char *)expected;
-		r.actual = (char *)actual;
-		r.rule = (char *)rule;
-		r.message = message;
-		ep_results_add(k->out, &r);
-	}
-	free(message);
-}
-
-static const char *
-get(struct checks *k, const char *key)
-{
-	return ep_manifest_get(k->m, key);
-}
-
-static const char *
-unavailable(struct checks *k, const char *area)
-{
-	json_t *u = json_object_get(k->m->meta, "unavailable");
-
-	return json_string_value(json_object_get(u, area));
-}
-
-/* Why there is no fact key: the area's unavailable reason if any. */
-static char *
-no_fact(struct checks *k, const char *key, const char *area)
-{
-	const char *why = unavailable(k, area);
-
-	return why != NULL ? xasprintf("not checked here: %s", why) :
-	    xasprintf("no %s in this capture", key);
-}
-
 static void
 check_driver_min(struct checks *k, const char *rt, unsigned long rt_major)
 {
 	static const char *key = "stack.driver_min", *rule =
 	    "check:driver-min";
-	const char *drv = get(k, "gpu.driver.version");
+	const char *drv = ep_checks_get(k, "gpu.driver.version");
 	char *need = NULL, *why;
 
 	for (size_t i = 0; i < sizeof driver_min / sizeof driver_min[0]; i++)
 		if (driver_min[i].major == rt_major)
 			need = xasprintf(">=%s", driver_min[i].driver);
 	if (drv == NULL) {
-		why = no_fact(k, "gpu.driver.version", "gpu");
-		add(k, key, EP_SKIP, rule, need, NULL, xasprintf("%s: %s", key,
+		why = ep_checks_no_fact(k, "gpu.driver.version", "gpu");
+		ep_checks_add(k, key, EP_SKIP, rule, need, NULL, xasprintf("%s: %s", key,
 		    why));
 		free(why);
 	} else if (!ep_version_valid(drv))
-		add(k, key, EP_ERROR, rule, need, drv, xasprintf("%s: "
+		ep_checks_add(k, key, EP_ERROR, rule, need, drv, xasprintf("%s: "
 		    "gpu.driver.version \"%s\" is not a version", key, drv));
 	else if (need == NULL)
-		add(k, key, EP_SKIP, rule, NULL, drv, xasprintf("%s: no "
+		ep_checks_add(k, key, EP_SKIP, rule, NULL, drv, xasprintf("%s: no "
 		    "minimum driver known for CUDA %lu.x (runtime %s)", key,
 		    rt_major, rt));
 	else if (ep_vercmp(drv, need + 2) >= 0)
-		add(k, key, EP_PASS, rule, need, drv, xasprintf("%s: driver "
+		ep_checks_add(k, key, EP_PASS, rule, need, drv, xasprintf("%s: driver "
 		    "%s meets CUDA %s's minimum %s", key, drv, rt, need + 2));
 	else
-		add(k, key, EP_FAIL, rule, need, drv, xasprintf("%s: driver "
+		ep_checks_add(k, key, EP_FAIL, rule, need, drv, xasprintf("%s: driver "
 		    "%s is older than %s, the minimum for CUDA %lu.x "
 		    "(runtime %s)", key, drv, need + 2, rt_major, rt));
 	free(need);
@@ -147,34 +98,34 @@ check_cuda_driver(struct checks *k, const char *rt, const unsigned long *r,
 {
 	static const char *key = "stack.cuda_driver", *rule =
 	    "check:cuda-driver";
-	const char *cd = get(k, "gpu.cuda_driver.version");
+	const char *cd = ep_checks_get(k, "gpu.cuda_driver.version");
 	unsigned long d[2] = { 0, 0 };
 	char *why;
 
 	if (cd == NULL) {
-		why = no_fact(k, "gpu.cuda_driver.version", "gpu");
-		add(k, key, EP_SKIP, rule, NULL, rt, xasprintf("%s: %s", key,
+		why = ep_checks_no_fact(k, "gpu.cuda_driver.version", "gpu");
+		ep_checks_add(k, key, EP_SKIP, rule, NULL, rt, xasprintf("%s: %s", key,
 		    why));
 		free(why);
 		return;
 	}
 	if (ep_version_release(d, 2, cd) == 0) {
-		add(k, key, EP_ERROR, rule, cd, rt, xasprintf("%s: the driver's "
+		ep_checks_add(k, key, EP_ERROR, rule, cd, rt, xasprintf("%s: the driver's "
 		    "CUDA version \"%s\" is not a version", key, cd));
 		return;
 	}
 	if (r[0] > d[0])
-		add(k, key, EP_FAIL, rule, cd, rt, xasprintf("%s: CUDA runtime "
+		ep_checks_add(k, key, EP_FAIL, rule, cd, rt, xasprintf("%s: CUDA runtime "
 		    "%s is a newer major release than the driver supports "
 		    "(CUDA %s)", key, rt, cd));
 	else if (r[0] == d[0] && nr > 1 && r[1] > d[1])
-		add(k, key, EP_WARN, rule, cd, rt, xasprintf("%s: CUDA runtime "
+		ep_checks_add(k, key, EP_WARN, rule, cd, rt, xasprintf("%s: CUDA runtime "
 		    "%s is a newer minor release than the driver's CUDA %s: "
 		    "it runs under CUDA's minor-version compatibility, but "
 		    "cannot JIT-compile PTX newer than the driver", key, rt,
 		    cd));
 	else
-		add(k, key, EP_PASS, rule, cd, rt, xasprintf("%s: CUDA runtime "
+		ep_checks_add(k, key, EP_PASS, rule, cd, rt, xasprintf("%s: CUDA runtime "
 		    "%s within the driver's CUDA %s", key, rt, cd));
 }
 
@@ -190,26 +141,26 @@ lib_cudart(struct checks *k, const char *lib, const char *built,
 	size_t nb = ep_version_release(b, 2, built);
 
 	if (no_rt != NULL)
-		add(k, key, EP_SKIP, rule, built, rt, xasprintf("%s: %s", key,
+		ep_checks_add(k, key, EP_SKIP, rule, built, rt, xasprintf("%s: %s", key,
 		    no_rt));
 	else if (nb == 0)
-		add(k, key, EP_FAIL, rule, built, rt, xasprintf("%s: %s "
+		ep_checks_add(k, key, EP_FAIL, rule, built, rt, xasprintf("%s: %s "
 		    "reports cudart \"%s\", not a version", key, lib, built));
 	else if (b[0] != r[0])
-		add(k, key, EP_FAIL, rule, built, rt, xasprintf("%s: %s was "
+		ep_checks_add(k, key, EP_FAIL, rule, built, rt, xasprintf("%s: %s was "
 		    "built for CUDA %s, a different major release than the "
 		    "runtime %s", key, lib, built, rt));
 	else if (nb > 1 && b[1] > r[1]) {
 		free(key);
 		key = xasprintf("stack.cudart_minor.%s", lib);
-		add(k, key, EP_WARN, rule, built, rt, xasprintf("%s: %s was "
+		ep_checks_add(k, key, EP_WARN, rule, built, rt, xasprintf("%s: %s was "
 		    "built for CUDA %s, a newer minor release than the runtime "
 		    "%s it runs with: supported within CUDA %lu.x (NVIDIA's "
 		    "cuDNN support matrix lists such builds for every %lu.x "
 		    "toolkit), but not the pair NVIDIA tuned it for", key, lib,
 		    built, rt, r[0], r[0]));
 	} else
-		add(k, key, EP_PASS, rule, built, rt, xasprintf("%s: %s built "
+		ep_checks_add(k, key, EP_PASS, rule, built, rt, xasprintf("%s: %s built "
 		    "for CUDA %s runs on runtime %s", key, lib, built, rt));
 	free(key);
 }
@@ -242,7 +193,7 @@ check_cudnn_sublibs(struct checks *k)
 {
 	static const char *key = "stack.cudnn_sublibs", *rule =
 	    "check:cudnn-sublibs";
-	const char *ref = get(k, "lib.cudnn.version"), *fk;
+	const char *ref = ep_checks_get(k, "lib.cudnn.version"), *fk;
 	struct ep_strv bad = { 0 }, err = { 0 };
 	size_t n = 0, nchk = 0;
 	json_t *fv;
@@ -288,18 +239,18 @@ check_cudnn_sublibs(struct checks *k)
 		}
 		/* A status other than ok or mismatch: the check itself
 		 * could not answer, which no waiver should hide. */
-		add(k, key, bad.n > 0 ? EP_FAIL : EP_ERROR, rule, ref, list,
+		ep_checks_add(k, key, bad.n > 0 ? EP_FAIL : EP_ERROR, rule, ref, list,
 		    xasprintf("%s: cuDNN sub-libraries disagree with cuDNN "
 		    "%s: %s", key, ref ? ref : "?", list));
 		free(list);
 	} else if (ref == NULL && nchk == 0) {
-		char *why = no_fact(k, "lib.cudnn.version", "lib");
+		char *why = ep_checks_no_fact(k, "lib.cudnn.version", "lib");
 
-		add(k, key, EP_SKIP, rule, NULL, NULL, xasprintf("%s: %s", key,
+		ep_checks_add(k, key, EP_SKIP, rule, NULL, NULL, xasprintf("%s: %s", key,
 		    why));
 		free(why);
 	} else
-		add(k, key, EP_PASS, rule, ref, ref, xasprintf("%s: cuDNN %s: "
+		ep_checks_add(k, key, EP_PASS, rule, ref, ref, xasprintf("%s: cuDNN %s: "
 		    "%zu sub-library version%s the same, %zu version check%s "
 		    "ok", key, ref ? ref : "?", n, n == 1 ? "" : "s", nchk,
 		    nchk == 1 ? "" : "s"));
@@ -321,10 +272,10 @@ check_determinism(struct checks *k)
 	static const char *tf = "stack.determinism.tf_autotune",
 	    *cb = "stack.determinism.cublas_workspace",
 	    *rule = "check:determinism";
-	const char *ops = get(k, "env.TF_DETERMINISTIC_OPS"),
-	    *cudnn = get(k, "env.TF_CUDNN_DETERMINISTIC"),
-	    *tune = get(k, "env.TF_USE_CUDNN_AUTOTUNE"),
-	    *ws = get(k, "env.CUBLAS_WORKSPACE_CONFIG"), *which;
+	const char *ops = ep_checks_get(k, "env.TF_DETERMINISTIC_OPS"),
+	    *cudnn = ep_checks_get(k, "env.TF_CUDNN_DETERMINISTIC"),
+	    *tune = ep_checks_get(k, "env.TF_USE_CUDNN_AUTOTUNE"),
+	    *ws = ep_checks_get(k, "env.CUBLAS_WORKSPACE_CONFIG"), *which;
 	int i;
 
 	/* TF's determinism holds only with cuDNN autotuning off
@@ -332,22 +283,22 @@ check_determinism(struct checks *k)
 	which = env_true(ops) ? "TF_DETERMINISTIC_OPS" :
 	    env_true(cudnn) ? "TF_CUDNN_DETERMINISTIC" : NULL;
 	if (which == NULL)
-		add(k, tf, EP_SKIP, rule, NULL, tune, xasprintf("%s: "
+		ep_checks_add(k, tf, EP_SKIP, rule, NULL, tune, xasprintf("%s: "
 		    "TensorFlow determinism not asked for "
 		    "(TF_DETERMINISTIC_OPS and TF_CUDNN_DETERMINISTIC not set "
 		    "to 1)", tf));
 	else if (tune != NULL && strcmp(tune, "0") != 0 &&
 	    strcasecmp(tune, "false") != 0)
-		add(k, tf, EP_FAIL, rule, "unset", tune, xasprintf("%s: %s=1 "
+		ep_checks_add(k, tf, EP_FAIL, rule, "unset", tune, xasprintf("%s: %s=1 "
 		    "with TF_USE_CUDNN_AUTOTUNE=%s: autotuning picks cuDNN "
 		    "algorithms per run and defeats determinism; unset it",
 		    tf, which, tune));
 	else
-		add(k, tf, EP_PASS, rule, "unset", tune, xasprintf("%s: %s=1 "
+		ep_checks_add(k, tf, EP_PASS, rule, "unset", tune, xasprintf("%s: %s=1 "
 		    "and cuDNN autotuning off", tf, which));
 
 	if (ws == NULL) {
-		add(k, cb, EP_SKIP, rule, NULL, NULL, xasprintf("%s: "
+		ep_checks_add(k, cb, EP_SKIP, rule, NULL, NULL, xasprintf("%s: "
 		    "CUBLAS_WORKSPACE_CONFIG not set (cuBLAS is deterministic "
 		    "without it on a single stream)", cb));
 		return;
@@ -356,11 +307,11 @@ check_determinism(struct checks *k)
 		if (strcmp(ws, cublas_workspace_ok[i]) == 0)
 			break;
 	if (cublas_workspace_ok[i] != NULL)
-		add(k, cb, EP_PASS, rule, ":4096:8 or :16:8", ws, xasprintf(
+		ep_checks_add(k, cb, EP_PASS, rule, ":4096:8 or :16:8", ws, xasprintf(
 		    "%s: CUBLAS_WORKSPACE_CONFIG=%s, as cuBLAS documents for "
 		    "deterministic results", cb, ws));
 	else
-		add(k, cb, EP_FAIL, rule, ":4096:8 or :16:8", ws, xasprintf(
+		ep_checks_add(k, cb, EP_FAIL, rule, ":4096:8 or :16:8", ws, xasprintf(
 		    "%s: CUBLAS_WORKSPACE_CONFIG=%s is not one of the values "
 		    "cuBLAS documents as deterministic (:4096:8, :16:8)", cb,
 		    ws));
@@ -371,7 +322,7 @@ ep_checks_run(struct ep_results *out, const struct ep_manifest *current,
     const struct ep_policy *policy, time_t now)
 {
 	struct checks k = { out, current, policy };
-	const char *rt = get(&k, "lib.cudart.version");
+	const char *rt = ep_checks_get(&k, "lib.cudart.version");
 	unsigned long r[2] = { 0, 0 };
 	size_t from = out->n, nr = 0;
 	char *no_rt = NULL;
@@ -380,7 +331,7 @@ ep_checks_run(struct ep_results *out, const struct ep_manifest *current,
 	/* Without a usable runtime version the cudart checks cannot
 	 * apply: a skip, or an error when the capture holds garbage. */
 	if (rt == NULL)
-		no_rt = no_fact(&k, "lib.cudart.version", "lib");
+		no_rt = ep_checks_no_fact(&k, "lib.cudart.version", "lib");
 	else if ((nr = ep_version_release(r, 2, rt)) == 0)
 		no_rt = xasprintf("lib.cudart.version \"%s\" is not a "
 		    "version", rt);
@@ -389,14 +340,15 @@ ep_checks_run(struct ep_results *out, const struct ep_manifest *current,
 		check_cuda_driver(&k, rt, r, nr);
 	} else {
 		st = rt == NULL ? EP_SKIP : EP_ERROR;
-		add(&k, "stack.driver_min", st, "check:driver-min", NULL, rt,
+		ep_checks_add(&k, "stack.driver_min", st, "check:driver-min", NULL, rt,
 		    xasprintf("stack.driver_min: %s", no_rt));
-		add(&k, "stack.cuda_driver", st, "check:cuda-driver", NULL, rt,
+		ep_checks_add(&k, "stack.cuda_driver", st, "check:cuda-driver", NULL, rt,
 		    xasprintf("stack.cuda_driver: %s", no_rt));
 	}
 	check_lib_cudart(&k, rt, r, no_rt);
 	free(no_rt);
 	check_cudnn_sublibs(&k);
 	check_determinism(&k);
+	ep_checks_framework(&k);
 	ep_results_waive(out, from, policy, now);
 }
