@@ -253,3 +253,23 @@ setup_store() {
 	cap sp
 	[ "$(fact m.json python.pkg.torch)" = 2.11.0+cu130 ]
 }
+
+@test "frameworks: a golden blessed before framework facts sees them as new keys, or skips them by policy" {
+	mkdir sp
+	dist sp absl-py 2.1.0
+	cap sp
+	setup_store
+	torch sp 2.11.0+cu130 13.0 9.13.0
+	check sp
+	[ "$status" -eq 1 ]
+	[ "$(jq -r '.results[] | select(.key == "framework.torch.cuda") | "\(.status) \(.expected) \(.actual)"' r.json)" = "fail null 13.0" ]
+	git clone -q store.git wt
+	mkdir -p wt/default
+	echo '{"schema": "envparity/policy@1", "rules": [{"key": "framework.*", "rule": "exact", "missing": "skip"}, {"key": "python.pkg.torch", "rule": "exact", "missing": "skip"}]}' > wt/default/policy.json
+	git -C wt add default/policy.json
+	git -C wt -c user.name=t -c user.email=t@x commit -qm policy
+	git -C wt push -q origin HEAD
+	check sp
+	[ "$status" -eq 0 ]
+	[ "$(result r.json framework.torch.cuda)" = skip ]
+}
