@@ -189,8 +189,9 @@ torch(struct ep_collect *c, const char *dir)
 static int
 jax(struct ep_collect *c, const char *dir)
 {
-	static const char *const plugins[][2] = {
-		{ "jax-cuda13-plugin", "13" }, { "jax-cuda12-plugin", "12" } };
+	static const char *const plugins[][3] = {
+		{ "jax-cuda13-plugin", "13", "jax-cuda13-pjrt" },
+		{ "jax-cuda12-plugin", "12", "jax-cuda12-pjrt" } };
 	const char *v;
 	char *text, *rel;
 	size_t len;
@@ -214,6 +215,8 @@ jax(struct ep_collect *c, const char *dir)
 			ep_manifest_set(c->m, "framework.jax.cuda",
 			    plugins[i][1]);
 			ep_manifest_set(c->m, "framework.jax.plugin", v);
+			if ((v = pkg(c, plugins[i][2])) != NULL)
+				ep_manifest_set(c->m, "framework.jax.pjrt", v);
 			pins(c, "jax", dir, plugins[i][0], "with-cuda");
 			break;
 		}

@@ -182,6 +182,8 @@ setup_store() {
 	cap sp
 	[ "$(fact m.json framework.jax.cuda)" = 13 ]
 	[ "$(fact m.json framework.jax.jaxlib)" = 0.8.3 ]
+	[ "$(fact m.json framework.jax.plugin)" = 0.8.3 ]
+	[ "$(fact m.json framework.jax.pjrt)" = 0.8.3 ]
 	[ "$(fact m.json framework.jax.requires.nvidia-cudnn-cu13)" = ">=9.15.0,<10.0" ]
 	setup_store
 	check sp
