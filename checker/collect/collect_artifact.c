@@ -343,6 +343,8 @@ walk_dir(struct walk *w, const char *path, const char *name,
 		goto done;
 	}
 	closedir(d);
+	/* The first entry refused is the same on every file system. */
+	ep_strv_sort(&ents);
 
 	if (w->nup == w->capup) {
 		w->capup = w->capup ? 2 * w->capup : 16;
