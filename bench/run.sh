@@ -21,6 +21,10 @@
 #       about 55 ms a node with jq 1.6, so it runs on a 200-node fleet of
 #       the same shape beside envparity on the same 200; the ratio is per
 #       node, and both must name the same odd nodes.
+#   (h) `--artifact DIR` on a generated 2 GB model directory of 10,000
+#       files, cold (--no-cache, less the same capture without it) and
+#       warm, against the README's coreutils line (find | sort -z | xargs
+#       sha256sum | sha256sum); both must give the same digest.
 #
 # The bench is not a test: it reports, and fails only when it cannot run
 # at all.  Timing: hyperfine when installed, else a loop of `date +%s%N`;
@@ -337,4 +341,83 @@ else
 	    "$(bench_ratio "$jqt" "$fl200")" \
 	    "$(cmp -s "$work/jq200.found" "$work/ep200.found" && echo the same || echo a DIFFERENT)" \
 	    "$(jq --version)"
+fi
+
+# --- (h) a model directory: --artifact --------------------------------------
+# 10,000 files of 200,000 bytes (2 GB) in 100 folders, made from AES-CTR
+# of zeros under a fixed key: the same bytes on every run, at the speed
+# of the disk, and nothing kept in the repository.
+echo
+ART_FILES=${BENCH_ART_FILES:-10000}
+ART_SIZE=${BENCH_ART_SIZE:-200000}
+art=$work/model
+if ! command -v split >/dev/null 2>&1; then
+	echo "(h) artifact: split (coreutils) missing; skipped"
+elif ! openssl enc -aes-128-ctr -K 656e7670617269747962656e63680000 \
+    -iv 0 -in /dev/zero 2>/dev/null | head -c $((ART_FILES * ART_SIZE)) |
+    (mkdir -p "$art" && cd "$art" &&
+    split -b "$ART_SIZE" -a 5 -d - shard-); then
+	echo "(h) artifact: could not generate the model directory; skipped"
+else
+	# Into folders of 100, as a sharded checkpoint lays itself out.
+	(cd "$art" && for ((d = 0; d < (ART_FILES + 99) / 100; d++)); do
+		mkdir -p "$(printf 'part-%03d' "$d")"
+		mv $(printf "shard-%03d?? " "$d") "$(printf 'part-%03d' "$d")/"
+	done) 2>/dev/null
+	art_bytes=$(find "$art" -type f -printf '%s\n' | awk '{ s += $1 } END { print s }')
+	art_n=$(find "$art" -type f | wc -l)
+	base="$(printf %q "$EP") capture -q --no-discover"
+	base+=" --site-packages $(printf %q "$work/empty")"
+	with="$base --artifact $(printf %q "$art")"
+	line="(cd $(printf %q "$art") && find -L . -type f -print0 |"
+	line+=" LC_ALL=C sort -z | xargs -0r sha256sum) | sha256sum"
+
+	art_limit=$(bench_sha256_limit "$art_bytes")
+	art_base=$(bench_time "$RUNS" "$base --no-cache >/dev/null")
+	art_cold=$(bench_time "$RUNS" "$with --no-cache >/dev/null")
+	eval "$with" >/dev/null 2>&1		# fill the cache
+	art_warm=$(bench_time "$RUNS" "$with >/dev/null")
+	art_line=$(bench_time 3 "$line >/dev/null")
+	# The artifact's own cost, cold: the capture less the same one
+	# without it (which hashes the CUDA libraries and loads them).
+	read -r bm bb <<<"$art_base"
+	read -r cm cb <<<"$art_cold"
+	art_only=$(awk -v a="$cm" -v b="$bm" -v c="$cb" -v d="$bb" 'BEGIN {
+	    x = a - b; y = c - d; if (x < 0) x = 0; if (y < 0) y = 0
+	    printf "%.6f %.6f\n", x, y }')
+
+	eval "$with -o $(printf %q "$work/h.json")" >/dev/null 2>&1
+	key="artifact.$art.sha256"
+	got=$(jq -r --arg k "$key" '.facts[$k] // empty' "$work/h.json" \
+	    2>/dev/null)
+	want=$(eval "$line" | cut -d' ' -f1)
+	warm_bytes=$(jq -r '.meta.hashing.bytes_hashed' "$work/h.json" \
+	    2>/dev/null)
+	[ -n "$got" ] && [ "$got" = "$want" ] &&
+	    agree="equal to the coreutils line's" ||
+	    agree="DIFFERS from the coreutils line's ($got, $want)"
+
+	printf '(h) --artifact on a %s directory of %d files in %d folders, page cache warm\n' \
+	    "$(bench_size "$art_bytes")" "$art_n" $(((ART_FILES + 99) / 100))
+	bench_row_head "vs line"
+	[ -n "$art_limit" ] && bench_row \
+	    "two-core limit (openssl speed -multi 2)" \
+	    "$art_limit $art_limit" "$art_bytes" "${art_line%% *}"
+	bench_row "envparity: the artifact alone, cold" \
+	    "$art_only" "$art_bytes" "${art_line%% *}"
+	bench_row "  capture --no-cache, no --artifact" "$art_base" "" \
+	    "${art_line%% *}"
+	bench_row "  capture --no-cache --artifact DIR" "$art_cold" "" \
+	    "${art_line%% *}"
+	bench_row "envparity capture --artifact DIR (warm)" "$art_warm" "" \
+	    "${art_line%% *}"
+	bench_row "the coreutils line (README)" \
+	    "$art_line" "$art_bytes" "${art_line%% *}"
+	printf '    the artifact alone is the --no-cache capture less the one without it\n'
+	printf '    envparity: %sx faster than the line cold, %sx warm (whole capture);\n' \
+	    "$(bench_ratio "$art_line" "$art_only")" \
+	    "$(bench_ratio "$art_line" "$art_warm")"
+	printf '    digest %s; a warm run read %s bytes; %s\n' "$agree" \
+	    "${warm_bytes:-?}" "$(sha256sum --version | head -1)"
+	rm -rf "$art"
 fi

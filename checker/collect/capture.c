@@ -20,6 +20,7 @@ ep_capture_opts_clear(struct ep_capture_opts *o)
 	ep_strv_clear(&o->lockfiles);
 	ep_strv_clear(&o->lib_paths);
 	ep_strv_clear(&o->images);
+	ep_strv_clear(&o->artifacts);
 	ep_imgopt_clear(&o->img);
 }
 
@@ -54,6 +55,9 @@ ep_capture_opt(struct ep_capture_opts *o, int c, const char *arg)
 	case EP_OPT_NODE:
 		o->node = arg;
 		return 1;
+	case EP_OPT_ARTIFACT:
+		ep_strv_push(&o->artifacts, arg);
+		return 1;
 	}
 	return 0;
 }
@@ -72,6 +76,8 @@ hash_queued(struct ep_collect *c, struct ep_err *err)
 	rc = ep_hash_files(jobs, n, c->cache, 0, &st, err);
 	if (rc == 0) {
 		for (size_t i = 0; i < n; i++) {
+			if (c->hash_keys.v[i][0] == '\0')
+				continue;	/* an artifact's part */
 			if (jobs[i].error != NULL)
 				ep_manifest_warn(c->m, "%s", jobs[i].error);
 			else
@@ -85,6 +91,7 @@ hash_queued(struct ep_collect *c, struct ep_err *err)
 		json_object_set_new(h, "bytes_hashed",
 		    json_integer((json_int_t)st.bytes));
 		json_object_set_new(c->m->meta, "hashing", h);
+		rc = ep_collect_artifacts_finish(c, jobs, err);
 	}
 	ep_hash_jobs_clear(jobs, n);
 	free(jobs);
@@ -147,6 +154,7 @@ ep_capture(struct ep_manifest **out, const struct ep_capture_opts *o,
 	    struct ep_err *) = {
 		ep_collect_image,	/* first: a registry that fails
 					   fails the capture early */
+		ep_collect_artifacts,	/* a missing one too */
 		ep_collect_os,
 		ep_collect_env,
 		ep_collect_conda,
@@ -198,6 +206,7 @@ done:
 	ep_strv_clear(&c.site_dirs);
 	ep_strv_clear(&c.hash_keys);
 	ep_strv_clear(&c.hash_paths);
+	ep_collect_artifacts_clear(&c);
 	free(dir);
 	free(path);
 	free(why);

@@ -22,6 +22,7 @@ enum {
 	EP_OPT_NO_CACHE,
 	EP_OPT_IMAGE,
 	EP_OPT_NODE,
+	EP_OPT_ARTIFACT,
 	EP_OPT_CAPTURE_LAST,
 };
 #define EP_CAPTURE_LONGOPTS						\
@@ -33,7 +34,8 @@ enum {
 	{ "lib-path", required_argument, NULL, EP_OPT_LIB_PATH },	\
 	{ "no-cache", no_argument, NULL, EP_OPT_NO_CACHE },		\
 	{ "image", required_argument, NULL, EP_OPT_IMAGE },		\
-	{ "node", required_argument, NULL, EP_OPT_NODE }
+	{ "node", required_argument, NULL, EP_OPT_NODE },		\
+	{ "artifact", required_argument, NULL, EP_OPT_ARTIFACT }
 
 /* The help text for those options. */
 #define EP_CAPTURE_HELP							\
@@ -52,7 +54,11 @@ enum {
 "                       options\n"						\
 "  --node NAME          the node name meta.node records, by which `fleet`\n" \
 "                       tells nodes apart (default: $SLURMD_NODENAME, else\n" \
-"                       the host name; host names can repeat in a cluster)\n"
+"                       the host name; host names can repeat in a cluster)\n" \
+"  --artifact PATH      record the SHA-256 of a model file or directory\n" \
+"                       (SavedModel, TorchScript, ONNX, models.config,\n" \
+"                       batching parameters) as artifact.PATH.sha256 and\n" \
+"                       its file count as artifact.PATH.files (repeatable)\n"
 
 /* Apply one collector option (c is a getopt_long code).  Returns 1 if c
  * was a collector option, 0 if not. */

@@ -11,3 +11,11 @@ ep_collect_hash_later(struct ep_collect *c, const char *key, const char *path)
 	ep_strv_push(&c->hash_keys, key);
 	ep_strv_push(&c->hash_paths, path);
 }
+
+size_t
+ep_collect_hash_part(struct ep_collect *c, const char *path)
+{
+	ep_strv_push(&c->hash_keys, "");
+	ep_strv_push(&c->hash_paths, path);
+	return c->hash_paths.n - 1;
+}

@@ -18,6 +18,7 @@
 #define EP_COLLECT_H
 
 #include "cache.h"
+#include "hash.h"
 #include "image.h"
 #include "manifest.h"
 #include "util.h"
@@ -32,6 +33,7 @@ struct ep_capture_opts {
 	struct ep_strv lib_paths;	/* --lib-path DIR (repeatable) */
 	int no_cache;			/* --no-cache */
 	struct ep_strv images;		/* --image REF (repeatable) */
+	struct ep_strv artifacts;	/* --artifact PATH (repeatable) */
 	const char *node;		/* --node NAME, or NULL: the node name
 					   meta.node records (ep_capture_node) */
 	struct ep_imgopt img;		/* the registry options; set up with
@@ -42,6 +44,8 @@ struct ep_capture_opts {
 /* Frees the vectors and img's; o itself is the caller's. */
 void ep_capture_opts_clear(struct ep_capture_opts *o);
 
+struct ep_artifact;		/* collect_artifact.c */
+
 struct ep_collect {
 	const struct ep_capture_opts *opts;
 	struct ep_manifest *m;
@@ -51,15 +55,26 @@ struct ep_collect {
 	 * order; the CUDA stack collector looks in their nvidia/<x>/lib. */
 	struct ep_strv site_dirs;
 
-	/* Queued by ep_collect_hash_later(): fact key and file path. */
+	/* Queued by ep_collect_hash_later(): fact key and file path; by
+	 * ep_collect_hash_part(): "" and the path. */
 	struct ep_strv hash_keys;
 	struct ep_strv hash_paths;
+
+	/* The --artifact files and directories, each a run of parts in the
+	 * queue that ep_collect_artifacts_finish makes one digest of. */
+	struct ep_artifact **artifacts;
+	size_t nartifacts;
 };
 
 /* Queue path to be hashed; its SHA-256 becomes the fact key (or, if the
  * file cannot be read, a warning naming it). */
 void ep_collect_hash_later(struct ep_collect *c, const char *key,
     const char *path);
+
+/* Queue path to be hashed as part of a whole (an artifact): no fact of
+ * its own, and no warning; whoever queued it reads jobs[index] once the
+ * queue is hashed.  Returns that index. */
+size_t ep_collect_hash_part(struct ep_collect *c, const char *path);
 
 int ep_collect_os(struct ep_collect *c, struct ep_err *err);	/* os, libc, cpu */
 int ep_collect_env(struct ep_collect *c, struct ep_err *err);	/* env.<VAR> */
@@ -69,6 +84,15 @@ int ep_collect_lockfiles(struct ep_collect *c, struct ep_err *err); /* lockfile 
 int ep_collect_cudastack(struct ep_collect *c, struct ep_err *err); /* gpu, lib */
 int ep_collect_framework(struct ep_collect *c, struct ep_err *err); /* framework */
 int ep_collect_image(struct ep_collect *c, struct ep_err *err); /* image */
+int ep_collect_artifacts(struct ep_collect *c, struct ep_err *err); /* artifact */
+
+/* Once the queue is hashed (jobs[i] for its entry i):
+ * artifact.<key>.sha256 and artifact.<key>.files for each artifact.  A
+ * part that could not be hashed is EP_E_INPUT naming the artifact and the
+ * file: no digest of part of an artifact is recorded. */
+int ep_collect_artifacts_finish(struct ep_collect *c,
+    const struct ep_hash_job *jobs, struct ep_err *err);
+void ep_collect_artifacts_clear(struct ep_collect *c);
 
 /* The environment variables env.<VAR> may record (sorted, NULL-ended). */
 extern const char *const ep_env_allowlist[];
@@ -82,5 +106,18 @@ char *ep_os_release_value(const char *text, const char *key);
 /* The numerics-relevant flags among a /proc/cpuinfo "flags" (or
  * "Features") value, sorted, space-separated; a new string. */
 char *ep_cpu_isa_filter(const char *flags);
+
+/* The <key> of artifact.<key>.*: path as given, with empty and "."
+ * components and a trailing slash dropped ("." if nothing is left; ".."
+ * kept), then every byte but printable ASCII, and '%', written %XX
+ * (upper case).  A new string. */
+char *ep_artifact_key(const char *path);
+
+/* A directory artifact's digest: SHA-256 of the lines `sha256sum` writes
+ * for the n files names[i] ("./REL", sorted by bytes) whose digests are
+ * hexes[i], escaped as GNU coreutils 9 escapes a name with '\\', '\n'
+ * or '\r'.  n 0 is the digest of no bytes. */
+void ep_artifact_digest(char out[EP_SHA256_HEX], const char *const *names,
+    const char *const *hexes, size_t n);
 
 #endif

@@ -26,7 +26,10 @@
  *   gpu.driver.version  exact: a driver change changes kernels and
  *                         numerics; a version range is a policy choice.
  *   *             exact, missing fail: anything else (os, libc, cpu,
- *                         python, gpu, probe) must stay as blessed.
+ *                         python, gpu, probe) must stay as blessed.  So
+ *                         are artifact.* (a model's digest and file
+ *                         count): no rule of their own, since the
+ *                         catch-all already says exact, missing fail.
  */
 #include <ctype.h>
 #include <stdlib.h>
