@@ -73,7 +73,7 @@ open_local(struct ep_store *s, const struct ep_store_opts *o,
 			    : strerror(errno));
 		/* The default store is made by the first bless; before
 		 * that it is an empty store, not an error. */
-		if (ep_store_set_branch(s, o->ref ? o->ref : DEFAULT_BRANCH,
+		if (ep_store_set_ref(s, o->ref ? o->ref : DEFAULT_BRANCH,
 		    err) < 0)
 			return -1;
 		if (!o->create)
@@ -84,8 +84,12 @@ open_local(struct ep_store *s, const struct ep_store_opts *o,
 	    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
 		return ep_store_git_err(err, EP_E_IO, s,
 		    "not a git repository");
-	return o->ref ? ep_store_set_branch(s, o->ref, err) :
-	    head_branch(s, err);
+	if (o->ref == NULL)
+		return head_branch(s, err);
+	if (ep_store_set_ref(s, o->ref, err) < 0)
+		return -1;
+	(void)ep_store_prefer_tag(s, s->repo);
+	return 0;
 }
 
 int

@@ -311,6 +311,13 @@ ep_store_bless(char commit_out[41], struct ep_store *s,
 	size_t mlen;
 
 	commit_out[0] = '\0';
+	/* A golden is reviewed on a branch; a tag or a commit names what
+	 * was reviewed, and never moves. */
+	if (s->pinned != EP_PIN_BRANCH)
+		return ep_err_set(err, EP_E_INPUT, "store %s: --ref %s is a "
+		    "%s, which is read-only: bless to a branch, then tag the "
+		    "reviewed commit", s->display, s->branch, s->pinned ==
+		    EP_PIN_TAG ? "tag" : "commit");
 	msg = xasprintf("%s/manifest.json", profile);
 	r = ep_profile_check(profile, err) < 0 ||
 	    ep_store_check_size(strlen(manifest), msg, err) < 0;

@@ -61,6 +61,88 @@ ep_store_git_err(struct ep_err *err, int kind, struct ep_store *s,
 	return -1;
 }
 
+static int
+is_commit_id(const char *ref)
+{
+	size_t n = strlen(ref);
+
+	if (n != GIT_OID_HEXSZ)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((ref[i] >= '0' && ref[i] <= '9') ||
+		    (ref[i] >= 'a' && ref[i] <= 'f') ||
+		    (ref[i] >= 'A' && ref[i] <= 'F')))
+			return 0;
+	return 1;
+}
+
+int
+ep_store_set_ref(struct ep_store *s, const char *ref, struct ep_err *err)
+{
+	int valid = 0;
+	char *full, *lower;
+
+	if (is_commit_id(ref)) {
+		lower = xstrdup(ref);
+		for (char *p = lower; *p != '\0'; p++)
+			if (*p >= 'A' && *p <= 'F')
+				*p = (char)(*p - 'A' + 'a');
+		if (git_oid_fromstr(&s->pin, lower) < 0) {
+			free(lower);
+			return ep_err_set(err, EP_E_INPUT, "--ref %s: not a "
+			    "commit id", ref);
+		}
+		free(s->branch);
+		free(s->refname);
+		s->branch = lower;
+		s->refname = xasprintf("refs/envparity/pin/%s", lower);
+		s->pinned = EP_PIN_COMMIT;
+		return 0;
+	}
+	if (ep_startswith(ref, "refs/tags/") || ep_startswith(ref, "tags/")) {
+		ref = strchr(ref, '/') + 1;
+		if (ep_startswith(ref, "tags/"))
+			ref += strlen("tags/");
+		full = xasprintf("refs/tags/%s", ref);
+		if (ref[0] == '\0' || git_reference_name_is_valid(&valid,
+		    full) < 0 || !valid) {
+			free(full);
+			return ep_err_set(err, EP_E_INPUT, "--ref '%s': not a "
+			    "valid tag name", ref);
+		}
+		free(s->branch);
+		free(s->refname);
+		s->branch = xstrdup(ref);
+		s->refname = full;
+		s->pinned = EP_PIN_TAG;
+		return 0;
+	}
+	return ep_store_set_branch(s, ref, err);
+}
+
+int
+ep_store_prefer_tag(struct ep_store *s, git_repository *repo)
+{
+	char *tag;
+	git_oid id;
+
+	if (s->pinned != EP_PIN_BRANCH || repo == NULL ||
+	    git_reference_name_to_id(&id, repo, s->refname) == 0) {
+		git_error_clear();
+		return 0;
+	}
+	tag = xasprintf("refs/tags/%s", s->branch);
+	if (git_reference_name_to_id(&id, repo, tag) != 0) {
+		git_error_clear();
+		free(tag);
+		return 0;
+	}
+	free(s->refname);
+	s->refname = tag;
+	s->pinned = EP_PIN_TAG;
+	return 1;
+}
+
 /* The branch named by ref ("main" or "refs/heads/main"); EP_E_INPUT if it
  * cannot be one. */
 int
@@ -72,8 +154,8 @@ ep_store_set_branch(struct ep_store *s, const char *ref, struct ep_err *err)
 	if (ep_startswith(ref, "refs/heads/"))
 		ref += strlen("refs/heads/");
 	else if (ep_startswith(ref, "refs/"))
-		return ep_err_set(err, EP_E_INPUT, "--ref %s: give a branch "
-		    "name", ref);
+		return ep_err_set(err, EP_E_INPUT, "--ref %s: give a branch, "
+		    "a tag (refs/tags/NAME) or a full commit id", ref);
 	full = xasprintf("refs/heads/%s", ref);
 	if (ref[0] == '\0' || git_reference_name_is_valid(&valid, full) < 0 ||
 	    !valid) {
@@ -85,6 +167,7 @@ ep_store_set_branch(struct ep_store *s, const char *ref, struct ep_err *err)
 	free(s->refname);
 	s->branch = xstrdup(ref);
 	s->refname = full;
+	s->pinned = EP_PIN_BRANCH;
 	return 0;
 }
 
@@ -140,12 +223,50 @@ int
 ep_store_tip(git_oid *id, git_repository *repo, const char *refname,
     struct ep_store *s, struct ep_err *err)
 {
-	int e;
+	git_object *o = NULL, *c = NULL;
+	git_odb *odb = NULL;
+	int e, have;
 
 	if (repo == NULL)
-		return 1;
-	if ((e = git_reference_name_to_id(id, repo, refname)) == 0)
+		return s->pinned == EP_PIN_BRANCH ? 1 : ep_err_set(err,
+		    EP_E_INPUT, "store %s: --ref %s: no such %s (the store is "
+		    "empty)", s->display, s->branch, s->pinned == EP_PIN_TAG ?
+		    "tag" : "commit");
+	if (s->pinned == EP_PIN_COMMIT && strcmp(refname, s->refname) == 0) {
+		if (git_repository_odb(&odb, repo) < 0)
+			return ep_store_git_err(err, EP_E_IO, s, "cannot read");
+		have = git_odb_exists(odb, &s->pin);
+		git_odb_free(odb);
+		if (!have || git_object_lookup(&o, repo, &s->pin,
+		    GIT_OBJECT_COMMIT) < 0) {
+			git_error_clear();
+			return ep_err_set(err, EP_E_INPUT, "store %s: --ref %s: "
+			    "no such commit in the store", s->display,
+			    s->branch);
+		}
+		git_object_free(o);
+		git_oid_cpy(id, &s->pin);
 		return 0;
+	}
+	if ((e = git_reference_name_to_id(id, repo, refname)) == 0) {
+		if (!ep_startswith(refname, "refs/tags/"))
+			return 0;
+		/* An annotated tag names a tag object: its commit. */
+		if (git_object_lookup(&o, repo, id, GIT_OBJECT_ANY) < 0 ||
+		    git_object_peel(&c, o, GIT_OBJECT_COMMIT) < 0) {
+			git_object_free(o);
+			return ep_store_git_err(err, EP_E_INPUT, s, refname);
+		}
+		git_oid_cpy(id, git_object_id(c));
+		git_object_free(c);
+		git_object_free(o);
+		return 0;
+	}
+	if (e == GIT_ENOTFOUND && s->pinned == EP_PIN_TAG) {
+		git_error_clear();
+		return ep_err_set(err, EP_E_INPUT, "store %s: --ref %s: no such "
+		    "tag", s->display, s->branch);
+	}
 	if (e == GIT_ENOTFOUND)
 		return 1;
 	return ep_store_git_err(err, EP_E_IO, s, refname);

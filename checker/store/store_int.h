@@ -24,6 +24,14 @@ enum ep_store_kind {
 				   fetch and push */
 };
 
+/* What --ref names.  A name that is no branch but a tag of the store is
+ * taken as the tag (found when the store is read). */
+enum ep_store_pin {
+	EP_PIN_BRANCH,
+	EP_PIN_TAG,		/* refs/tags/<name>; annotated tags peeled */
+	EP_PIN_COMMIT,		/* a full 40-hex commit id */
+};
+
 struct ep_store {
 	int kind;		/* enum ep_store_kind */
 	git_repository *repo;	/* what is read: the repository, or the
@@ -34,8 +42,14 @@ struct ep_store {
 				   never shown); NULL for a local path */
 	char *path;		/* local path, or the cache clone's path */
 	char *direct;		/* file://: the repository's path */
-	char *branch;		/* "main" */
-	char *refname;		/* "refs/heads/main" */
+	char *branch;		/* "main"; for --ref of a tag or a commit,
+				   the tag's name or the commit's id */
+	char *refname;		/* "refs/heads/main", "refs/tags/v1", or
+				   for a commit refs/envparity/pin/<id>
+				   (never created: the id is read) */
+	int pinned;		/* enum ep_store_pin: a tag or a commit is
+				   read, never blessed to */
+	git_oid pin;		/* EP_PIN_COMMIT: the commit */
 	int is_default;		/* .envparity/store, created on bless */
 	struct ep_strv secrets;	/* strings scrubbed from every message */
 	int lockfd;		/* the cache's lock while held, else -1 */
@@ -108,8 +122,10 @@ int ep_store_parse_spec(struct ep_store *s, const char *spec,
 
 /* store.c, store_read.c */
 
-/* The ref's commit in repo: 0 and *id, or 1 when the ref (or the
- * repository) is absent; -1 on error. */
+/* The ref's commit in repo: 0 and *id, or 1 when the branch (or the
+ * repository) is absent; -1 on error.  A tag is peeled to its commit; a
+ * pinned commit (s->pinned) is read by its id.  A tag or commit that is
+ * not there is an error (EP_E_INPUT) naming it, never "no golden". */
 int ep_store_tip(git_oid *id, git_repository *repo, const char *refname,
     struct ep_store *s, struct ep_err *err);
 
@@ -120,6 +136,16 @@ int ep_store_entry(git_oid *id, git_repository *repo, const git_oid *commit,
 
 /* Set s->branch and s->refname from "main" or "refs/heads/main";
  * EP_E_INPUT if that cannot be a branch. */
+/* What --ref names: a full commit id, a tag (refs/tags/NAME or
+ * tags/NAME), else a branch (ep_store_set_branch).  EP_E_INPUT for a
+ * name that can be none of them. */
+int ep_store_set_ref(struct ep_store *s, const char *ref,
+    struct ep_err *err);
+
+/* A branch name that repo has no such branch of but a tag: s becomes
+ * the tag (read-only).  1 when it did. */
+int ep_store_prefer_tag(struct ep_store *s, git_repository *repo);
+
 int ep_store_set_branch(struct ep_store *s, const char *ref,
     struct ep_err *err);
 

@@ -188,7 +188,8 @@ ep_store_read(char **manifest, char **policy, struct ep_store_info *info,
 	if ((rc = ep_store_tip(&tip, s->repo, s->refname, s, err)) != 0)
 		return rc < 0 ? -1 : 0;
 	git_oid_tostr(info->commit, sizeof info->commit, &tip);
-	if (s->kind != EP_STORE_LOCAL) {
+	/* A tag or a commit is what it is: no history to have rewritten. */
+	if (s->kind != EP_STORE_LOCAL && s->pinned == EP_PIN_BRANCH) {
 		rc = ep_store_lock(s, err) < 0 ? -1 :
 		    ep_store_history_take(info->rewritten, s, &tip, err);
 		ep_store_unlock(s);

@@ -206,6 +206,50 @@ have_object(git_repository *repo, const git_oid *id)
 	return yes;
 }
 
+/* Whether the remote advertises refs/tags/name. */
+static int
+remote_has_tag(git_remote *r, const char *name)
+{
+	const git_remote_head **heads;
+	char *want = xasprintf("refs/tags/%s", name);
+	size_t n;
+	int yes = 0;
+
+	if (git_remote_ls(&heads, &n, r) == 0)
+		for (size_t i = 0; i < n && !yes; i++)
+			yes = strcmp(heads[i]->name, want) == 0;
+	git_error_clear();
+	free(want);
+	return yes;
+}
+
+/* A pinned commit: fetched with every branch and tag when the cache does
+ * not have it (servers need not serve a commit by id), then looked for. */
+static int
+fetch_commit(struct ep_store *s, git_remote *r, git_remote_callbacks *cb,
+    struct ep_err *err)
+{
+	char *all[] = { "+refs/heads/*:refs/envparity/all/heads/*",
+	    "+refs/tags/*:refs/envparity/all/tags/*" };
+	git_strarray specs = { all, 2 };
+	git_fetch_options fo;
+
+	if (have_object(s->repo, &s->pin))
+		return 0;
+	git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
+	fo.callbacks = *cb;
+	fo.proxy_opts.type = GIT_PROXY_AUTO;
+	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+	fo.update_fetchhead = 0;
+	if (git_remote_download(r, &specs, &fo) < 0)
+		return ep_store_git_err(err, EP_E_IO, s, "cannot fetch");
+	if (!have_object(s->repo, &s->pin))
+		return ep_err_set(err, EP_E_INPUT, "store %s: --ref %s: no such "
+		    "commit in the store (no branch or tag holds it)",
+		    s->display, s->branch);
+	return 0;
+}
+
 /* Fetch s->branch (resolving it from the remote's HEAD first when
  * resolve is set) into the cache and point the cache's ref at it. */
 static int
@@ -236,11 +280,28 @@ fetch(struct ep_store *s, int resolve, struct ep_err *err)
 		if (e < 0)
 			goto done;
 	}
+	if (s->pinned == EP_PIN_COMMIT) {
+		rc = fetch_commit(s, r, &cb, err);
+		goto done;
+	}
+	/* A name that is no branch of the remote but a tag: the tag. */
+	if (s->pinned == EP_PIN_BRANCH && (e = remote_value(&want, r, s,
+	    err)) == 1 && remote_has_tag(r, s->branch)) {
+		free(s->refname);
+		s->refname = xasprintf("refs/tags/%s", s->branch);
+		s->pinned = EP_PIN_TAG;
+	}
 	/* What the cache saw last, to tell a rewritten branch. */
-	if ((had = ep_store_tip(&seen, s->repo, s->refname, s, err)) < 0 ||
+	if ((had = s->pinned != EP_PIN_BRANCH ? 1 : ep_store_tip(&seen,
+	    s->repo, s->refname, s, err)) < 0 ||
 	    (e = remote_value(&want, r, s, err)) < 0)
 		goto done;
-	had = had == 0;
+	had = had == 0 && s->pinned == EP_PIN_BRANCH;
+	if (e == 1 && s->pinned == EP_PIN_TAG) {
+		ep_err_set(err, EP_E_INPUT, "store %s: --ref %s: no such tag",
+		    s->display, s->branch);
+		goto done;
+	}
 	if (e == 1) {
 		/* Gone (or never there): so is our copy. */
 		if (had && ep_store_history_note(s, &seen, NULL, err) < 0)
@@ -338,7 +399,7 @@ ep_store_remote_open(struct ep_store *s, const char *ref,
 	if ((dir = ep_cache_dir()) == NULL)
 		return ep_err_set(err, EP_E_IO, "store %s: no cache "
 		    "directory (set XDG_CACHE_HOME or HOME)", s->display);
-	if ((ref != NULL && ep_store_set_branch(s, ref, err) < 0) ||
+	if ((ref != NULL && ep_store_set_ref(s, ref, err) < 0) ||
 	    ep_store_tls_init(s, err) < 0)
 		goto done;
 	ep_hash_buf(hex, s->display, strlen(s->display));

@@ -34,8 +34,10 @@ enum {
 "                       not) or a URL (file://, git://, http(s)://, ssh://,\n" \
 "                       user@host:path); default $ENVPARITY_STORE, else\n" \
 "                       .envparity/store\n"				\
-"  --ref BRANCH         the store's branch (default: the remote's HEAD\n" \
-"                       branch, or the local HEAD's)\n"			\
+"  --ref REF            the store's branch (default: the remote's HEAD\n" \
+"                       branch, or the local HEAD's); for reading, also\n" \
+"                       a tag (NAME, or refs/tags/NAME) or a full commit\n" \
+"                       id, which pin the golden to what was reviewed\n" \
 "  --profile NAME       the profile (default $ENVPARITY_PROFILE, else\n" \
 "                       \"default\")\n"					\
 "Credentials: ENVPARITY_GIT_TOKEN (https), ENVPARITY_SSH_KEY or an ssh\n" \
