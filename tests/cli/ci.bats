@@ -106,13 +106,16 @@ EOF
 	validate_schema report out/envparity-default.json
 	[ -s out/envparity-default.md ]
 	[ -s summary.md ]
-	# The reports are uploaded, by name, all three.
+	# The reports are uploaded, by name, all three (and the attestation,
+	# which exists only with sign-key: upload-artifact warns of none).
 	jq -e '.uses | length == 1' r.json
 	jq -e '.uses[0].uses == "actions/upload-artifact@v4"' r.json
 	jq -e '.uses[0].with.name == "envparity-default"' r.json
 	[ "$(jq -r '.uses[0].with.path' r.json)" = "$T/out/envparity-default.junit.xml
 $T/out/envparity-default.json
-$T/out/envparity-default.md" ]
+$T/out/envparity-default.md
+$T/out/envparity-default.intoto.json" ]
+	[ ! -e out/envparity-default.intoto.json ]
 
 	# upload: false uploads nothing; a name and paths of one's own.
 	run_action r2.json store=s.git "args=--no-discover --site-packages sp" \
