@@ -44,7 +44,9 @@ eat(struct lit *l, const char *s)
 }
 
 /* A quoted string ('...' or "..."), its escapes undone for the common
- * cases; a new string, or NULL. */
+ * cases; a new string, or NULL.  A string runs to the end of its line at
+ * most (a backslash before the line break continues it, as in Python),
+ * and one holding a NUL is none: no value is cut short at it. */
 static char *
 str_lit(struct lit *l)
 {
@@ -56,11 +58,15 @@ str_lit(struct lit *l)
 	q = *l->p++;
 	out = o = xmalloc((size_t)(l->end - l->p) + 1);
 	while (l->p < l->end && *l->p != q) {
-		if (*l->p == '\n')
+		if (*l->p == '\n' || *l->p == '\0')
 			break;
 		if (*l->p == '\\' && l->p + 1 < l->end) {
 			l->p++;
-			*o++ = *l->p == 'n' ? '\n' : *l->p == 't' ? '\t' : *l->p;
+			if (*l->p == '\0')
+				break;
+			if (*l->p != '\n')
+				*o++ = *l->p == 'n' ? '\n' : *l->p == 't' ?
+				    '\t' : *l->p;
 			l->p++;
 			continue;
 		}
@@ -129,18 +135,45 @@ value_lit(struct lit *l, int depth)
 	return l->p > s ? xstrndup(s, (size_t)(l->p - s)) : NULL;
 }
 
+/* Past the string literal at p (a quote): a triple-quoted one may span
+ * lines, another ends at its line's end; a backslash escapes the next
+ * byte.  end when it does not close. */
+static const char *
+skip_string(const char *p, const char *end)
+{
+	char q = *p;
+	int triple = end - p >= 3 && p[1] == q && p[2] == q;
+
+	for (p += triple ? 3 : 1; p < end; p++) {
+		if (*p == '\\') {
+			if (++p >= end)
+				break;
+		} else if (*p == q && (!triple || (end - p >= 3 &&
+		    p[1] == q && p[2] == q)))
+			return p + (triple ? 3 : 1);
+		else if (*p == '\n' && !triple)
+			return p;
+	}
+	return end;
+}
+
 /* The start of a top-level statement assigning name, just past '='
- * (and an annotation "NAME: TYPE ="), or NULL. */
+ * (and an annotation "NAME: TYPE ="), or NULL.  Top-level: at the start
+ * of a line that is not inside a string (a docstring's line "build_info =
+ * {...}" would give values the module does not hold, or hide the real
+ * assignment behind one that is no literal), inside brackets, or the
+ * continuation of another line. */
 static const char *
 assignment(const char *text, size_t len, const char *name)
 {
 	const char *p = text, *end = text + len, *q;
 	size_t n = strlen(name);
+	int depth = 0, bol = 1;
 
 	while (p < end) {
-		if ((size_t)(end - p) > n && memcmp(p, name, n) == 0 &&
-		    (p[n] == ' ' || p[n] == '=' || p[n] == ':' ||
-		    p[n] == '\t')) {
+		if (bol && depth == 0 && (size_t)(end - p) > n &&
+		    memcmp(p, name, n) == 0 && (p[n] == ' ' || p[n] == '=' ||
+		    p[n] == ':' || p[n] == '\t')) {
 			q = p + n;
 			while (q < end && (*q == ' ' || *q == '\t'))
 				q++;
@@ -152,11 +185,67 @@ assignment(const char *text, size_t len, const char *name)
 			    q[1] != '='))
 				return q + 1;
 		}
-		if ((q = memchr(p, '\n', (size_t)(end - p))) == NULL)
+		bol = 0;
+		switch (*p) {
+		case '\n':
+			bol = 1;
+			p++;
 			break;
-		p = q + 1;
+		case '#':
+			while (p < end && *p != '\n')
+				p++;
+			break;
+		case '\'':
+		case '"':
+			p = skip_string(p, end);
+			break;
+		case '(':
+		case '[':
+		case '{':
+			depth++;
+			p++;
+			break;
+		case ')':
+		case ']':
+		case '}':
+			depth -= depth > 0;
+			p++;
+			break;
+		case '\\':	/* a line continued: its next line too */
+			if (end - p >= 3 && p[1] == '\r' && p[2] == '\n')
+				p += 3;
+			else
+				p += end - p >= 2 ? 2 : 1;
+			break;
+		default:
+			p++;
+		}
 	}
 	return NULL;
+}
+
+/* Whether the statement ends at l: only blanks, then the line's or the
+ * text's end, a comment or a ';'.  What else follows a literal makes the
+ * value an expression ("'12' + x", "{...}.copy()"). */
+static int
+statement_end(const struct lit *l)
+{
+	const char *p = l->p;
+
+	while (p < l->end && (*p == ' ' || *p == '\t' || *p == '\r'))
+		p++;
+	return p >= l->end || *p == '\n' || *p == '#' || *p == ';';
+}
+
+/* Past the blanks at the start of a value, which must begin on the line
+ * of its '='; 0 when it does not. */
+static int
+value_start(struct lit *l)
+{
+	while (l->p < l->end && (*l->p == ' ' || *l->p == '\t'))
+		l->p++;
+	return l->p < l->end && *l->p != '\n' && *l->p != '\r' &&
+	    *l->p != '#' && *l->p != '\\';
 }
 
 int
@@ -173,6 +262,8 @@ ep_fw_build_info_parse(struct ep_strv *keys, struct ep_strv *vals,
 		return -1;
 	l.p = start;
 	l.end = text + len;
+	if (!value_start(&l))
+		return -1;
 	if (eat(&l, "collections.OrderedDict(") || eat(&l, "OrderedDict(")) {
 		dict = 0;
 		if (!eat(&l, "["))
@@ -195,7 +286,9 @@ ep_fw_build_info_parse(struct ep_strv *keys, struct ep_strv *vals,
 		}
 		ep_strv_push_owned(&k, key);
 		ep_strv_push_owned(&v, val);
-		if (!dict && !eat(&l, ")"))
+		/* ('key', 'value') or ('key', 'value',) */
+		if (!dict && !eat(&l, ")") && !(eat(&l, ",") &&
+		    eat(&l, ")")))
 			goto fail;
 		if (!eat(&l, ",")) {
 			if (!eat(&l, dict ? "}" : "]"))
@@ -203,7 +296,7 @@ ep_fw_build_info_parse(struct ep_strv *keys, struct ep_strv *vals,
 			break;
 		}
 	}
-	if (!dict && !eat(&l, ")"))
+	if ((!dict && !eat(&l, ")")) || !statement_end(&l))
 		goto fail;
 	for (size_t i = 0; i < k.n; i++) {
 		ep_strv_push(keys, k.v[i]);
@@ -221,20 +314,34 @@ fail:
 char *
 ep_fw_py_assign(const char *text, size_t len, const char *name)
 {
+	static const char *const words[][2] = { { "None", "" },
+	    { "True", "true" }, { "False", "false" } };
 	const char *start = assignment(text, len, name);
 	struct lit l;
+	char *v = NULL;
 
 	if (start == NULL)
 		return NULL;
 	l.p = start;
 	l.end = text + len;
-	if (eat(&l, "None"))
-		return xstrdup("");
-	if (eat(&l, "True"))
-		return xstrdup("true");
-	if (eat(&l, "False"))
-		return xstrdup("false");
-	return str_lit(&l);
+	if (!value_start(&l))
+		return NULL;
+	for (size_t i = 0; v == NULL && i < 3; i++) {
+		size_t n = strlen(words[i][0]);
+
+		if ((size_t)(l.end - l.p) >= n && memcmp(l.p, words[i][0],
+		    n) == 0) {
+			l.p += n;
+			v = xstrdup(words[i][1]);
+		}
+	}
+	if (v == NULL)
+		v = str_lit(&l);
+	if (v != NULL && !statement_end(&l)) {
+		free(v);	/* "'12' + x", "Nonesuch" */
+		v = NULL;
+	}
+	return v;
 }
 
 char *
@@ -256,7 +363,7 @@ ep_fw_build_string(const char *text, size_t len, const char *name)
 	free(pat);
 	if (hit == NULL)
 		return NULL;
-	for (q = hit; q < end && *q != '"' && *q != '\n'; q++)
+	for (q = hit; q < end && *q != '"' && *q != '\n' && *q != '\0'; q++)
 		;
 	if (q >= end || *q != '"')
 		return NULL;
@@ -276,6 +383,8 @@ ep_fw_requires(struct ep_strv *out, const char *text, size_t len)
 			nl = end;
 		if (nl == p || (nl == p + 1 && *p == '\r'))
 			break;		/* the end of the header block */
+		if (memchr(p, '\0', (size_t)(nl - p)) != NULL)
+			break;		/* binary, as ep_pymeta_parse sees it */
 		if ((size_t)(nl - p) > n && strncasecmp(p, field, n) == 0) {
 			v = p + n;
 			while (v < nl && (*v == ' ' || *v == '\t'))
@@ -295,7 +404,7 @@ ep_fw_requirement(char **name, char **spec, char **extra, const char *value)
 	size_t n;
 
 	*name = *spec = *extra = NULL;
-	while (*p == ' ')
+	while (*p == ' ' || *p == '\t')
 		p++;
 	s = p;
 	while (isalnum((unsigned char)*p) || *p == '-' || *p == '_' ||
@@ -310,23 +419,38 @@ ep_fw_requirement(char **name, char **spec, char **extra, const char *value)
 	}
 	*name = ep_pep503_normalize(nm);
 	free(nm);
-	while (*p == ' ')
+	while (*p == ' ' || *p == '\t')
 		p++;
 	if (*p == '[') {		/* extras of the requirement itself */
 		while (*p != '\0' && *p != ']')
 			p++;
 		if (*p == ']')
 			p++;
+		while (*p == ' ' || *p == '\t')
+			p++;
 	}
-	m = strchr(p, ';');
-	n = m != NULL ? (size_t)(m - p) : strlen(p);
-	raw = xstrndup(p, n);
-	o = *spec = xmalloc(n + 1);
-	for (const char *q = raw; *q != '\0'; q++)
-		if (*q != ' ' && *q != '(' && *q != ')' && *q != '\t')
-			*o++ = *q;
-	*o = '\0';
-	free(raw);
+	if (*p == '@') {
+		/* A URL: an artifact, no version (and no URL, which may
+		 * hold credentials, goes into a fact).  Its marker comes
+		 * after white space; a ';' inside it is the URL's. */
+		for (p++; *p == ' ' || *p == '\t'; p++)
+			;
+		while (*p != '\0' && !isspace((unsigned char)*p))
+			p++;
+		m = strchr(p, ';');
+		*spec = xstrdup("");
+	} else {
+		m = strchr(p, ';');
+		n = m != NULL ? (size_t)(m - p) : strlen(p);
+		raw = xstrndup(p, n);
+		o = *spec = xmalloc(n + 1);
+		for (const char *q = raw; *q != '\0'; q++)
+			if (!isspace((unsigned char)*q) && *q != '(' &&
+			    *q != ')')
+				*o++ = *q;
+		*o = '\0';
+		free(raw);
+	}
 	if (m != NULL && (s = strstr(m, "extra")) != NULL) {
 		s += 5;
 		while (*s == ' ')
