@@ -512,18 +512,17 @@ ep_checks_framework(struct checks *k)
 	struct need v[3];
 	char *names[3] = { NULL, NULL, NULL }, **ccs, *key;
 	size_t n = 0, ngpu = gpus(k, &ccs);
+	const char *fk;
+	json_t *fv;
 	char *what;
+	int have;
 
 	memset(v, 0, sizeof v);
 	for (size_t i = 0; i < 3; i++) {
 		what = xasprintf("framework.%s.", fws[i]);
+		have = 0;
 		/* Any fact of the framework's says it is installed. */
-		json_t *facts = k->m->facts;
-		const char *fk;
-		json_t *fv;
-		int have = 0;
-
-		json_object_foreach(facts, fk, fv)
+		json_object_foreach(k->m->facts, fk, fv)
 			if (ep_startswith(fk, what)) {
 				have = 1;
 				break;
