@@ -155,7 +155,8 @@ int ep_attest_digest_parse(const char **alg, char hex[65], const char *text,
 int ep_attest_duration(long long *secs, const char *text,
     struct ep_err *err);
 
-/* secs as the largest two units ("3d 4h", "12m", "40s"): new. */
+/* secs in days, hours, minutes and seconds, the units that are not zero
+ * ("3d 4h", "1h 1s", "40s"): new. */
 char *ep_attest_duration_text(long long secs);
 
 #endif

@@ -387,20 +387,24 @@ ep_attest_duration_text(long long secs)
 	static const struct { const char *u; long long s; } units[] = {
 		{ "d", 86400 }, { "h", 3600 }, { "m", 60 }, { "s", 1 },
 	};
+	char *out = xstrdup(""), *t;
 
 	if (secs < 0)
 		secs = -secs;
-	for (size_t i = 0; i < 3; i++)
-		if (secs >= units[i].s) {
-			long long r = secs % units[i].s / units[i + 1].s;
-
-			if (r == 0)
-				return xasprintf("%lld%s", secs / units[i].s,
-				    units[i].u);
-			return xasprintf("%lld%s %lld%s", secs / units[i].s,
-			    units[i].u, r, units[i + 1].u);
-		}
-	return xasprintf("%llds", secs);
+	if (secs == 0) {
+		free(out);
+		return xstrdup("0s");
+	}
+	for (size_t i = 0; i < 4; i++) {
+		if (secs < units[i].s)
+			continue;
+		t = xasprintf("%s%s%lld%s", out, *out ? " " : "",
+		    secs / units[i].s, units[i].u);
+		free(out);
+		out = t;
+		secs %= units[i].s;
+	}
+	return out;
 }
 
 int

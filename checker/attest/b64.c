@@ -103,6 +103,23 @@ ep_b64_decode(unsigned char **out, size_t *outlen, const char *s, size_t n,
 		data--;
 		pad++;
 	}
+	/* What the bytes are first, then how many there are. */
+	for (i = 0; i < data; i++) {
+		if (b64_value(u[i], &alpha) < 0) {
+			if (u[i] == '=')
+				return not_b64(what, err, "padding at byte "
+				    "%zu, before the end", i);
+			return not_b64(what, err, "byte %zu (0x%02x) is "
+			    "outside both alphabets", i, u[i]);
+		}
+		if (alpha != 0) {
+			if (seen != 0 && seen != alpha)
+				return not_b64(what, err, "the standard and "
+				    "the URL-safe alphabets mixed (byte %zu, "
+				    "0x%02x)", i, u[i]);
+			seen = alpha;
+		}
+	}
 	if (pad > 2)
 		return not_b64(what, err, "%zu padding characters", pad);
 	if (pad > 0 && n % 4 != 0)
@@ -116,24 +133,8 @@ ep_b64_decode(unsigned char **out, size_t *outlen, const char *s, size_t n,
 		    "data needs %zu", pad, (4 - data % 4) % 4);
 	buf = xmalloc(data / 4 * 3 + 3);
 	for (i = 0; i < data; i++) {
-		if ((v = b64_value(u[i], &alpha)) < 0) {
-			free(buf);
-			if (u[i] == '=')
-				return not_b64(what, err, "padding at byte "
-				    "%zu, before the end", i);
-			return not_b64(what, err, "byte %zu (0x%02x) is "
-			    "outside both alphabets", i, u[i]);
-		}
-		if (alpha != 0) {
-			if (seen != 0 && seen != alpha) {
-				free(buf);
-				return not_b64(what, err, "the standard and "
-				    "the URL-safe alphabets mixed (byte %zu, "
-				    "0x%02x)", i, u[i]);
-			}
-			seen = alpha;
-		}
-		acc = acc << 6 | (unsigned)v;
+		v = b64_value(u[i], &alpha);
+		acc = (acc << 6 | (unsigned)v) & 0xffffff;
 		bits += 6;
 		if (bits >= 8) {
 			bits -= 8;
