@@ -131,6 +131,7 @@ load_file(struct ep_sigkey **out, const char *path, int private,
     struct ep_err *err)
 {
 	struct stat st;
+	const char *kind;
 	char *text = NULL;
 	size_t len = 0;
 	int fd, rc;
@@ -138,20 +139,22 @@ load_file(struct ep_sigkey **out, const char *path, int private,
 	*out = NULL;
 	if ((fd = ep_open_regular(path, &st, err)) < 0)
 		return -1;
-	/* As ssh: a private key others may read is no longer private, and
-	 * one they may write is no longer ours.  Said before it is read. */
-	if (private && (st.st_mode & 077) != 0) {
-		close(fd);
-		return ep_err_set(err, EP_E_INPUT, "%s: the private key is "
-		    "open to group or others (mode %04o); make it private: "
-		    "chmod 600 %s", path, (unsigned)(st.st_mode & 07777),
-		    path);
-	}
 	rc = ep_read_fd(&text, &len, fd, path, EP_SIGKEY_MAX, err);
 	close(fd);
 	if (rc < 0)
 		return -1;
-	rc = load(out, text, len, path, private, err);
+	/* As ssh: a private key others may read is no longer private, and
+	 * one they may write is no longer ours.  (A public key given for
+	 * it is told as that, whatever its mode.) */
+	kind = pem_kind(text, len);
+	if (private && (st.st_mode & 077) != 0 &&
+	    (kind == NULL || strcmp(kind, "public") != 0))
+		rc = ep_err_set(err, EP_E_INPUT, "%s: the private key is "
+		    "open to group or others (mode %04o); make it private: "
+		    "chmod 600 %s", path, (unsigned)(st.st_mode & 07777),
+		    path);
+	else
+		rc = load(out, text, len, path, private, err);
 	OPENSSL_cleanse(text, len);
 	free(text);
 	return rc;
