@@ -113,10 +113,11 @@ read_attestation(char **text, size_t *len, const char *path,
 static char *
 image_names(const struct ep_attestation *a)
 {
-	char *s = xstrdup(""), *t;
+	char *s, *t;
 
 	if (a->nimages == 0)
 		return xstrdup("none");
+	s = xstrdup("");
 	for (size_t i = 0; i < a->nimages && i < 5; i++) {
 		t = xasprintf("%s%s%s", s, i ? ", " : "", a->images[i].name);
 		free(s);
