@@ -90,9 +90,15 @@ read_attestation(char **text, size_t *len, const char *path,
 	int fd, rc;
 
 	*text = NULL;
-	if (strcmp(path, "-") == 0)
-		return ep_read_fd(text, len, 0, "standard input",
-		    EP_DSSE_MAX, err) < 0 ? (err->kind = EP_E_IO, -1) : 0;
+	if (strcmp(path, "-") == 0) {
+		if (ep_read_fd(text, len, 0, "standard input", EP_DSSE_MAX,
+		    err) == 0)
+			return 0;
+		/* Too large is what was sent, not a failure to read it. */
+		if (strstr(err->msg, "too large") == NULL)
+			err->kind = EP_E_IO;
+		return -1;
+	}
 	if ((fd = ep_open_regular(path, &st, err)) < 0) {
 		err->kind = EP_E_IO;
 		return -1;
