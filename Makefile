@@ -49,7 +49,7 @@ LIBS        = $(PKG_LIBS) -lpthread -ldl
 # README.md: what lives there and what it may include) and reports/ (the
 # report writers) make one program.  Objects mirror the tree under
 # $(B)/obj/; headers are found by name in every folder.
-SUBDIRS  := core collect image store probe fleet util
+SUBDIRS  := core collect image store probe fleet attest util
 INCS     := -Ichecker $(SUBDIRS:%=-Ichecker/%) -Ireports
 SRCS     := $(sort $(wildcard checker/*.c $(SUBDIRS:%=checker/%/*.c) \
 	reports/*.c))

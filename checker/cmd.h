@@ -25,6 +25,7 @@ extern const struct ep_cmd ep_cmd_digest;
 extern const struct ep_cmd ep_cmd_bless;
 extern const struct ep_cmd ep_cmd_log;
 extern const struct ep_cmd ep_cmd_probe;
+extern const struct ep_cmd ep_cmd_verify;
 extern const struct ep_cmd ep_cmd_version;
 
 /* Print "envparity VERB: message" and the --help hint to stderr, each
@@ -38,6 +39,17 @@ int ep_cmd_usage_error(const struct ep_cmd *self, const char *fmt, ...)
 int ep_cmd_fail(const struct ep_cmd *self, const struct ep_err *err);
 
 struct ep_manifest;
+struct ep_reportopt;
+
+/* The outputs of a command besides its reports (check -o, --attest),
+ * what[i] naming each for messages and paths[i] NULL when not asked
+ * for: each can take a file (outfile.h's rule, "-" allowed), and none
+ * names the same output as another or as a report (EP_E_INPUT).  The
+ * reports among themselves: ep_reports_check, called first.
+ * *stdout_taken gets 1 when one of them is standard output. */
+int ep_cmd_outputs_check(int *stdout_taken, const struct ep_reportopt *ro,
+    const char *const *paths, const char *const *what, size_t n,
+    struct ep_err *err);
 
 /* Print a capture's meta.warnings and meta.unavailable to stderr, one
  * "envparity: warning: ..." line each. */

@@ -3,9 +3,13 @@
  * the profile's golden manifest under its policy, run the checks that need
  * no golden, write the reports asked for, print a short summary.
  *
- * Order matters for what a user sees on bad input: the store is read and
- * the policy parsed before anything is captured, so a malformed policy
- * stops the run at once (exit 2) and an unreachable store costs no work
+ * Order matters for what a user sees on bad input: the output paths and
+ * the signing key are checked, the store is read and the policy parsed
+ * before anything is captured, so a malformed policy or a key others can
+ * read stops the run at once (exit 2) and an unreachable store costs no
+ * work (exit 3).  What is written after the work, in this order: the
+ * manifest checked (-o), the attestation (--attest, whatever the
+ * verdict), the reports; the first that cannot be written ends the run
  * (exit 3).
  */
 #include <getopt.h>
@@ -15,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "attestopt.h"
 #include "clean.h"
 #include "capture.h"
 #include "cmd.h"
@@ -33,6 +38,7 @@ const struct ep_cmd ep_cmd_check = {
 	.summary = "compare this machine with the golden manifest",
 	.usage =
 "usage: envparity check [store options] [report options] [collector options]\n"
+"                       [-o FILE] [--attest FILE --sign-key KEY.pem]\n"
 "\n"
 "Capture this machine, compare it with the profile's golden manifest under\n"
 "the profile's policy (<profile>/policy.json in the store, else the\n"
@@ -40,10 +46,15 @@ const struct ep_cmd ep_cmd_check = {
 "against the driver, libraries built for a newer cudart, mixed cuDNN\n"
 "sub-libraries, determinism settings that defeat each other.\n"
 "\n"
+"  -o, --output FILE    keep the manifest that was checked (probe facts\n"
+"                       included), written atomically; - for standard\n"
+"                       output (the summary then goes to standard error)\n"
 "  -q, --quiet          print only the verdict line and the counts\n"
 "  --expiry-warning DAYS  warn of a waiver that expires within DAYS days\n"
 "                       (default 14; 0: only on its last day)\n"
 "  -h, --help           show this help\n"
+"\n"
+EP_ATTEST_HELP
 "\n"
 EP_PROBE_HELP
 "\n"
@@ -72,6 +83,8 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "expiry-warning", required_argument, NULL, OPT_EXPIRY },
+		{ "output", required_argument, NULL, 'o' },
+		EP_ATTEST_LONGOPTS,
 		EP_PROBE_LONGOPTS,
 		EP_STORE_LONGOPTS,
 		EP_REPORT_LONGOPTS,
@@ -87,15 +100,20 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	struct ep_report_ctx ctx = { 0 };
 	struct ep_results rs = { 0 };
 	struct ep_probeopt popt;
+	struct ep_attestopt aopt = { 0 };
+	struct ep_attest_in ain = { 0 };
+	struct ep_sigkey *skey = NULL;
 	struct ep_store *store = NULL;
 	struct ep_manifest *golden = NULL, *current = NULL;
 	struct ep_policy *policy = NULL;
 	struct ep_err err = { 0 };
-	const char *profile = NULL;
+	const char *profile = NULL, *output = NULL;
+	const char *outs[2], *outwhat[2] = { "-o", "--attest" };
 	size_t from;
 	char *mtext = NULL, *ptext = NULL, *name = NULL, *pname = NULL;
 	char *hint, *current_name = NULL, host[256] = "";
-	int c, v, quiet = 0, rc = EP_EXIT_NORUN;
+	char *gname = NULL, *pfile = NULL;
+	int c, v, quiet = 0, taken = 0, rc = EP_EXIT_NORUN;
 	int expiry = EP_EXPIRY_WARNING_DAYS;
 	time_t now = time(NULL);
 
@@ -103,10 +121,11 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	ep_imgopt_init(&copts.img);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+qho:", longopts, NULL)) != -1) {
 		if (ep_capture_opt(&copts, c, optarg) ||
 		    ep_store_opt(&sopt, c, optarg) ||
-		    ep_report_opt(&ropt, c, optarg))
+		    ep_report_opt(&ropt, c, optarg) ||
+		    ep_attest_opt(&aopt, c, optarg))
 			continue;
 		if ((v = ep_image_opt(&copts.img, c, optarg, &err)) != 0 ||
 		    (v = ep_probe_opt(&popt, c, optarg, &err)) != 0) {
@@ -122,6 +141,9 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 				rc = ep_cmd_usage_error(self, "%s", err.msg);
 				goto done;
 			}
+			break;
+		case 'o':
+			output = optarg;
 			break;
 		case 'q':
 			quiet = 1;
@@ -141,8 +163,18 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 		    argv[optind]);
 		goto done;
 	}
-	/* A report path that cannot take a report fails before the work. */
-	if (ep_reports_check(&ropt, &err) < 0) {
+	if (ep_attestopt_unpaired(&aopt) != NULL) {
+		rc = ep_cmd_usage_error(self, "%s",
+		    ep_attestopt_unpaired(&aopt));
+		goto done;
+	}
+	/* An output path that cannot take its file, and a signing key that
+	 * cannot sign, fail before the work. */
+	outs[0] = output;
+	outs[1] = aopt.file;
+	if (ep_reports_check(&ropt, &err) < 0 ||
+	    ep_cmd_outputs_check(&taken, &ropt, outs, outwhat, 2, &err) < 0 ||
+	    ep_attestopt_prepare(&skey, &aopt, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
@@ -189,6 +221,34 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	ep_storeopt_history(&rs, &info, policy, now);
 	ep_waivers_review(&rs, policy, now, expiry);
 	ep_results_capture_warnings(&rs, current);
+	/* Which machine, in a report read far from it (the name is shown
+	 * cleaned, as any value is). */
+	if (gethostname(host, sizeof host - 1) < 0 || host[0] == '\0')
+		strcpy(host, "unknown");
+
+	/* What was checked, then the proof of it: both whatever the
+	 * verdict, before the reports (every result counted). */
+	if (output != NULL && ep_manifest_write(current, output, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	ain.command = "check";
+	ain.rs = &rs;
+	ain.current = current;
+	ain.profile = profile;
+	ain.store = info.store;
+	ain.ref = info.ref;
+	ain.commit = info.commit[0] ? info.commit : NULL;
+	ain.golden_text = mtext;
+	ain.golden_name = gname = xasprintf("%s/manifest.json", profile);
+	ain.policy_text = ptext;
+	ain.policy_name = pfile = xasprintf("%s/policy.json", profile);
+	ain.host = host;
+	ain.time = now;
+	if (ep_attestopt_write(&aopt, skey, &ain, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
 
 	ctx.command = "check";
 	ctx.golden_name = name;
@@ -196,18 +256,18 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	ctx.golden_ref = info.ref;
 	ctx.golden_commit = info.commit[0] ? info.commit : NULL;
 	ctx.golden_profile = profile;
-	/* Which machine, in a report read far from it (the name is shown
-	 * cleaned, as any value is). */
-	if (gethostname(host, sizeof host - 1) < 0 || host[0] == '\0')
-		strcpy(host, "unknown");
 	current_name = xasprintf("this machine (%s)", host);
 	ctx.current_name = current_name;
 	ctx.current = current;
 	ctx.generated = now;
+	ctx.stdout_taken = taken;
 	if ((rc = ep_reports_finish(&ctx, &rs, &ropt, quiet, &err)) < 0)
 		rc = ep_cmd_fail(self, &err);
 done:
 	free(current_name);
+	free(gname);
+	free(pfile);
+	ep_sigkey_free(skey);
 	free(mtext);
 	free(ptext);
 	free(name);

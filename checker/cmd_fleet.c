@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "attestopt.h"
 #include "cmd.h"
 #include "compare.h"
 #include "fleet.h"
@@ -39,6 +41,7 @@ const struct ep_cmd ep_cmd_fleet = {
 	.usage =
 "usage: envparity fleet DIR|FILE... [store options] [--expect HOSTLIST |\n"
 "                       --expect-from-slurm] [report options] [--prom FILE]\n"
+"                       [--attest FILE --sign-key KEY.pem]\n"
 "\n"
 "Read node manifests (each DIR's *.json, from `envparity capture --node\n"
 "NAME -o DIR/NAME.json` on every node) and judge the fleet:\n"
@@ -69,6 +72,10 @@ EP_STORE_HELP
 "\n"
 EP_REPORT_HELP
 "\n"
+EP_ATTEST_HELP
+"A fleet's attestation has one subject per node read (facts:NODE, the\n"
+"canonical digest of its facts), and the golden and policy.\n"
+"\n"
 "Exit codes: 0 parity, 1 drift, an odd node, a node missing or\n"
 "unreadable, 2 usage or malformed input (a bad hostlist, an input that\n"
 "does not exist, a directory without manifests, a malformed policy or\n"
@@ -88,6 +95,7 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 		{ "expiry-warning", required_argument, NULL, OPT_FLEET_EXPIRY },
 		EP_STORE_LONGOPTS,
 		EP_REPORT_LONGOPTS,
+		EP_ATTEST_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ep_storeopt sopt = { 0 };
@@ -99,6 +107,12 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 	struct ep_results rs = { 0 };
 	struct ep_strv expect = { 0 };
 	struct ep_fleet_view *view = NULL;
+	struct ep_attestopt aopt = { 0 };
+	struct ep_attest_in ain = { 0 };
+	struct ep_sigkey *skey = NULL;
+	const char *outs[1], *outwhat[1] = { "--attest" };
+	char host[256] = "", *gname = NULL, *pfile = NULL;
+	size_t plen;
 	struct ep_store *store = NULL;
 	struct ep_manifest *golden = NULL;
 	struct ep_policy *policy = NULL;
@@ -106,7 +120,7 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 	const char *profile = NULL, *expect_text = NULL, *policy_file = NULL;
 	char *mtext = NULL, *ptext = NULL, *name = NULL, *pname = NULL;
 	char *hint;
-	int c, rc = EP_EXIT_NORUN, from_slurm = 0, quiet = 0;
+	int c, rc = EP_EXIT_NORUN, from_slurm = 0, quiet = 0, taken = 0;
 	int expiry = EP_EXPIRY_WARNING_DAYS;
 	time_t now = time(NULL);
 
@@ -114,7 +128,8 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
 		if (ep_store_opt(&sopt, c, optarg) ||
-		    ep_report_opt(&ropt, c, optarg))
+		    ep_report_opt(&ropt, c, optarg) ||
+		    ep_attest_opt(&aopt, c, optarg))
 			continue;
 		switch (c) {
 		case OPT_EXPECT:
@@ -150,6 +165,11 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 		    "directory or files");
 		goto done;
 	}
+	if (ep_attestopt_unpaired(&aopt) != NULL) {
+		rc = ep_cmd_usage_error(self, "%s",
+		    ep_attestopt_unpaired(&aopt));
+		goto done;
+	}
 	if (expect_text != NULL && from_slurm) {
 		rc = ep_cmd_usage_error(self, "--expect and --expect-from-slurm "
 		    "exclude each other");
@@ -170,8 +190,12 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 		rc = ep_cmd_usage_error(self, "%s", err.msg);
 		goto done;
 	}
-	/* A report path that cannot take a report fails before the work. */
-	if (ep_reports_check(&ropt, &err) < 0) {
+	/* An output path that cannot take its file, and a signing key that
+	 * cannot sign, fail before the work. */
+	outs[0] = aopt.file;
+	if (ep_reports_check(&ropt, &err) < 0 ||
+	    ep_cmd_outputs_check(&taken, &ropt, outs, outwhat, 1, &err) < 0 ||
+	    ep_attestopt_prepare(&skey, &aopt, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
@@ -212,7 +236,11 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 			goto done;
 		}
 	} else if (policy_file != NULL) {
-		if (ep_policy_load(&policy, policy_file, &err) < 0) {
+		/* Read here, as ep_policy_load would, to keep the text the
+		 * attestation names. */
+		if (ep_read_file(&ptext, &plen, policy_file, EP_POLICY_MAX,
+		    &err) < 0 || ep_policy_parse(&policy, ptext, plen,
+		    policy_file, &err) < 0) {
 			rc = ep_cmd_fail(self, &err);
 			goto done;
 		}
@@ -235,6 +263,33 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 		goto done;
 	}
 
+	if (gethostname(host, sizeof host - 1) < 0 || host[0] == '\0')
+		strcpy(host, "unknown");
+	/* The proof of the fleet's verdict, whatever it is, before the
+	 * reports (every result counted). */
+	ain.command = "fleet";
+	ain.rs = &rs;
+	ain.fleet = view;
+	if (golden != NULL) {
+		ain.profile = profile;
+		ain.store = info.store;
+		ain.ref = info.ref;
+		ain.commit = info.commit[0] ? info.commit : NULL;
+		ain.golden_text = mtext;
+		ain.golden_name = gname = xasprintf("%s/manifest.json",
+		    profile);
+		ain.policy_name = pfile = xasprintf("%s/policy.json",
+		    profile);
+	} else
+		ain.policy_name = policy_file;
+	ain.policy_text = ptext;
+	ain.host = host;
+	ain.time = now;
+	if (ep_attestopt_write(&aopt, skey, &ain, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+
 	ctx.command = "fleet";
 	if (golden != NULL) {
 		ctx.golden_name = name;
@@ -247,9 +302,13 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 	ctx.current_name = "the fleet";
 	ctx.fleet = view;
 	ctx.generated = now;
+	ctx.stdout_taken = taken;
 	if ((rc = ep_reports_finish(&ctx, &rs, &ropt, quiet, &err)) < 0)
 		rc = ep_cmd_fail(self, &err);
 done:
+	free(gname);
+	free(pfile);
+	ep_sigkey_free(skey);
 	free(mtext);
 	free(ptext);
 	free(name);

@@ -50,6 +50,9 @@ struct ep_report_ctx {
 				   fills it when 0 */
 	const struct ep_fleet_view *fleet;	/* `fleet`: the nodes and the
 						   splits; NULL otherwise */
+	int stdout_taken;	/* another output of the command went to
+				   standard output (check -o -, --attest
+				   -): the summary goes to standard error */
 };
 
 /* The JSON report (manifests/report.schema.json) as text; *out is owned
@@ -199,7 +202,8 @@ int ep_reports_write(const struct ep_reportopt *o,
  * cut is counted in ctx->omitted and shown as a "report.omitted" skip),
  * write every report asked for, print GitHub annotations on standard
  * error when GITHUB_ACTIONS=true, print the summary on standard output
- * (standard error when a report goes to standard output).
+ * (standard error when a report goes to standard output, or
+ * ctx->stdout_taken says another output did).
  * Returns the exit status, or -1 with err when a report cannot be written
  * (then nothing is printed). */
 int ep_reports_finish(struct ep_report_ctx *ctx, struct ep_results *rs,

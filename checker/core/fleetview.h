@@ -35,6 +35,9 @@ struct ep_fleet_node {
 	size_t counts[EP_NSTATUS];	/* its own results */
 	int exit_status;	/* 0 parity, 1 drift (its results, its odd
 				   facts, or missing), 2 unreadable */
+	char facts_sha256[65];	/* EP_NODE_OK: the canonical digest of its
+				   facts (ep_manifest_facts_sha256), for
+				   attestations; "" otherwise */
 };
 
 /* One value of a split fact and the nodes that have it. */

@@ -2,6 +2,7 @@
  * manifest.c: the fact map, its meta, and its byte-stable serialization.
  */
 #include "clean.h"
+#include "hash.h"
 #include "outfile.h"
 #include "manifest.h"
 
@@ -257,6 +258,97 @@ ep_manifest_load(struct ep_manifest **out, const char *path,
 	rc = ep_manifest_parse(out, text, len, path, err);
 	free(text);
 	return rc;
+}
+
+/* A growing byte buffer for the canonical form. */
+struct canon {
+	char *p;
+	size_t n, cap;
+};
+
+static void
+canon_put(struct canon *c, const char *s, size_t n)
+{
+	if (c->n + n + 1 > c->cap) {
+		while (c->n + n + 1 > c->cap)
+			c->cap = c->cap ? c->cap * 2 : 4096;
+		c->p = xrealloc(c->p, c->cap);
+	}
+	memcpy(c->p + c->n, s, n);
+	c->n += n;
+}
+
+/* s as jq 1.6 and later print a string: only what JSON requires is
+ * escaped, and DEL, as jq does. */
+static void
+canon_string(struct canon *c, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	char esc[7];
+
+	canon_put(c, "\"", 1);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char b = (unsigned char)s[i];
+		const char *e = NULL;
+
+		switch (b) {
+		case '"': e = "\\\""; break;
+		case '\\': e = "\\\\"; break;
+		case '\b': e = "\\b"; break;
+		case '\f': e = "\\f"; break;
+		case '\n': e = "\\n"; break;
+		case '\r': e = "\\r"; break;
+		case '\t': e = "\\t"; break;
+		default:
+			break;
+		}
+		if (e != NULL)
+			canon_put(c, e, 2);
+		else if (b < 0x20 || b == 0x7f) {
+			memcpy(esc, "\\u00", 4);
+			esc[4] = hex[b >> 4];
+			esc[5] = hex[b & 15];
+			canon_put(c, esc, 6);
+		} else
+			canon_put(c, (const char *)&s[i], 1);
+	}
+	canon_put(c, "\"", 1);
+}
+
+static int
+key_order(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void
+ep_manifest_facts_sha256(char hex[65], const struct ep_manifest *m)
+{
+	struct canon c = { 0 };
+	size_t n = json_object_size(m->facts), i = 0;
+	const char **keys = xcalloc(n ? n : 1, sizeof *keys);
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(m->facts, key, v)
+		keys[i++] = key;
+	/* strcmp compares as unsigned char: byte order, which for UTF-8
+	 * is code point order, jq's. */
+	qsort(keys, n, sizeof *keys, key_order);
+	canon_put(&c, "{", 1);
+	for (i = 0; i < n; i++) {
+		v = json_object_get(m->facts, keys[i]);
+		if (i > 0)
+			canon_put(&c, ",", 1);
+		canon_string(&c, keys[i], strlen(keys[i]));
+		canon_put(&c, ":", 1);
+		canon_string(&c, json_string_value(v),
+		    json_string_length(v));
+	}
+	canon_put(&c, "}", 1);
+	ep_hash_buf(hex, c.p, c.n);
+	free(c.p);
+	free(keys);
 }
 
 const char *

@@ -79,6 +79,16 @@ int ep_manifest_parse(struct ep_manifest **out, const char *text, size_t len,
 int ep_manifest_load(struct ep_manifest **out, const char *path,
     struct ep_err *err);
 
+/* The canonical digest of m's facts, the same for the same facts whatever
+ * the host, the time or the meta: lowercase hex SHA-256 of the facts
+ * object as `jq -cjS .facts` prints it (keys in byte order, no white
+ * space, UTF-8 as it is; escaped: '"' and '\\' with a backslash,
+ * \b \f \n \r \t, every other byte below 0x20 and 0x7f as \u00xx in
+ * lowercase hex; nothing else), so that anyone recomputes it with
+ * `jq -cjS .facts MANIFEST | sha256sum`.  hex holds 64 digits and a
+ * NUL (EP_SHA256_HEX). */
+void ep_manifest_facts_sha256(char hex[65], const struct ep_manifest *m);
+
 /* "jansson 2.14", for `envparity version`. */
 const char *ep_manifest_library_version(void);
 

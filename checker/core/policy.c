@@ -41,8 +41,6 @@
 #include "policy.h"
 #include "vercmp.h"
 
-#define POLICY_MAX	(16 << 20)
-
 static const char default_policy[] =
 "{\"schema\": \"" EP_POLICY_SCHEMA "\", \"rules\": ["
 "{\"key\": \"meta.*\", \"rule\": \"ignore\", \"reason\": "
@@ -454,7 +452,7 @@ ep_policy_load(struct ep_policy **out, const char *path, struct ep_err *err)
 	int rc;
 
 	*out = NULL;
-	if (ep_read_file(&text, &len, path, POLICY_MAX, err) < 0)
+	if (ep_read_file(&text, &len, path, EP_POLICY_MAX, err) < 0)
 		return -1;
 	rc = ep_policy_parse(out, text, len, path, err);
 	free(text);

@@ -16,6 +16,9 @@
 
 struct ep_policy;
 
+/* A policy file larger than this is refused (ep_policy_load). */
+#define EP_POLICY_MAX	(16 << 20)
+
 /* Parse policy text (name says where it came from, for errors).  Unknown
  * rule kinds, bad version ranges, bad globs, waivers without reason,
  * owner or a valid expiry date: EP_E_INPUT naming the input, the rule's

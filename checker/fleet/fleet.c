@@ -120,6 +120,12 @@ judge_row(struct rowgroup *g, const struct fl_fleet *f,
 	for (size_t i = 0; i < first->nrow; i++)
 		ep_manifest_set(cur, f->keys.s[FL_KID(first->row[i])],
 		    f->vals.s[FL_VID(first->row[i])]);
+	/* The same facts, the same digest: once for every node that has
+	 * them. */
+	ep_manifest_facts_sha256(g->nodes[0]->facts_sha256, cur);
+	for (size_t i = 1; i < g->n; i++)
+		memcpy(g->nodes[i]->facts_sha256, g->nodes[0]->facts_sha256,
+		    sizeof g->nodes[i]->facts_sha256);
 	if (o->golden != NULL && ep_compare(&tmp, o->golden, cur, o->policy,
 	    o->now, err) < 0)
 		goto done;
@@ -276,6 +282,8 @@ view_nodes(struct ep_fleet_view *v, struct fl_fleet *f,
 		vn->expected = n->expected;
 		vn->nfacts = n->nrow;
 		vn->odd = n->odd;
+		memcpy(vn->facts_sha256, n->facts_sha256,
+		    sizeof vn->facts_sha256);
 		if (n->state == EP_NODE_OK)
 			v->nreported++;
 		else if (n->state == EP_NODE_MISSING)

@@ -60,6 +60,9 @@ struct fl_node {
 	size_t nrow;
 	uint64_t rowhash;
 	size_t odd;
+	char facts_sha256[65];	/* the canonical digest of its facts
+				   (ep_manifest_facts_sha256); "" until
+				   judged */
 };
 
 struct fl_fleet {

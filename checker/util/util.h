@@ -41,6 +41,10 @@ enum ep_exit {
 
 /* What an error means for the caller; maps one to one onto exit codes. */
 enum ep_errkind {
+	EP_E_DENIED = EP_EXIT_DRIFT,	/* well-formed input that does not
+					   prove what was asked (verify: no
+					   signature holds, a verdict or a
+					   subject that does not match) */
 	EP_E_INPUT = EP_EXIT_USAGE,	/* bad input the user gave us */
 	EP_E_IO = EP_EXIT_NORUN,	/* the environment failed us */
 };
