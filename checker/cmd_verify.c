@@ -53,10 +53,11 @@ const struct ep_cmd ep_cmd_verify = {
 "\n"
 "  --key PUB.pem        an Ed25519 public key (PEM) the signature may hold\n"
 "                       under; repeat it while keys are rotated\n"
-"  --require parity     the verdict must be PASSED: nothing failed, warned\n"
-"                       or was waived (the default)\n"
-"  --require no-fail    PASSED or WARNED: warned and waived findings\n"
-"                       allowed, as check's exit 0 allows them\n"
+"  --require no-fail    PASSED or WARNED: nothing failed or errored,\n"
+"                       warned and waived findings allowed, as check's\n"
+"                       exit 0 allows them (the default)\n"
+"  --require parity     strictly PASSED: nothing failed, warned or was\n"
+"                       waived either\n"
 "  --max-age DURATION   made at most this long ago: NUMBER and a unit,\n"
 "                       s m h d or w (30m, 24h, 7d, 1d12h)\n"
 "  --subject DIGEST     a subject must have this digest: sha256:HEX (the\n"
@@ -223,14 +224,14 @@ cmd_verify_exec(const struct ep_cmd *self, int argc, char **argv)
 	};
 	const char *keypath[VERIFY_MAX], *subject[VERIFY_MAX];
 	const char *image[VERIFY_MAX], *profile = NULL, *file, *alg;
-	const char *digest, *require_name = "parity";
+	const char *digest, *require_name = "no-fail";
 	struct ep_sigkey *keys[VERIFY_MAX] = { NULL };
 	struct ep_attestation *a = NULL;
 	struct ep_imgref ref;
 	struct ep_err err = { 0 };
 	size_t nkeys = 0, nsubj = 0, nimg = 0, len;
 	long long max_age = -1;
-	int c, rc = EP_EXIT_NORUN, require = EP_REQUIRE_PARITY, by_name;
+	int c, rc = EP_EXIT_NORUN, require = EP_REQUIRE_NOFAIL, by_name;
 	char *text = NULL, hex[65], *ago;
 	time_t now = time(NULL);
 

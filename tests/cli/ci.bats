@@ -149,6 +149,28 @@ $T/out/envparity-default.intoto.json" ]
 	jq -e '.conclusion == "success" and .outputs.status == "drift"' r2.json
 }
 
+@test "action: with sign-key the check's verdict is signed, uploaded, verified, and the key leaves no trace" {
+	need_node
+	golden s.git sp 2
+	openssl genpkey -algorithm ed25519 -out key.pem 2>/dev/null
+	openssl pkey -in key.pem -pubout -out pub.pem
+	run_action r.json store=s.git ref=main "args=--no-discover --site-packages sp" \
+	    reports-dir=out "sign-key=$(cat key.pem)"
+	[ "$status" -eq 0 ]
+	att=$(jq -r '.outputs.attestation' r.json)
+	[ "$att" = "$T/out/envparity-default.intoto.json" ]
+	[ -s "$att" ]
+	jq -r '.uses[0].with.path' r.json | grep -qx "$att"
+	run "$EP" verify "$att" --key pub.pem --profile default
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# The key: not in the runner's temp folder, the output or the reports.
+	[ -z "$(ls "$T/runner" | grep envparity-key || true)" ]
+	secret=$(sed -n 2p key.pem)
+	! grep -rqF "$secret" out r.json
+	[[ "$output" != *"$secret"* ]]
+}
+
 @test "action: bad input and no golden are errors with envparity's exit code" {
 	need_node
 	golden s.git sp 2

@@ -22,7 +22,7 @@ attested() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == "envparity verify: OK: PASSED (--require parity): check of $(hostname) at "*", profile default, commit "*"; signed with $T/pub.pem (keyid $(keyid_of "$T/pub.pem" | cut -c1-16))" ]]
+	[[ "$output" == "envparity verify: OK: PASSED (--require no-fail): check of $(hostname) at "*", profile default, commit "*"; signed with $T/pub.pem (keyid $(keyid_of "$T/pub.pem" | cut -c1-16))" ]]
 	# Rotation: the old key and the new, either order.
 	run "$EP" verify att.json --key "$T/other_pub.pem" --key "$T/pub.pem"
 	[ "$status" -eq 0 ]
@@ -46,11 +46,14 @@ attested() {
 	[ "$status" -eq 0 ]
 }
 
-@test "--require: parity wants PASSED, no-fail also WARNED; FAILED passes neither" {
+@test "--require: no-fail (the default, check's exit 0) takes WARNED, parity wants PASSED; FAILED passes neither" {
 	attested
 	resign att.json '.predicate.verdict = "WARNED" | .predicate.counts.waived = 2
 	    | .predicate.waived = ["python.pkg.a", "python.pkg.b"]' "$T/key.pem" > warned.json
 	run "$EP" verify warned.json --key "$T/pub.pem"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "envparity verify: OK: WARNED (--require no-fail)"* ]]
+	run "$EP" verify warned.json --key "$T/pub.pem" --require parity
 	[ "$status" -eq 1 ]
 	[ "$output" = "envparity verify: warned.json: verdict WARNED (0 warned, 2 waived): --require parity accepts PASSED only (--require no-fail also accepts WARNED)" ]
 	run "$EP" verify warned.json --key "$T/pub.pem" --require no-fail
