@@ -11,38 +11,6 @@
 
 #include "python.h"
 
-char *
-ep_pep503_normalize(const char *name)
-{
-	char *out = xmalloc(strlen(name) + 1), *o = out;
-
-	for (const char *p = name; *p != '\0'; p++) {
-		if (*p == '-' || *p == '_' || *p == '.') {
-			if (o == out || o[-1] != '-')
-				*o++ = '-';
-		} else
-			*o++ = (char)tolower((unsigned char)*p);
-	}
-	*o = '\0';
-	return out;
-}
-
-int
-ep_pep508_name_valid(const char *name)
-{
-	size_t n = strlen(name);
-
-	if (n == 0 || !isalnum((unsigned char)name[0]) ||
-	    !isalnum((unsigned char)name[n - 1]))
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!isascii((unsigned char)name[i]) ||
-		    (!isalnum((unsigned char)name[i]) &&
-		    strchr("-_.", name[i]) == NULL))
-			return 0;
-	return 1;
-}
-
 void
 ep_pymeta_clear(struct ep_pymeta *m)
 {

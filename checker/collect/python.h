@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "cache.h"
+#include "pep508.h"
 #include "util.h"
 
 /* How long an interpreter may take to answer before it is killed. */
@@ -25,13 +26,8 @@
 
 /* --- distributions ------------------------------------------------- */
 
-/* The PEP 503 normal form of a distribution name: lowercase, each run of
- * '-', '_' and '.' made one '-'.  Returns a new string. */
-char *ep_pep503_normalize(const char *name);
-
-/* 1 if name is a valid distribution name (PEP 508: ASCII letters and
- * digits, with '-', '_', '.' inside), 0 if not. */
-int ep_pep508_name_valid(const char *name);
+/* ep_pep503_normalize and ep_pep508_name_valid: pep508.h, in core (a
+ * check reads requirements too). */
 
 struct ep_pymeta {
 	char *name;		/* "Name:" value, or NULL */
