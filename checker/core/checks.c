@@ -31,12 +31,24 @@
  *   stack.determinism.tf_autotune, stack.determinism.cublas_workspace:
  *                           fail: determinism was asked for, and another
  *                           setting silently defeats it.
+ *   stack.requires.<dist>   fail: what `pip check` finds: a requirement
+ *                           of an installed distribution (Requires-Dist,
+ *                           its marker true here) whose distribution is
+ *                           not installed, or is at a version outside its
+ *                           specifiers, or that pip cannot read; warn:
+ *                           one that is not met and whose marker cannot
+ *                           be evaluated with what the capture knew.
+ *                           One result per distribution with findings
+ *                           and, when there are none, one pass
+ *                           "stack.requires" for them all: a thousand
+ *                           passes would say nothing.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "compare.h"
+#include "pep508.h"
 #include "vercmp.h"
 
 /* NVIDIA's minimum Linux driver for each CUDA major release under
@@ -366,6 +378,256 @@ check_determinism(struct checks *k)
 		    ws));
 }
 
+/* What one distribution's requirements come to. */
+struct unmet {
+	struct ep_strv missing;	/* pip check's sentences, in its order: */
+	struct ep_strv conflict;
+	struct ep_strv invalid;	/* what pip cannot read (it fails too) */
+	struct ep_strv warn;	/* unmet where the marker is unknown */
+	struct ep_strv want;	/* the requirements unmet, without markers */
+	struct ep_strv have;	/* what is installed of each */
+};
+
+static void
+unmet_clear(struct unmet *u)
+{
+	ep_strv_clear(&u->missing);
+	ep_strv_clear(&u->conflict);
+	ep_strv_clear(&u->invalid);
+	ep_strv_clear(&u->warn);
+	ep_strv_clear(&u->want);
+	ep_strv_clear(&u->have);
+}
+
+static void
+push_once(struct ep_strv *sv, char *s)
+{
+	if (ep_strv_contains(sv, s))
+		free(s);
+	else
+		ep_strv_push_owned(sv, s);
+}
+
+static char *
+join(const struct ep_strv *sv, const char *sep)
+{
+	size_t len = 1;
+	char *out;
+
+	for (size_t i = 0; i < sv->n; i++)
+		len += strlen(sv->v[i]) + strlen(sep);
+	out = xcalloc(1, len);
+	for (size_t i = 0; i < sv->n; i++) {
+		if (i > 0)
+			strcat(out, sep);
+		strcat(out, sv->v[i]);
+	}
+	return out;
+}
+
+/* A version as pip prints it (str(Version)), or as written. */
+static char *
+pip_version(const char *v)
+{
+	char *n = ep_version_pep440_norm(v);
+
+	return n != NULL ? n : xstrdup(v);
+}
+
+/* The requirement without its marker: name[extras]specifiers or @ URL. */
+static char *
+req_plain(const struct ep_req *r)
+{
+	struct ep_req tmp = *r;
+
+	tmp.marker = NULL;
+	return ep_req_str(&tmp);
+}
+
+/* One requirement line of dist (at version ver) against what is
+ * installed, into u.  why_unknown explains an unknown marker. */
+static void
+one_requirement(struct checks *k, struct unmet *u, const char *dist,
+    const char *ver, const char *line, const struct ep_markerenv *env,
+    const char *why_unknown)
+{
+	struct ep_err err = { 0 };
+	struct ep_req r;
+	const char *have;
+	char *key, *sentence, *hv = NULL, *rs;
+	int mv = EP_MARKER_TRUE;
+
+	if (ep_req_parse(&r, line, &err) < 0) {
+		push_once(&u->invalid, xasprintf("%s %s has an invalid "
+		    "requirement \"%s\": %s.", dist, ver, line, err.msg));
+		return;
+	}
+	if (r.marker != NULL && (mv = ep_marker_eval(r.marker, env,
+	    &err)) < 0) {
+		rs = ep_req_str(&r);
+		push_once(&u->invalid, xasprintf("%s %s has requirement %s, whose "
+		    "marker cannot be evaluated: %s.", dist, ver, rs,
+		    err.msg));
+		free(rs);
+		goto done;
+	}
+	if (mv == EP_MARKER_FALSE)
+		goto done;
+	key = xasprintf("python.pkg.%s", r.norm);
+	have = get(k, key);
+	free(key);
+	if (have != NULL && ep_req_contains(&r, have))
+		goto done;
+	if (have == NULL)
+		sentence = xasprintf("%s %s requires %s, which is not "
+		    "installed.", dist, ver, r.norm);
+	else {
+		hv = pip_version(have);
+		rs = ep_req_str(&r);
+		sentence = xasprintf("%s %s has requirement %s, but you have "
+		    "%s %s.", dist, ver, rs, r.norm, hv);
+		free(rs);
+	}
+	if (mv == EP_MARKER_UNKNOWN) {
+		/* "requires y, which is not installed." and the like, where
+		 * the marker may hold. */
+		sentence[strlen(sentence) - 1] = '\0';
+		rs = xasprintf("%s, if its marker holds (%s: %s).", sentence,
+		    err.msg, why_unknown);
+		free(sentence);
+		sentence = rs;
+	}
+	push_once(mv == EP_MARKER_UNKNOWN ? &u->warn : have == NULL ?
+	    &u->missing : &u->conflict, sentence);
+	push_once(&u->want, req_plain(&r));
+	push_once(&u->have, have != NULL ? xasprintf("%s %s", r.norm, hv) :
+	    xasprintf("%s not installed", r.norm));
+done:
+	free(hv);
+	ep_req_clear(&r);
+}
+
+static int
+key_order(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * stack.requires.<dist>: pip check's findings, from what the capture
+ * kept in meta.python (the requirements whose marker did not rule them
+ * out, the marker environment) and the python.pkg.* facts.  pip's own
+ * words, one sentence per finding, pip's sort within each kind.
+ */
+static void
+check_requires(struct checks *k)
+{
+	static const char *rule = "check:requires";
+	json_t *py = json_object_get(k->m->meta, "python"), *reqs, *mk, *arr,
+	    *v;
+	const char *from, *why, *dk, *fk;
+	struct ep_markerenv env = { 0 };
+	struct ep_strv dists = { 0 };
+	size_t ndist = 0, nreq = 0, nres = 0, nfail, i, j;
+	char *why_unknown;
+	json_t *fv;
+
+	reqs = json_object_get(py, "requires");
+	if (!json_is_object(reqs)) {
+		why = unavailable(k, "python");
+		add(k, "stack.requires", EP_SKIP, rule, NULL, NULL, why !=
+		    NULL ? xasprintf("stack.requires: not checked here: %s",
+		    why) : xstrdup("stack.requires: this capture records no "
+		    "requirements (meta.python.requires): an envparity before "
+		    "it read them, or no Python here"));
+		return;
+	}
+	mk = json_object_get(py, "markers");
+	for (i = 0; i < EP_MV_N; i++)
+		env.v[i] = json_string_value(json_object_get(mk,
+		    ep_marker_vars[i]));
+	if ((from = json_string_value(json_object_get(py, "markers_from"))) ==
+	    NULL)
+		from = "nowhere";
+	else if (strcmp(from, "interpreter") == 0)
+		from = "the interpreter";
+	why_unknown = xasprintf("the capture took the marker environment "
+	    "from %s", from);
+	json_object_foreach(k->m->facts, fk, fv)
+		if (ep_startswith(fk, "python.pkg."))
+			ndist++;
+	json_object_foreach(reqs, dk, arr)
+		ep_strv_push(&dists, dk);
+	if (dists.n > 0)
+		qsort(dists.v, dists.n, sizeof *dists.v, key_order);
+	for (i = 0; i < dists.n; i++) {
+		struct unmet u = { 0 };
+		const char *raw;
+		char *key = xasprintf("python.pkg.%s", dists.v[i]), *ver;
+		char *rkey, *msg, *want, *have;
+
+		raw = get(k, key);
+		free(key);
+		ver = raw != NULL ? pip_version(raw) : xstrdup("(not "
+		    "installed)");
+		arr = json_object_get(reqs, dists.v[i]);
+		rkey = xasprintf("stack.requires.%s", dists.v[i]);
+		if (!json_is_array(arr)) {
+			add(k, rkey, EP_ERROR, rule, NULL, NULL, xasprintf(
+			    "%s: meta.python.requires.%s is not a list of "
+			    "requirements", rkey, dists.v[i]));
+			nres++;
+			goto next;
+		}
+		json_array_foreach(arr, j, v) {
+			nreq++;
+			if (json_is_string(v))
+				one_requirement(k, &u, dists.v[i], ver,
+				    json_string_value(v), &env, why_unknown);
+			else
+				push_once(&u.invalid, xasprintf("%s %s has a "
+				    "requirement that is not a string in "
+				    "meta.python.requires.", dists.v[i], ver));
+		}
+		nfail = u.missing.n + u.conflict.n + u.invalid.n;
+		if (nfail == 0 && u.warn.n == 0)
+			goto next;
+		/* pip prints the missing, then the conflicts, each kind
+		 * sorted; then what it could not read, and our unknowns. */
+		ep_strv_sort(&u.missing);
+		ep_strv_sort(&u.conflict);
+		ep_strv_sort(&u.warn);
+		for (j = 0; j < u.conflict.n; j++)
+			ep_strv_push(&u.missing, u.conflict.v[j]);
+		for (j = 0; j < u.invalid.n; j++)
+			ep_strv_push(&u.missing, u.invalid.v[j]);
+		for (j = 0; j < u.warn.n; j++)
+			ep_strv_push(&u.missing, u.warn.v[j]);
+		msg = join(&u.missing, " ");
+		want = join(&u.want, "; ");
+		have = join(&u.have, "; ");
+		add(k, rkey, nfail > 0 ? EP_FAIL : EP_WARN, rule,
+		    *want ? want : NULL, *have ? have : NULL, xasprintf("%s: %s",
+		    rkey, msg));
+		nres++;
+		free(msg);
+		free(want);
+		free(have);
+next:
+		free(rkey);
+		free(ver);
+		unmet_clear(&u);
+	}
+	if (nres == 0)
+		add(k, "stack.requires", EP_PASS, rule, NULL, NULL, xasprintf(
+		    "stack.requires: %zu distribution%s, %zu requirement%s "
+		    "that apply here: every one met (pip check's rules; "
+		    "markers from %s)", ndist, ndist == 1 ? "" : "s", nreq,
+		    nreq == 1 ? "" : "s", from));
+	free(why_unknown);
+	ep_strv_clear(&dists);
+}
+
 void
 ep_checks_run(struct ep_results *out, const struct ep_manifest *current,
     const struct ep_policy *policy, time_t now)
@@ -398,5 +660,6 @@ ep_checks_run(struct ep_results *out, const struct ep_manifest *current,
 	free(no_rt);
 	check_cudnn_sublibs(&k);
 	check_determinism(&k);
+	check_requires(&k);
 	ep_results_waive(out, from, policy, now);
 }

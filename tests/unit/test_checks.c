@@ -119,7 +119,11 @@ test_h100(void **state)
 	    EP_SKIP);
 	assert_int_equal(status(&rs, "stack.determinism.cublas_workspace"),
 	    EP_SKIP);
-	assert_int_equal(rs.n, 9);
+	/* Captured before requirements were recorded. */
+	r = get(&rs, "stack.requires");
+	assert_int_equal(r->status, EP_SKIP);
+	assert_non_null(strstr(r->message, "records no requirements"));
+	assert_int_equal(rs.n, 10);
 	/* What NVIDIA supports warns; the H100 host has parity. */
 	assert_int_equal(ep_results_exit(&rs), EP_EXIT_OK);
 	ep_results_clear(&rs);
@@ -460,6 +464,146 @@ test_determinism(void **state)
 	ep_manifest_free(m);
 }
 
+/* A manifest with python.pkg facts and meta.python as capture writes
+ * it: markers of a CPython 3.11 on Linux, requirements per name. */
+static struct ep_manifest *
+py_manifest(const char *requires, const char *markers)
+{
+	struct ep_manifest *m = ep_manifest_new();
+	json_error_t je;
+	json_t *py;
+	char *text = xasprintf("{\"markers_from\": \"interpreter\", "
+	    "\"markers\": %s, \"requires\": %s}", markers != NULL ? markers :
+	    "{\"python_version\": \"3.11\", \"python_full_version\": "
+	    "\"3.11.7\", \"os_name\": \"posix\", \"sys_platform\": "
+	    "\"linux\"}", requires);
+
+	assert_non_null(py = json_loads(text, 0, &je));
+	json_object_set_new(m->meta, "python", py);
+	free(text);
+	ep_manifest_set(m, "python.pkg.app", "1.0");
+	ep_manifest_set(m, "python.pkg.lib-b", "1.5");
+	ep_manifest_set(m, "python.pkg.lib-c", "2.0rc1");
+	ep_manifest_set(m, "python.pkg.tool", "01.0-1");
+	return m;
+}
+
+/* pip check's findings, in its words, one result per distribution. */
+static void
+test_requires(void **state)
+{
+	static const char ignore[] = "{\"schema\": \"envparity/policy@1\", "
+	    "\"rules\": [{\"key\": \"stack.requires.*\", \"rule\": "
+	    "\"ignore\"}]}";
+	static const char waive[] = "{\"schema\": \"envparity/policy@1\", "
+	    "\"waivers\": [{\"key\": \"stack.requires.app\", \"reason\": "
+	    "\"r\", \"owner\": \"o\", \"expires\": \"2099-01-01\"}]}";
+	struct ep_results rs = { 0 };
+	struct ep_policy *p = NULL;
+	struct ep_err err = { 0 };
+	struct ep_manifest *m;
+	const struct ep_result *r;
+
+	(void)state;
+	m = py_manifest("{\"app\": [\"Lib_B>=2\", \"missing-x\", "
+	    "\"lib.c (>=1)\", \"old ; python_version < '3'\", "
+	    "\"new ; python_version >= '3'\", \"bad>>1\", "
+	    "\"odd ; os_name ~= 'posix'\", \"lib-b\", \"missing-x>=1\"], "
+	    "\"tool\": [\"app==1.0\"]}", NULL);
+	run(&rs, m, NULL);
+	r = get(&rs, "stack.requires.app");
+	assert_int_equal(r->status, EP_FAIL);
+	assert_string_equal(r->area, "stack");
+	assert_string_equal(r->rule, "check:requires");
+	assert_string_equal(r->message, "stack.requires.app: "
+	    "app 1.0 requires missing-x, which is not installed. "
+	    "app 1.0 requires new, which is not installed. "
+	    "app 1.0 has requirement Lib_B>=2, but you have lib-b 1.5. "
+	    "app 1.0 has an invalid requirement \"bad>>1\": Expected "
+	    "semicolon (after name with no version specifier) or end at "
+	    "column 4. "
+	    "app 1.0 has requirement odd; os_name ~= \"posix\", whose marker "
+	    "cannot be evaluated: '~=' is undefined on os_name.");
+	assert_string_equal(r->expected, "Lib_B>=2; missing-x; new; "
+	    "missing-x>=1");
+	assert_string_equal(r->actual, "lib-b 1.5; missing-x not installed; "
+	    "new not installed");
+	/* Met: "tool" asks app==1.0, and its own odd version is shown as
+	 * pip shows it. */
+	assert_null(find(&rs, "stack.requires.tool"));
+	assert_null(find(&rs, "stack.requires"));
+	assert_int_equal(ep_results_exit(&rs), EP_EXIT_DRIFT);
+
+	/* A waiver waives it; an ignore rule drops it, and no pass
+	 * claims that everything was met. */
+	if (ep_policy_parse(&p, waive, strlen(waive), "p", &err) < 0)
+		fail_msg("%s", err.msg);
+	run(&rs, m, p);
+	assert_int_equal(status(&rs, "stack.requires.app"), EP_WAIVED);
+	ep_policy_free(p);
+	if (ep_policy_parse(&p, ignore, strlen(ignore), "p", &err) < 0)
+		fail_msg("%s", err.msg);
+	run(&rs, m, p);
+	assert_null(find(&rs, "stack.requires.app"));
+	assert_null(find(&rs, "stack.requires"));
+	ep_policy_free(p);
+	ep_manifest_free(m);
+
+	/* Everything met: one pass for them all. */
+	m = py_manifest("{\"tool\": [\"app==1.0\", \"lib-c>=2.0a1\", "
+	    "\"lib-b @ https://example.org/b.whl\"]}", NULL);
+	run(&rs, m, NULL);
+	r = get(&rs, "stack.requires");
+	assert_int_equal(r->status, EP_PASS);
+	assert_string_equal(r->message, "stack.requires: 4 distributions, 3 "
+	    "requirements that apply here: every one met (pip check's "
+	    "rules; markers from the interpreter)");
+	ep_manifest_free(m);
+
+	/* A version pip prints in its normal form. */
+	m = py_manifest("{\"app\": [\"tool>=2\"]}", NULL);
+	run(&rs, m, NULL);
+	assert_string_equal(get(&rs, "stack.requires.app")->message,
+	    "stack.requires.app: app 1.0 has requirement tool>=2, but you "
+	    "have tool 1.0.post1.");
+	ep_manifest_free(m);
+
+	/* A marker the capture could not evaluate, unmet: a warning that
+	 * says why; met, nothing. */
+	m = py_manifest("{\"app\": [\"gone ; python_version < '3.10'\", "
+	    "\"lib-b ; python_version < '3.10'\"]}", "{\"sys_platform\": "
+	    "\"linux\"}");
+	json_object_set_new(json_object_get(m->meta, "python"),
+	    "markers_from", json_string("uname"));
+	run(&rs, m, NULL);
+	r = get(&rs, "stack.requires.app");
+	assert_int_equal(r->status, EP_WARN);
+	assert_string_equal(r->message, "stack.requires.app: app 1.0 requires "
+	    "gone, which is not installed, if its marker holds "
+	    "(python_version is not known here: the capture took the marker "
+	    "environment from uname).");
+	assert_int_equal(ep_results_exit(&rs), EP_EXIT_OK);
+	ep_manifest_free(m);
+
+	/* meta.python.requires that is not what capture writes. */
+	m = py_manifest("{\"app\": \"lib-b\", \"tool\": [1]}", NULL);
+	run(&rs, m, NULL);
+	assert_int_equal(status(&rs, "stack.requires.app"), EP_ERROR);
+	assert_int_equal(status(&rs, "stack.requires.tool"), EP_FAIL);
+	ep_manifest_free(m);
+
+	/* No meta.python: a skip, with the reason where there is one. */
+	m = ep_manifest_new();
+	ep_manifest_unavailable(m, "python", "python3 not found on PATH");
+	run(&rs, m, NULL);
+	r = get(&rs, "stack.requires");
+	assert_int_equal(r->status, EP_SKIP);
+	assert_string_equal(r->message, "stack.requires: not checked here: "
+	    "python3 not found on PATH");
+	ep_results_clear(&rs);
+	ep_manifest_free(m);
+}
+
 /* A real capture of this machine: CUDA 13.0 with cuDNN 9.19 in
  * /usr/local/cuda, no NVIDIA driver. */
 static void
@@ -511,6 +655,7 @@ main(void)
 		cmocka_unit_test(test_lib_cudart),
 		cmocka_unit_test(test_cudnn_sublibs),
 		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_requires),
 		cmocka_unit_test(test_this_machine),
 	};
 
