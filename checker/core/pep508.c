@@ -312,12 +312,6 @@ spec1_contains(const struct spec *k, const char *cand)
 	return in;
 }
 
-static int
-spec_str_order(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void
 specset_free(struct ep_specset *s)
 {
@@ -331,64 +325,107 @@ specset_free(struct ep_specset *s)
 	free(s);
 }
 
+/* A specifier's identity (packaging's _canonical_spec): === and ".*"
+ * as written; else the version's normal form, trailing ".0"s of the
+ * release dropped but for "~=", where they count. */
+static char *
+spec_canon(const struct spec *k)
+{
+	char *n, *out;
+	size_t rel, end;
+
+	if (k->op == OP_ARB || ep_endswith(k->ver, ".*") ||
+	    (n = ep_version_pep440_norm(k->ver)) == NULL)
+		return xasprintf("%s%s", op_text[k->op], k->ver);
+	rel = strchr(n, '!') != NULL ? (size_t)(strchr(n, '!') - n) + 1 : 0;
+	end = rel + strspn(n + rel, "0123456789.");
+	if (k->op != OP_COMPAT) {
+		size_t e = end;
+
+		while (e > rel + 2 && strncmp(n + e - 2, ".0", 2) == 0)
+			e -= 2;
+		memmove(n + e, n + end, strlen(n + end) + 1);
+	}
+	out = xasprintf("%s%s", op_text[k->op], n);
+	free(n);
+	return out;
+}
+
+struct spec_text {
+	struct spec k;
+	char *str;		/* str(Specifier): operator, version */
+};
+
+static int
+spec_text_order(const void *a, const void *b)
+{
+	return strcmp(((const struct spec_text *)a)->str,
+	    ((const struct spec_text *)b)->str);
+}
+
 /* SpecifierSet(text): comma-separated, blanks and empty parts dropped,
- * each a specifier; sorted and written back as packaging does. */
+ * each a specifier; sorted by their text, the equal ones once, and
+ * written back as packaging does. */
 static int
 specset_parse(struct ep_specset **out, const char *text, struct ep_err *err)
 {
 	struct ep_specset *s = xcalloc(1, sizeof *s);
-	struct ep_strv parts = { 0 }, plain = { 0 };
-	char *copy = xstrdup(text), *p, *comma, *rtext = NULL;
-	size_t len = 1;
+	struct ep_strv kept = { 0 }, canon = { 0 };
+	struct spec_text *t = NULL;
+	char *copy = xstrdup(text), *p, *comma, *rtext = NULL, *c;
+	size_t n = 0, cap = 0, len = 1;
 	int rc = -1;
 
 	*out = NULL;
 	for (p = copy; p != NULL; p = comma) {
 		if ((comma = strchr(p, ',')) != NULL)
 			*comma++ = '\0';
-		if (*ep_pystrip(p) != '\0')
-			ep_strv_push(&parts, p);
-	}
-	if (parts.n > 0)
-		qsort(parts.v, parts.n, sizeof *parts.v, spec_str_order);
-	s->v = xcalloc(parts.n ? parts.n : 1, sizeof *s->v);
-	for (size_t i = 0; i < parts.n; i++) {
-		struct spec k;
-		char *canon;
-
-		if (spec_read(&k, parts.v[i]) < 0) {
+		if (*ep_pystrip(p) == '\0')
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 4;
+			t = xreallocarray(t, cap, sizeof *t);
+		}
+		if (spec_read(&t[n].k, p) < 0) {
 			ep_err_set(err, EP_E_INPUT, "invalid specifier \"%s\"",
-			    parts.v[i]);
+			    p);
 			goto done;
 		}
-		canon = xasprintf("%s%s", op_text[k.op], k.ver);
-		if (ep_strv_contains(&plain, canon)) {
-			free(canon);
-			free(k.ver);
+		t[n].str = xasprintf("%s%s", op_text[t[n].k.op], t[n].k.ver);
+		n++;
+	}
+	if (n > 0)
+		qsort(t, n, sizeof *t, spec_text_order);
+	s->v = xcalloc(n ? n : 1, sizeof *s->v);
+	for (size_t i = 0; i < n; i++) {
+		c = spec_canon(&t[i].k);
+		if (ep_strv_contains(&canon, c)) {
+			free(c);
 			continue;
 		}
-		ep_strv_push_owned(&plain, canon);
-		s->v[s->n++] = k;
+		ep_strv_push_owned(&canon, c);
+		ep_strv_push(&kept, t[i].str);
+		s->v[s->n] = t[i].k;
+		s->v[s->n++].ver = xstrdup(t[i].k.ver);
 	}
-	/* Written back as str(SpecifierSet): "op version", sorted. */
-	for (size_t i = 0; i < plain.n; i++)
-		len += strlen(plain.v[i]) + 1;
+	for (size_t i = 0; i < kept.n; i++)
+		len += strlen(kept.v[i]) + 1;
 	s->str = xcalloc(1, len);
-	for (size_t i = 0; i < plain.n; i++) {
+	for (size_t i = 0; i < kept.n; i++) {
 		if (i > 0)
 			strcat(s->str, ",");
-		strcat(s->str, plain.v[i]);
+		strcat(s->str, kept.v[i]);
 	}
 	for (size_t i = 0; i < s->n; i++) {
-		char *t;
+		char *r;
 
 		if (s->v[i].op == OP_ARB)
 			continue;
-		t = rtext == NULL ? xasprintf("%s%s", op_text[s->v[i].op],
+		r = rtext == NULL ? xasprintf("%s%s", op_text[s->v[i].op],
 		    s->v[i].ver) : xasprintf("%s,%s%s", rtext,
 		    op_text[s->v[i].op], s->v[i].ver);
 		free(rtext);
-		rtext = t;
+		rtext = r;
 	}
 	if (rtext != NULL && ep_verrange_parse(&s->range, rtext, err) < 0)
 		goto done;
@@ -396,9 +433,14 @@ specset_parse(struct ep_specset **out, const char *text, struct ep_err *err)
 	s = NULL;
 	rc = 0;
 done:
+	for (size_t i = 0; i < n; i++) {
+		free(t[i].k.ver);
+		free(t[i].str);
+	}
+	free(t);
 	specset_free(s);
-	ep_strv_clear(&parts);
-	ep_strv_clear(&plain);
+	ep_strv_clear(&kept);
+	ep_strv_clear(&canon);
 	free(copy);
 	free(rtext);
 	return rc;

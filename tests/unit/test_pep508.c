@@ -220,6 +220,28 @@ test_parts(void **state)
 	assert_true(ep_req_contains(&r, "0.0.1"));
 	ep_req_clear(&r);
 
+	/* Sorted by their text, equal ones once (~= counts trailing
+	 * zeros, === and .* compare as written), as str(SpecifierSet). */
+	{
+		static const char *const sets[][2] = {
+			{ "a>=1.0.0,>=1.0", "a>=1.0" },
+			{ "a~=1.0,~=1.0.0", "a~=1.0,~=1.0.0" },
+			{ "a==1.0.*,==1.0.0.*", "a==1.0.*,==1.0.0.*" },
+			{ "a== 1.0,==1", "a==1" },
+			{ "a>=0,>=0.0", "a>=0" },
+			{ "Fo=== and,=====5.0", "Fo=====5.0,===and" },
+		};
+		char *str;
+
+		for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+			assert_int_equal(ep_req_parse(&r, sets[i][0], &err), 0);
+			str = ep_req_str(&r);
+			assert_string_equal(str, sets[i][1]);
+			free(str);
+			ep_req_clear(&r);
+		}
+	}
+
 	/* A trailing newline is not part of a requirement (pip strips the
 	 * metadata value first). */
 	assert_int_equal(ep_req_parse(&r, "foo>=1\n", &err), -1);
