@@ -9,6 +9,11 @@
  * header block at the top of each file is read, with one bounded read, so
  * a thousand distributions take milliseconds and a 2 GB METADATA costs no
  * more than a small one.
+ *
+ * Each distribution's requirements are judged as pip check judges them
+ * once all are read (core/requires.h); only the findings are kept, in
+ * meta.python.requires, with the PEP 508 marker environment they were
+ * judged under in meta.python.markers.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -24,6 +29,7 @@
 
 #include "collect.h"
 #include "python.h"
+#include "requires.h"
 
 /* The header block is almost always within the first read. */
 #define HEAD_FIRST	(16 * 1024)
@@ -131,35 +137,20 @@ read_small(int dfd, const char *rel, char *buf, size_t max, size_t *len)
 	return rc;
 }
 
-/*
- * The requirements of one distribution into meta.python.requires: its
- * Requires-Dist lines (or, for an egg-info without them, requires.txt as
- * pip reads it), less those whose marker is false here, as pip check
- * leaves them out (every "extra == ..." one among them).  The rest are
- * kept as written, malformed ones too: the check says what is wrong.
- */
+/* The requirements of one distribution, as its metadata gives them (or,
+ * for an egg-info without them, as pip reads its requires.txt), for
+ * ep_requires_judge once every distribution is known. */
 static void
 keep_requires(struct scan *s, const char *norm, struct ep_strv *reqs)
 {
-	json_t *arr = NULL;
+	json_t *arr;
 
-	for (size_t i = 0; i < reqs->n; i++) {
-		struct ep_req r;
-
-		if (ep_req_parse(&r, reqs->v[i], NULL) == 0) {
-			int v = r.marker != NULL ? ep_marker_eval(r.marker,
-			    &s->env, NULL) : EP_MARKER_TRUE;
-
-			ep_req_clear(&r);
-			if (v == EP_MARKER_FALSE)
-				continue;
-		}
-		if (arr == NULL)
-			arr = json_array();
+	if (reqs->n == 0)
+		return;
+	arr = json_array();
+	for (size_t i = 0; i < reqs->n; i++)
 		json_array_append_new(arr, json_string(reqs->v[i]));
-	}
-	if (arr != NULL)
-		json_object_set_new(s->requires, norm, arr);
+	json_object_set_new(s->requires, norm, arr);
 }
 
 static const char *
@@ -336,7 +327,8 @@ scan_site(struct scan *s, const char *dir)
 }
 
 /* meta.python: "markers" (the marker environment, where known),
- * "markers_from" (EP_MARKERS_*), "requires" (name -> requirements). */
+ * "markers_from" (EP_MARKERS_*), "requires" (what pip check would find:
+ * requires.h). */
 static void
 python_meta(struct ep_manifest *m, const struct ep_pyenv *env,
     json_t *requires)
@@ -355,7 +347,7 @@ python_meta(struct ep_manifest *m, const struct ep_pyenv *env,
 	json_object_set_new(py, "markers", mk);
 	json_object_set_new(py, "markers_from",
 	    json_string(env->markers_from));
-	json_object_set(py, "requires", requires);
+	json_object_set_new(py, "requires", requires);
 	json_object_set_new(m->meta, "python", py);
 }
 
@@ -454,10 +446,12 @@ ep_collect_python(struct ep_collect *c, struct ep_err *err)
 	s.buf = xmalloc(EP_PYMETA_MAX);
 	for (size_t i = 0; i < dirs->n; i++)
 		scan_site(&s, dirs->v[i]);
-	/* What stack.requires needs, in meta (comparing it is not drift),
-	 * unless no distribution could be looked for. */
+	/* What stack.requires reports, judged here where every
+	 * distribution is known, in meta (comparing it is not drift);
+	 * nothing when no distribution could be looked for. */
 	if (o->site_dirs.n > 0 || resolved)
-		python_meta(c->m, &env, s.requires);
+		python_meta(c->m, &env, ep_requires_judge(c->m, s.requires,
+		    &s.env));
 	rc = 0;
 done:
 	json_decref(s.seen);

@@ -31,15 +31,16 @@
  *   stack.determinism.tf_autotune, stack.determinism.cublas_workspace:
  *                           fail: determinism was asked for, and another
  *                           setting silently defeats it.
- *   stack.requires.<dist>   fail: what `pip check` finds: a requirement
- *                           of an installed distribution (Requires-Dist,
- *                           its marker true here) whose distribution is
- *                           not installed, or is at a version outside its
- *                           specifiers, or that pip cannot read; warn:
- *                           one that is not met and whose marker cannot
- *                           be evaluated with what the capture knew.
- *                           One result per distribution with findings
- *                           and, when there are none, one pass
+ *   stack.requires.<dist>   fail: what `pip check` finds, as the capture
+ *                           judged it (requires.h, meta.python.requires):
+ *                           a requirement of an installed distribution
+ *                           (Requires-Dist, its marker true here) whose
+ *                           distribution is not installed, or is at a
+ *                           version outside its specifiers, or that pip
+ *                           cannot read; warn: one not met whose marker
+ *                           needs a value the capture did not know.  One
+ *                           result per distribution with findings and,
+ *                           when there are none, one pass
  *                           "stack.requires" for them all: a thousand
  *                           passes would say nothing.
  */
@@ -48,7 +49,6 @@
 #include <strings.h>
 
 #include "compare.h"
-#include "pep508.h"
 #include "vercmp.h"
 
 /* NVIDIA's minimum Linux driver for each CUDA major release under
@@ -378,7 +378,7 @@ check_determinism(struct checks *k)
 		    ws));
 }
 
-/* What one distribution's requirements come to. */
+/* One distribution's findings as sentences, in pip check's order. */
 struct unmet {
 	struct ep_strv missing;	/* pip check's sentences, in its order: */
 	struct ep_strv conflict;
@@ -434,77 +434,61 @@ pip_version(const char *v)
 	return n != NULL ? n : xstrdup(v);
 }
 
-/* The requirement without its marker: name[extras]specifiers or @ URL. */
-static char *
-req_plain(const struct ep_req *r)
+static const char *
+field(json_t *f, const char *key)
 {
-	struct ep_req tmp = *r;
-
-	tmp.marker = NULL;
-	return ep_req_str(&tmp);
+	return json_string_value(json_object_get(f, key));
 }
 
-/* One requirement line of dist (at version ver) against what is
- * installed, into u.  why_unknown explains an unknown marker. */
-static void
-one_requirement(struct checks *k, struct unmet *u, const char *dist,
-    const char *ver, const char *line, const struct ep_markerenv *env,
+/* One finding of dist (at version ver, as pip prints it) into u; 0, or
+ * -1 when it is not what a capture writes. */
+static int
+one_finding(struct unmet *u, const char *dist, const char *ver, json_t *f,
     const char *why_unknown)
 {
-	struct ep_err err = { 0 };
-	struct ep_req r;
-	const char *have;
-	char *key, *sentence, *hv = NULL, *rs;
-	int mv = EP_MARKER_TRUE;
+	const char *kind = field(f, "kind"), *req = field(f, "requirement"),
+	    *name = field(f, "name"), *inst = field(f, "installed"),
+	    *error = field(f, "error"), *unknown = field(f, "unknown"),
+	    *wants = field(f, "wants");
+	char *sentence, *hv, *s;
 
-	if (ep_req_parse(&r, line, &err) < 0) {
-		push_once(&u->invalid, xasprintf("%s %s has an invalid "
-		    "requirement \"%s\": %s.", dist, ver, line, err.msg));
-		return;
+	if (kind == NULL || req == NULL)
+		return -1;
+	if (strcmp(kind, "invalid") == 0 || strcmp(kind, "marker") == 0) {
+		if (error == NULL)
+			return -1;
+		push_once(&u->invalid, kind[0] == 'i' ? xasprintf("%s %s has "
+		    "an invalid requirement \"%s\": %s.", dist, ver, req,
+		    error) : xasprintf("%s %s has requirement %s, whose marker "
+		    "cannot be evaluated: %s.", dist, ver, req, error));
+		return 0;
 	}
-	if (r.marker != NULL && (mv = ep_marker_eval(r.marker, env,
-	    &err)) < 0) {
-		rs = ep_req_str(&r);
-		push_once(&u->invalid, xasprintf("%s %s has requirement %s, whose "
-		    "marker cannot be evaluated: %s.", dist, ver, rs,
-		    err.msg));
-		free(rs);
-		goto done;
-	}
-	if (mv == EP_MARKER_FALSE)
-		goto done;
-	key = xasprintf("python.pkg.%s", r.norm);
-	have = get(k, key);
-	free(key);
-	if (have != NULL && ep_req_contains(&r, have))
-		goto done;
-	if (have == NULL)
+	if (name == NULL || wants == NULL || (strcmp(kind, "missing") != 0 &&
+	    (strcmp(kind, "conflict") != 0 || inst == NULL)))
+		return -1;
+	if (inst == NULL) {
 		sentence = xasprintf("%s %s requires %s, which is not "
-		    "installed.", dist, ver, r.norm);
-	else {
-		hv = pip_version(have);
-		rs = ep_req_str(&r);
+		    "installed.", dist, ver, name);
+		push_once(&u->have, xasprintf("%s not installed", name));
+	} else {
+		hv = pip_version(inst);
 		sentence = xasprintf("%s %s has requirement %s, but you have "
-		    "%s %s.", dist, ver, rs, r.norm, hv);
-		free(rs);
+		    "%s %s.", dist, ver, req, name, hv);
+		push_once(&u->have, xasprintf("%s %s", name, hv));
+		free(hv);
 	}
-	if (mv == EP_MARKER_UNKNOWN) {
+	push_once(&u->want, xstrdup(wants));
+	if (unknown != NULL) {
 		/* "requires y, which is not installed." and the like, where
 		 * the marker may hold. */
 		sentence[strlen(sentence) - 1] = '\0';
-		rs = xasprintf("%s, if its marker holds (%s: %s).", sentence,
-		    err.msg, why_unknown);
+		s = xasprintf("%s, if its marker holds (%s: %s).", sentence,
+		    unknown, why_unknown);
 		free(sentence);
-		sentence = rs;
-	}
-	push_once(mv == EP_MARKER_UNKNOWN ? &u->warn : have == NULL ?
-	    &u->missing : &u->conflict, sentence);
-	push_once(&u->want, req_plain(&r));
-	push_once(&u->have, have != NULL ? xasprintf("%s %s", r.norm, hv) :
-	    xasprintf("%s not installed", r.norm));
-done:
-	free(hv);
-	ep_req_clear(&r);
+		push_once(&u->warn, s);
+	} else
+		push_once(inst == NULL ? &u->missing : &u->conflict, sentence);
+	return 0;
 }
 
 static int
@@ -513,27 +497,88 @@ key_order(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* One distribution's findings as its result, if any is one.  1 when a
+ * result was given. */
+static int
+dist_result(struct checks *k, const char *dist, json_t *fs,
+    const char *why_unknown)
+{
+	static const char *rule = "check:requires";
+	struct unmet u = { 0 };
+	char *key = xasprintf("python.pkg.%s", dist), *rkey, *ver, *msg,
+	    *want, *have;
+	const char *raw = get(k, key);
+	size_t i, nfail;
+	json_t *f;
+	int bad = !json_is_array(fs);
+
+	free(key);
+	ver = raw != NULL ? pip_version(raw) : xstrdup("(not installed)");
+	rkey = xasprintf("stack.requires.%s", dist);
+	json_array_foreach(fs, i, f)
+		bad |= one_finding(&u, dist, ver, f, why_unknown) < 0;
+	if (bad) {
+		/* A manifest not written by capture: the check cannot say
+		 * what it holds, and no waiver should hide that. */
+		add(k, rkey, EP_ERROR, rule, NULL, NULL, xasprintf("%s: "
+		    "meta.python.requires.unmet.%s is not what a capture "
+		    "writes", rkey, dist));
+		goto done;
+	}
+	nfail = u.missing.n + u.conflict.n + u.invalid.n;
+	if (nfail == 0 && u.warn.n == 0) {
+		free(rkey);
+		free(ver);
+		unmet_clear(&u);
+		return 0;
+	}
+	/* pip prints the missing, then the conflicts, each kind sorted;
+	 * then what it could not read, and the unknowns. */
+	ep_strv_sort(&u.missing);
+	ep_strv_sort(&u.conflict);
+	ep_strv_sort(&u.invalid);
+	ep_strv_sort(&u.warn);
+	for (i = 0; i < u.conflict.n; i++)
+		ep_strv_push(&u.missing, u.conflict.v[i]);
+	for (i = 0; i < u.invalid.n; i++)
+		ep_strv_push(&u.missing, u.invalid.v[i]);
+	for (i = 0; i < u.warn.n; i++)
+		ep_strv_push(&u.missing, u.warn.v[i]);
+	msg = join(&u.missing, " ");
+	want = join(&u.want, "; ");
+	have = join(&u.have, "; ");
+	add(k, rkey, nfail > 0 ? EP_FAIL : EP_WARN, rule, *want ? want : NULL,
+	    *have ? have : NULL, xasprintf("%s: %s", rkey, msg));
+	free(msg);
+	free(want);
+	free(have);
+done:
+	free(rkey);
+	free(ver);
+	unmet_clear(&u);
+	return 1;
+}
+
 /*
- * stack.requires.<dist>: pip check's findings, from what the capture
- * kept in meta.python (the requirements whose marker did not rule them
- * out, the marker environment) and the python.pkg.* facts.  pip's own
- * words, one sentence per finding, pip's sort within each kind.
+ * stack.requires.<dist>: pip check's findings, as the capture judged
+ * them (requires.h) where every distribution was at hand, in pip's own
+ * sentences.  One result per distribution with findings; one pass for
+ * them all when there is none.
  */
 static void
 check_requires(struct checks *k)
 {
 	static const char *rule = "check:requires";
-	json_t *py = json_object_get(k->m->meta, "python"), *reqs, *mk, *arr,
-	    *v;
-	const char *from, *why, *dk, *fk;
-	struct ep_markerenv env = { 0 };
+	json_t *py = json_object_get(k->m->meta, "python"), *req, *unmet, *fs;
+	const char *from, *why, *dk;
 	struct ep_strv dists = { 0 };
-	size_t ndist = 0, nreq = 0, nres = 0, nfail, i, j;
+	size_t nres = 0;
+	json_int_t ndist, nreq;
 	char *why_unknown;
-	json_t *fv;
 
-	reqs = json_object_get(py, "requires");
-	if (!json_is_object(reqs)) {
+	req = json_object_get(py, "requires");
+	unmet = json_object_get(req, "unmet");
+	if (!json_is_object(unmet)) {
 		why = unavailable(k, "python");
 		add(k, "stack.requires", EP_SKIP, rule, NULL, NULL, why !=
 		    NULL ? xasprintf("stack.requires: not checked here: %s",
@@ -542,10 +587,6 @@ check_requires(struct checks *k)
 		    "it read them, or no Python here"));
 		return;
 	}
-	mk = json_object_get(py, "markers");
-	for (i = 0; i < EP_MV_N; i++)
-		env.v[i] = json_string_value(json_object_get(mk,
-		    ep_marker_vars[i]));
 	if ((from = json_string_value(json_object_get(py, "markers_from"))) ==
 	    NULL)
 		from = "nowhere";
@@ -553,77 +594,21 @@ check_requires(struct checks *k)
 		from = "the interpreter";
 	why_unknown = xasprintf("the capture took the marker environment "
 	    "from %s", from);
-	json_object_foreach(k->m->facts, fk, fv)
-		if (ep_startswith(fk, "python.pkg."))
-			ndist++;
-	json_object_foreach(reqs, dk, arr)
+	json_object_foreach(unmet, dk, fs)
 		ep_strv_push(&dists, dk);
 	if (dists.n > 0)
 		qsort(dists.v, dists.n, sizeof *dists.v, key_order);
-	for (i = 0; i < dists.n; i++) {
-		struct unmet u = { 0 };
-		const char *raw;
-		char *key = xasprintf("python.pkg.%s", dists.v[i]), *ver;
-		char *rkey, *msg, *want, *have;
-
-		raw = get(k, key);
-		free(key);
-		ver = raw != NULL ? pip_version(raw) : xstrdup("(not "
-		    "installed)");
-		arr = json_object_get(reqs, dists.v[i]);
-		rkey = xasprintf("stack.requires.%s", dists.v[i]);
-		if (!json_is_array(arr)) {
-			add(k, rkey, EP_ERROR, rule, NULL, NULL, xasprintf(
-			    "%s: meta.python.requires.%s is not a list of "
-			    "requirements", rkey, dists.v[i]));
-			nres++;
-			goto next;
-		}
-		json_array_foreach(arr, j, v) {
-			nreq++;
-			if (json_is_string(v))
-				one_requirement(k, &u, dists.v[i], ver,
-				    json_string_value(v), &env, why_unknown);
-			else
-				push_once(&u.invalid, xasprintf("%s %s has a "
-				    "requirement that is not a string in "
-				    "meta.python.requires.", dists.v[i], ver));
-		}
-		nfail = u.missing.n + u.conflict.n + u.invalid.n;
-		if (nfail == 0 && u.warn.n == 0)
-			goto next;
-		/* pip prints the missing, then the conflicts, each kind
-		 * sorted; then what it could not read, and our unknowns. */
-		ep_strv_sort(&u.missing);
-		ep_strv_sort(&u.conflict);
-		ep_strv_sort(&u.warn);
-		for (j = 0; j < u.conflict.n; j++)
-			ep_strv_push(&u.missing, u.conflict.v[j]);
-		for (j = 0; j < u.invalid.n; j++)
-			ep_strv_push(&u.missing, u.invalid.v[j]);
-		for (j = 0; j < u.warn.n; j++)
-			ep_strv_push(&u.missing, u.warn.v[j]);
-		msg = join(&u.missing, " ");
-		want = join(&u.want, "; ");
-		have = join(&u.have, "; ");
-		add(k, rkey, nfail > 0 ? EP_FAIL : EP_WARN, rule,
-		    *want ? want : NULL, *have ? have : NULL, xasprintf("%s: %s",
-		    rkey, msg));
-		nres++;
-		free(msg);
-		free(want);
-		free(have);
-next:
-		free(rkey);
-		free(ver);
-		unmet_clear(&u);
-	}
+	for (size_t i = 0; i < dists.n; i++)
+		nres += (size_t)dist_result(k, dists.v[i],
+		    json_object_get(unmet, dists.v[i]), why_unknown);
+	ndist = json_integer_value(json_object_get(req, "distributions"));
+	nreq = json_integer_value(json_object_get(req, "requirements"));
 	if (nres == 0)
 		add(k, "stack.requires", EP_PASS, rule, NULL, NULL, xasprintf(
-		    "stack.requires: %zu distribution%s, %zu requirement%s "
+		    "stack.requires: %lld distribution%s, %lld requirement%s "
 		    "that apply here: every one met (pip check's rules; "
-		    "markers from %s)", ndist, ndist == 1 ? "" : "s", nreq,
-		    nreq == 1 ? "" : "s", from));
+		    "markers from %s)", (long long)ndist, ndist == 1 ? "" : "s",
+		    (long long)nreq, nreq == 1 ? "" : "s", from));
 	free(why_unknown);
 	ep_strv_clear(&dists);
 }

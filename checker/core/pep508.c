@@ -80,6 +80,19 @@ lower(int c)
 	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
 }
 
+/* a then b, a new string: the specifiers are joined often enough that
+ * printf's cost shows. */
+static char *
+cat(const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	char *s = xmalloc(na + nb + 1);
+
+	memcpy(s, a, na);
+	memcpy(s + na, b, nb + 1);
+	return s;
+}
+
 char *
 ep_pep503_normalize(const char *name)
 {
@@ -304,7 +317,7 @@ spec1_contains(const struct spec *k, const char *cand)
 		return strcasecmp(cand, k->ver) == 0;
 	if (!ep_version_pep440(cand))
 		return 0;
-	text = xasprintf("%s%s", op_text[k->op], k->ver);
+	text = cat(op_text[k->op], k->ver);
 	if (ep_verrange_parse(&r, text, NULL) == 0)
 		in = ep_verrange_match(r, cand) == 1;
 	ep_verrange_free(r);
@@ -336,7 +349,7 @@ spec_canon(const struct spec *k)
 
 	if (k->op == OP_ARB || ep_endswith(k->ver, ".*") ||
 	    (n = ep_version_pep440_norm(k->ver)) == NULL)
-		return xasprintf("%s%s", op_text[k->op], k->ver);
+		return cat(op_text[k->op], k->ver);
 	rel = strchr(n, '!') != NULL ? (size_t)(strchr(n, '!') - n) + 1 : 0;
 	end = rel + strspn(n + rel, "0123456789.");
 	if (k->op != OP_COMPAT) {
@@ -346,7 +359,7 @@ spec_canon(const struct spec *k)
 			e -= 2;
 		memmove(n + e, n + end, strlen(n + end) + 1);
 	}
-	out = xasprintf("%s%s", op_text[k->op], n);
+	out = cat(op_text[k->op], n);
 	free(n);
 	return out;
 }
@@ -391,19 +404,21 @@ specset_parse(struct ep_specset **out, const char *text, struct ep_err *err)
 			    p);
 			goto done;
 		}
-		t[n].str = xasprintf("%s%s", op_text[t[n].k.op], t[n].k.ver);
+		t[n].str = cat(op_text[t[n].k.op], t[n].k.ver);
 		n++;
 	}
 	if (n > 0)
 		qsort(t, n, sizeof *t, spec_text_order);
 	s->v = xcalloc(n ? n : 1, sizeof *s->v);
 	for (size_t i = 0; i < n; i++) {
-		c = spec_canon(&t[i].k);
-		if (ep_strv_contains(&canon, c)) {
+		/* One specifier is its own set: nothing to compare. */
+		c = n > 1 ? spec_canon(&t[i].k) : NULL;
+		if (c != NULL && ep_strv_contains(&canon, c)) {
 			free(c);
 			continue;
 		}
-		ep_strv_push_owned(&canon, c);
+		if (c != NULL)
+			ep_strv_push_owned(&canon, c);
 		ep_strv_push(&kept, t[i].str);
 		s->v[s->n] = t[i].k;
 		s->v[s->n++].ver = xstrdup(t[i].k.ver);
@@ -421,11 +436,16 @@ specset_parse(struct ep_specset **out, const char *text, struct ep_err *err)
 
 		if (s->v[i].op == OP_ARB)
 			continue;
-		r = rtext == NULL ? xasprintf("%s%s", op_text[s->v[i].op],
-		    s->v[i].ver) : xasprintf("%s,%s%s", rtext,
-		    op_text[s->v[i].op], s->v[i].ver);
+		if (rtext != NULL) {
+			r = cat(rtext, ",");
+			free(rtext);
+			rtext = r;
+			r = cat(rtext, op_text[s->v[i].op]);
+		} else
+			r = xstrdup(op_text[s->v[i].op]);
 		free(rtext);
-		rtext = r;
+		rtext = cat(r, s->v[i].ver);
+		free(r);
 	}
 	if (rtext != NULL && ep_verrange_parse(&s->range, rtext, err) < 0)
 		goto done;
@@ -705,16 +725,21 @@ variable(struct tok *t)
 		{ "dependency_groups", MV_DEPGROUPS },
 	};
 	size_t n;
+	char c = t->pos < t->len ? t->s[t->pos] : '\0';
 
+	/* Every name starts with one of these: a string does not. */
+	if (strchr("diopse", c) == NULL || c == '\0')
+		return MV_LITERAL;
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
-		if ((n = keyword(t, vars[i].name)) > 0) {
+		if (vars[i].name[0] == c && (n = keyword(t, vars[i].name)) >
+		    0) {
 			t->pos += n;
 			return vars[i].var;
 		}
 	return MV_LITERAL;
 }
 
-/* marker_var: VARIABLE | QUOTED_STRING, into it's side k. */
+/* marker_var: VARIABLE | QUOTED_STRING, into its side k. */
 static int
 marker_var(struct tok *t, struct mitem *it, int k)
 {
@@ -984,7 +1009,7 @@ eval_op(const char *lhs, int op, const char *rhs, int key,
 
 		if (rhs == NULL)
 			return T_UNKNOWN;
-		text = xasprintf("%s%s", op_text[op], rhs);
+		text = cat(op_text[op], rhs);
 		r = spec_read(&k, text);
 		free(text);
 		if (r == 0) {
@@ -1018,7 +1043,8 @@ eval_op(const char *lhs, int op, const char *rhs, int key,
 
 struct eval {
 	const struct ep_markerenv *env;
-	char *full;		/* python_full_version as packaging repairs it */
+	const char *fullv;	/* python_full_version as packaging repairs it */
+	char *full;		/* that, where it had to be mended */
 	int unknown;		/* the first variable found unknown, or -1 */
 	int failed;
 	struct ep_err *err;
@@ -1030,7 +1056,7 @@ env_value(struct eval *e, int var)
 	if (var == MV_EXTRA)
 		return "";
 	if (var == EP_MV_PYTHON_FULL_VERSION)
-		return e->full;
+		return e->fullv;
 	return e->env->v[var];
 }
 
@@ -1094,15 +1120,15 @@ int
 ep_marker_eval(const struct ep_marker *m, const struct ep_markerenv *env,
     struct ep_err *err)
 {
-	struct eval e = { env, NULL, -1, 0, err };
+	struct eval e = { env, NULL, NULL, -1, 0, err };
 	const char *full = env->v[EP_MV_PYTHON_FULL_VERSION];
 	int r;
 
 	/* platform.python_version() of an untagged build ends in '+',
 	 * which packaging mends into a local label. */
-	if (full != NULL)
-		e.full = ep_endswith(full, "+") ? xasprintf("%slocal", full) :
-		    xstrdup(full);
+	if (full != NULL && ep_endswith(full, "+"))
+		full = e.full = cat(full, "local");
+	e.fullv = full;
 	r = eval_marker(&e, m);
 	free(e.full);
 	if (e.failed)
@@ -1350,19 +1376,24 @@ int
 ep_req_contains(const struct ep_req *r, const char *version)
 {
 	const struct ep_specset *s = r->spec;
-	char *norm;
+	char *norm = NULL;
 	int in = 1;
 
 	if (s == NULL || s->n == 0)
 		return 1;
+	if (s->range != NULL && (!ep_version_pep440(version) ||
+	    ep_verrange_match(s->range, version) != 1))
+		return 0;
 	/* pip holds a Version, whose str() === compares: the normal form. */
-	norm = ep_version_pep440_norm(version);
-	for (size_t i = 0; in && i < s->n; i++)
-		if (s->v[i].op == OP_ARB)
-			in = strcasecmp(norm != NULL ? norm : version,
-			    s->v[i].ver) == 0;
-	if (in && s->range != NULL)
-		in = norm != NULL && ep_verrange_match(s->range, version) == 1;
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->v[i].op != OP_ARB)
+			continue;
+		if (norm == NULL && (norm = ep_version_pep440_norm(version)) ==
+		    NULL)
+			norm = xstrdup(version);
+		if (strcasecmp(norm, s->v[i].ver) != 0)
+			in = 0;
+	}
 	free(norm);
 	return in;
 }

@@ -16,6 +16,7 @@
 
 #include "capture.h"
 #include "compare.h"
+#include "requires.h"
 #include "testutil.h"
 
 #define H100	"tests/fixtures/gpu/h100/capture.json"
@@ -465,26 +466,34 @@ test_determinism(void **state)
 }
 
 /* A manifest with python.pkg facts and meta.python as capture writes
- * it: markers of a CPython 3.11 on Linux, requirements per name. */
+ * it: the requirement lines (name -> list) judged under the markers of a
+ * CPython 3.11 on Linux, or those given. */
 static struct ep_manifest *
 py_manifest(const char *requires, const char *markers)
 {
 	struct ep_manifest *m = ep_manifest_new();
+	struct ep_markerenv env = { { 0 } };
 	json_error_t je;
-	json_t *py;
-	char *text = xasprintf("{\"markers_from\": \"interpreter\", "
-	    "\"markers\": %s, \"requires\": %s}", markers != NULL ? markers :
-	    "{\"python_version\": \"3.11\", \"python_full_version\": "
-	    "\"3.11.7\", \"os_name\": \"posix\", \"sys_platform\": "
-	    "\"linux\"}", requires);
+	json_t *py, *lines, *mk;
 
-	assert_non_null(py = json_loads(text, 0, &je));
-	json_object_set_new(m->meta, "python", py);
-	free(text);
 	ep_manifest_set(m, "python.pkg.app", "1.0");
 	ep_manifest_set(m, "python.pkg.lib-b", "1.5");
 	ep_manifest_set(m, "python.pkg.lib-c", "2.0rc1");
 	ep_manifest_set(m, "python.pkg.tool", "01.0-1");
+	assert_non_null(lines = json_loads(requires, 0, &je));
+	assert_non_null(mk = json_loads(markers != NULL ? markers :
+	    "{\"python_version\": \"3.11\", \"python_full_version\": "
+	    "\"3.11.7\", \"os_name\": \"posix\", \"sys_platform\": "
+	    "\"linux\"}", 0, &je));
+	for (size_t i = 0; i < EP_MV_N; i++)
+		env.v[i] = json_string_value(json_object_get(mk,
+		    ep_marker_vars[i]));
+	py = json_object();
+	json_object_set_new(py, "markers_from", json_string("interpreter"));
+	json_object_set_new(py, "requires", ep_requires_judge(m, lines, &env));
+	json_object_set_new(py, "markers", mk);
+	json_object_set_new(m->meta, "python", py);
+	json_decref(lines);
 	return m;
 }
 
@@ -503,6 +512,7 @@ test_requires(void **state)
 	struct ep_err err = { 0 };
 	struct ep_manifest *m;
 	const struct ep_result *r;
+	json_t *j;
 
 	(void)state;
 	m = py_manifest("{\"app\": [\"Lib_B>=2\", \"missing-x\", "
@@ -524,8 +534,8 @@ test_requires(void **state)
 	    "column 4. "
 	    "app 1.0 has requirement odd; os_name ~= \"posix\", whose marker "
 	    "cannot be evaluated: '~=' is undefined on os_name.");
-	assert_string_equal(r->expected, "Lib_B>=2; missing-x; new; "
-	    "missing-x>=1");
+	assert_string_equal(r->expected, "Lib_B>=2; missing-x; missing-x>=1; "
+	    "new");
 	assert_string_equal(r->actual, "lib-b 1.5; missing-x not installed; "
 	    "new not installed");
 	/* Met: "tool" asks app==1.0, and its own odd version is shown as
@@ -585,11 +595,34 @@ test_requires(void **state)
 	assert_int_equal(ep_results_exit(&rs), EP_EXIT_OK);
 	ep_manifest_free(m);
 
-	/* meta.python.requires that is not what capture writes. */
-	m = py_manifest("{\"app\": \"lib-b\", \"tool\": [1]}", NULL);
+	/* Only the findings are kept, for the names that have some. */
+	m = py_manifest("{\"app\": [\"missing-x\", \"lib-b\", "
+	    "\"old ; python_version < '3'\"], \"tool\": [\"app\", 7]}", NULL);
+	j = json_object_get(json_object_get(m->meta, "python"), "requires");
+	assert_int_equal(json_integer_value(json_object_get(j,
+	    "distributions")), 4);
+	assert_int_equal(json_integer_value(json_object_get(j,
+	    "requirements")), 3);
+	assert_int_equal(json_object_size(json_object_get(j, "unmet")), 1);
+	j = json_array_get(json_object_get(json_object_get(j, "unmet"),
+	    "app"), 0);
+	assert_string_equal(json_string_value(json_object_get(j, "kind")),
+	    "missing");
+	assert_string_equal(json_string_value(json_object_get(j, "name")),
+	    "missing-x");
+	ep_manifest_free(m);
+
+	/* meta.python.requires that is not what capture writes: an error
+	 * for that distribution, which no waiver hides. */
+	m = py_manifest("{}", NULL);
+	j = json_object_get(json_object_get(json_object_get(m->meta,
+	    "python"), "requires"), "unmet");
+	json_object_set_new(j, "app", json_string("lib-b"));
+	json_object_set_new(j, "tool", json_pack("[{s:s, s:s}]", "kind",
+	    "missing", "requirement", "x"));
 	run(&rs, m, NULL);
 	assert_int_equal(status(&rs, "stack.requires.app"), EP_ERROR);
-	assert_int_equal(status(&rs, "stack.requires.tool"), EP_FAIL);
+	assert_int_equal(status(&rs, "stack.requires.tool"), EP_ERROR);
 	ep_manifest_free(m);
 
 	/* No meta.python: a skip, with the reason where there is one. */
