@@ -2,10 +2,10 @@
  * pep508.h: dependency specifiers (PEP 508), as pip reads a distribution's
  * Requires-Dist lines: a name, extras, PEP 440 version specifiers or a
  * URL, and an environment marker.  They are parsed as pypa/packaging 26.3
- * (the one pip vendors) parses them: its tokenizer's token patterns, its
- * grammar, what SpecifierSet then refuses; and markers are evaluated as
- * packaging evaluates them for core metadata, where "extra" is "": the
- * version variables (python_version, python_full_version,
+ * (what pip's main branch vendors) parses them: its tokenizer's token
+ * patterns, its grammar, what SpecifierSet then refuses; and markers are
+ * evaluated as packaging evaluates them for core metadata, where "extra"
+ * is "": the version variables (python_version, python_full_version,
  * implementation_version, platform_release) compared as PEP 440 versions
  * when the operator and the string make a specifier, everything else as
  * strings ("in", "not in", "==", "!="; "<=" and ">=" are "==", "<" and
