@@ -149,8 +149,8 @@ ep_requires_txt_parse(struct ep_strv *out, const char *buf, size_t len)
 			ep_strv_push_owned(out, xasprintf("%s ; (%s) and extra "
 			    "== \"%s\"", line, marker, extra));
 		else if (*extra != '\0')
-			ep_strv_push_owned(out, xasprintf("%s ; extra == \"%s\"",
-			    line, extra));
+			ep_strv_push_owned(out, xasprintf("%s ; extra == "
+			    "\"%s\"", line, extra));
 		else if (*marker != '\0')
 			ep_strv_push_owned(out, xasprintf("%s ; %s", line,
 			    marker));

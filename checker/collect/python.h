@@ -146,7 +146,8 @@ struct ep_pyenv {
 	char *version;		/* NULL if unknown */
 	struct ep_strv sites;	/* search order; some may not exist */
 	char *warning;		/* trouble short of failure, or NULL */
-	char *markers[EP_MV_N];	/* the marker environment; NULL: unknown */
+	char *markers[EP_MV_N];	/* the marker environment (NULL:
+				   not known) */
 	const char *markers_from;	/* where they came from (static) */
 };
 

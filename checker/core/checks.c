@@ -380,11 +380,11 @@ check_determinism(struct checks *k)
 
 /* One distribution's findings as sentences, in pip check's order. */
 struct unmet {
-	struct ep_strv missing;	/* pip check's sentences, in its order: */
+	struct ep_strv missing;	/* pip check's sentences, by kind: */
 	struct ep_strv conflict;
 	struct ep_strv invalid;	/* what pip cannot read (it fails too) */
 	struct ep_strv warn;	/* unmet where the marker is unknown */
-	struct ep_strv want;	/* the requirements unmet, without markers */
+	struct ep_strv want;	/* what is unmet, without markers */
 	struct ep_strv have;	/* what is installed of each */
 };
 

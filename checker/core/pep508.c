@@ -43,7 +43,7 @@ static const char *const op_text[] = { "<", "<=", "==", "!=", ">=", ">",
 /* lhs op rhs: each side a variable or a string. */
 struct mitem {
 	int var[2];		/* enum ep_mvar, MV_*, or MV_LITERAL */
-	char *val[2];		/* the string (decoded); NULL for a variable */
+	char *val[2];		/* the string; NULL: a variable */
 	int op;
 };
 
@@ -1043,9 +1043,9 @@ eval_op(const char *lhs, int op, const char *rhs, int key,
 
 struct eval {
 	const struct ep_markerenv *env;
-	const char *fullv;	/* python_full_version as packaging repairs it */
-	char *full;		/* that, where it had to be mended */
-	int unknown;		/* the first variable found unknown, or -1 */
+	const char *fullv;	/* python_full_version, as packaging mends */
+	char *full;		/* it, where it had to be mended */
+	int unknown;		/* the first variable unknown, or -1 */
 	int failed;
 	struct ep_err *err;
 };

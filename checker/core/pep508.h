@@ -66,9 +66,9 @@ struct ep_specset;	/* a parsed set of version specifiers */
 struct ep_req {
 	char *name;		/* as written */
 	char *norm;		/* its PEP 503 form */
-	struct ep_strv extras;	/* as written, sorted, duplicates dropped */
+	struct ep_strv extras;	/* as written, sorted, each once */
 	char *url;		/* "name @ URL": the URL; else NULL */
-	struct ep_specset *spec;	/* never NULL once parsed; may be empty */
+	struct ep_specset *spec;	/* never NULL once parsed */
 	struct ep_marker *marker;	/* NULL: no marker */
 };
 
