@@ -21,6 +21,13 @@
 #       about 55 ms a node with jq 1.6, so it runs on a 200-node fleet of
 #       the same shape beside envparity on the same 200; the ratio is per
 #       node, and both must name the same odd nodes.
+#   (g) requirements, what `pip check` does: a venv of 1,000 generated
+#       distributions that require one another, with the conflicts pip
+#       check reports (gen-site-packages.sh --conflicts); `envparity
+#       check` against a golden blessed from it (the capture, the
+#       comparison and every stack.* check, stack.requires among them)
+#       against `pip check` in the venv.  Aim: 50x faster.  Both must
+#       report the same findings, sentence for sentence.
 #   (h) `--artifact DIR` on a generated 2 GB model directory of 10,000
 #       files, cold (--no-cache, less the same capture without it) and
 #       warm, against the README's coreutils line (find | sort -z | xargs
@@ -420,4 +427,59 @@ else
 	printf '    digest %s; a warm run read %s bytes; %s\n' "$agree" \
 	    "${warm_bytes:-?}" "$(sha256sum --version | head -1)"
 	rm -rf "$art"
+fi
+
+# --- (g) requirements: what pip check does ----------------------------------
+echo
+venv=$work/reqvenv
+if [ ! -x "$gen" ] || ! python3 -m venv "$venv" >/dev/null 2>&1 ||
+    ! "$venv/bin/python" -m pip --version >/dev/null 2>&1; then
+	echo "(g) requirements: no $gen, or python3 -m venv gives no venv with pip; skipped"
+else
+	vsite=$(echo "$venv"/lib/python3*/site-packages)
+	"$gen" --conflicts "$vsite" 1000 >/dev/null 2>&1
+	vpy=$venv/bin/python
+	store=$work/reqstore
+	git init -q --bare "$store"
+	(cd "$work/cwd" && "$EP" bless --store "$store" --no-discover \
+	    --python "$vpy" -m bench >/dev/null 2>&1)
+	ep_chk="cd $(printf %q "$work/cwd") && $(printf %q "$EP") check -q"
+	ep_chk+=" --store $(printf %q "$store") --no-discover"
+	ep_chk+=" --python $(printf %q "$vpy") >/dev/null"
+	ep_cap="$(printf %q "$EP") capture -q --no-discover"
+	ep_cap+=" --python $(printf %q "$vpy") >/dev/null"
+	pip_chk="$(printf %q "$vpy") -m pip check --disable-pip-version-check"
+	pip_chk+=" >/dev/null"
+	req_chk=$(bench_time "$RUNS" "$ep_chk")
+	req_cap=$(bench_time "$RUNS" "$ep_cap")
+	req_pip=$(bench_time "$RUNS" "$pip_chk")
+	# The same findings: pip's sentences, and stack.requires' messages
+	# cut back into them.
+	"$vpy" -m pip check --disable-pip-version-check 2>/dev/null |
+	    LC_ALL=C sort -u >"$work/pip.found"
+	(cd "$work/cwd" && "$EP" check -q --store "$store" --no-discover \
+	    --python "$vpy" --json "$work/g.json" >/dev/null 2>&1)
+	jq -r '.results[] | select((.key | startswith("stack.requires."))
+	    and .status == "fail") | .message
+	    | sub("^stack\\.requires\\.[^:]*: "; "")' "$work/g.json" |
+	    sed -E 's/(which is not installed\.|, but you have [^ ]+ [^ ]+\.) /\1\n/g' |
+	    LC_ALL=C sort -u >"$work/ep.found"
+	"$EP" capture -q --no-discover --python "$vpy" -o "$work/g-m.json" \
+	    >/dev/null 2>&1
+	ndist=$(jq '[.facts | keys[] | select(startswith("python.pkg."))]
+	    | length' "$work/g-m.json" 2>/dev/null)
+	nreq=$(jq '.meta.python.requires.requirements' \
+	    "$work/g-m.json" 2>/dev/null)
+	echo "(g) the requirements of $ndist distributions in a venv, as pip check judges them"
+	bench_row_head "vs pip"
+	bench_row "envparity check (the whole gate)" "$req_chk" "" \
+	    "${req_pip%% *}" "aim <= 0.020x (50x faster)"
+	bench_row "envparity capture (alone)" "$req_cap" "" "${req_pip%% *}"
+	bench_row "pip check" "$req_pip" "" "${req_pip%% *}"
+	printf '    envparity check: %sx faster than pip check; its findings are %s as pip'"'"'s (%s)\n' \
+	    "$(bench_ratio "$req_pip" "$req_chk")" \
+	    "$(cmp -s "$work/pip.found" "$work/ep.found" && echo "the same" ||
+	    echo "NOT the same")" "$(wc -l <"$work/pip.found")"
+	printf '    %s requirements that apply here, judged at capture (meta.python keeps the findings); %s\n' \
+	    "${nreq:-?}" "$("$vpy" -m pip --version 2>/dev/null | cut -d' ' -f1,2)"
 fi

@@ -9,6 +9,11 @@
  * header block at the top of each file is read, with one bounded read, so
  * a thousand distributions take milliseconds and a 2 GB METADATA costs no
  * more than a small one.
+ *
+ * Each distribution's requirements are judged as pip check judges them
+ * once all are read (core/requires.h); only the findings are kept, in
+ * meta.python.requires, with the PEP 508 marker environment they were
+ * judged under in meta.python.markers.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -24,6 +29,7 @@
 
 #include "collect.h"
 #include "python.h"
+#include "requires.h"
 
 /* The header block is almost always within the first read. */
 #define HEAD_FIRST	(16 * 1024)
@@ -35,6 +41,8 @@
 struct scan {
 	struct ep_collect *c;
 	json_t *seen;		/* normalized name -> index into where */
+	json_t *requires;	/* normalized name -> its requirements */
+	struct ep_markerenv env;	/* the marker environment */
 	struct ep_strv where;	/* metadata path each name came from */
 	dev_t *dev;		/* directories scanned, by identity */
 	ino_t *ino;
@@ -94,6 +102,55 @@ read_head(int dfd, const char *rel, char *buf, size_t *len, int *complete)
 done:
 	close(fd);
 	return rc;
+}
+
+/* The whole of a small file (requires.txt) into buf, at most max bytes:
+ * 0, an errno value, or EFBIG when it is larger. */
+static int
+read_small(int dfd, const char *rel, char *buf, size_t max, size_t *len)
+{
+	size_t n = 0;
+	ssize_t r;
+	int fd, rc = 0;
+
+	*len = 0;
+	if ((fd = openat(dfd, rel, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
+	    O_NOCTTY)) < 0)
+		return errno;
+	for (;;) {
+		r = read(fd, buf + n, max - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			rc = errno == EAGAIN ? EINVAL : errno;
+			break;
+		}
+		if (r == 0)
+			break;
+		if ((n += (size_t)r) == max) {
+			rc = EFBIG;
+			break;
+		}
+	}
+	close(fd);
+	*len = n;
+	return rc;
+}
+
+/* The requirements of one distribution, as its metadata gives them (or,
+ * for an egg-info without them, as pip reads its requires.txt), for
+ * ep_requires_judge once every distribution is known. */
+static void
+keep_requires(struct scan *s, const char *norm, struct ep_strv *reqs)
+{
+	json_t *arr;
+
+	if (reqs->n == 0)
+		return;
+	arr = json_array();
+	for (size_t i = 0; i < reqs->n; i++)
+		json_array_append_new(arr, json_string(reqs->v[i]));
+	json_object_set_new(s->requires, norm, arr);
 }
 
 static const char *
@@ -181,6 +238,20 @@ scan_entry(struct scan *s, int dfd, const char *dir, const char *ent,
 	key = xasprintf("python.pkg.%s", norm);
 	ep_manifest_set(m, key, meta.version);
 	free(key);
+	/* pip reads an egg-info's requires.txt when PKG-INFO has no
+	 * Requires-Dist. */
+	if (meta.requires.n == 0 && egg && strcmp(rel, ent) != 0) {
+		free(rel);
+		rel = xasprintf("%s/requires.txt", ent);
+		e = read_small(dfd, rel, s->buf, EP_PYMETA_MAX, &len);
+		if (e == 0)
+			ep_requires_txt_parse(&meta.requires, s->buf, len);
+		else if (e != ENOENT)
+			ep_manifest_warn(m, "%s/%s: %s (its requirements are "
+			    "not checked)", dir, rel, e == EFBIG ?
+			    "larger than 64 KiB" : strerror(e));
+	}
+	keep_requires(s, norm, &meta.requires);
 done:
 	ep_pymeta_clear(&meta);
 	free(rel);
@@ -255,6 +326,31 @@ scan_site(struct scan *s, const char *dir)
 	closedir(d);
 }
 
+/* meta.python: "markers" (the marker environment, where known),
+ * "markers_from" (EP_MARKERS_*), "requires" (what pip check would find:
+ * requires.h). */
+static void
+python_meta(struct ep_manifest *m, const struct ep_pyenv *env,
+    json_t *requires)
+{
+	json_t *py = json_object(), *mk = json_object();
+
+	for (size_t i = 0; i < EP_MV_N; i++)
+		if (env->markers[i] != NULL) {
+			char *v = ep_utf8_sanitize(env->markers[i],
+			    strlen(env->markers[i]));
+
+			json_object_set_new(mk, ep_marker_vars[i],
+			    json_string(v));
+			free(v);
+		}
+	json_object_set_new(py, "markers", mk);
+	json_object_set_new(py, "markers_from",
+	    json_string(env->markers_from));
+	json_object_set_new(py, "requires", requires);
+	json_object_set_new(m->meta, "python", py);
+}
+
 /* The interpreter to ask when none was named: the active virtual
  * environment, else python3 on PATH.  NULL when there is none. */
 static char *
@@ -291,7 +387,7 @@ ep_collect_python(struct ep_collect *c, struct ep_err *err)
 	struct scan s = { 0 };
 	struct stat st;
 	char *exe = NULL;
-	int rc = -1;
+	int rc = -1, resolved = 0;
 
 	/* Inputs the user named are checked before any work is done. */
 	for (size_t i = 0; i < o->site_dirs.n; i++) {
@@ -326,6 +422,7 @@ ep_collect_python(struct ep_collect *c, struct ep_err *err)
 		    EP_PYTHON_TIMEOUT_MS, &perr) < 0)
 			ep_manifest_unavailable(c->m, "python", "%s", perr.msg);
 		else {
+			resolved = 1;
 			if (env.warning != NULL)
 				ep_manifest_warn(c->m, "%s", env.warning);
 			if (env.version != NULL)
@@ -335,14 +432,30 @@ ep_collect_python(struct ep_collect *c, struct ep_err *err)
 	}
 	if (o->site_dirs.n == 0)
 		dirs = &env.sites;
+	/* Without an interpreter, the marker environment is what uname
+	 * says; python_version and the like stay unknown. */
+	if (env.markers_from == NULL) {
+		ep_pymarkers_derive(env.markers, NULL, 1);
+		env.markers_from = EP_MARKERS_UNAME;
+	}
 	s.c = c;
 	s.seen = json_object();
+	s.requires = json_object();
+	for (size_t i = 0; i < EP_MV_N; i++)
+		s.env.v[i] = env.markers[i];
 	s.buf = xmalloc(EP_PYMETA_MAX);
 	for (size_t i = 0; i < dirs->n; i++)
 		scan_site(&s, dirs->v[i]);
+	/* What stack.requires reports, judged here where every
+	 * distribution is known, in meta (comparing it is not drift);
+	 * nothing when no distribution could be looked for. */
+	if (o->site_dirs.n > 0 || resolved)
+		python_meta(c->m, &env, ep_requires_judge(c->m, s.requires,
+		    &s.env));
 	rc = 0;
 done:
 	json_decref(s.seen);
+	json_decref(s.requires);
 	ep_strv_clear(&s.where);
 	free(s.dev);
 	free(s.ino);

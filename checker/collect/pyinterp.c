@@ -16,10 +16,27 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "child.h"
 #include "python.h"
+
+static void
+markers_clear(char *m[EP_MV_N])
+{
+	for (size_t i = 0; i < EP_MV_N; i++) {
+		free(m[i]);
+		m[i] = NULL;
+	}
+}
+
+static void
+marker_set(char *m[EP_MV_N], int var, char *value)
+{
+	free(m[var]);
+	m[var] = value;
+}
 
 void
 ep_pyenv_clear(struct ep_pyenv *e)
@@ -27,7 +44,77 @@ ep_pyenv_clear(struct ep_pyenv *e)
 	free(e->version);
 	free(e->warning);
 	ep_strv_clear(&e->sites);
+	markers_clear(e->markers);
 	e->version = e->warning = NULL;
+	e->markers_from = NULL;
+}
+
+/* platform.machine(), release(), system() and version(): uname(2)'s
+ * fields, as Python's platform module reads them.  The sysname, or NULL
+ * when uname fails. */
+static const char *
+markers_uname(char *m[EP_MV_N], struct utsname *u)
+{
+	if (uname(u) < 0)
+		return NULL;
+	marker_set(m, EP_MV_PLATFORM_MACHINE, xstrdup(u->machine));
+	marker_set(m, EP_MV_PLATFORM_RELEASE, xstrdup(u->release));
+	marker_set(m, EP_MV_PLATFORM_SYSTEM, xstrdup(u->sysname));
+	marker_set(m, EP_MV_PLATFORM_VERSION, xstrdup(u->version));
+	return u->sysname;
+}
+
+void
+ep_pymarkers_derive(char *markers[EP_MV_N], const char *version, int pypy)
+{
+	struct utsname u;
+	const char *sys = markers_uname(markers, &u);
+	unsigned a, b;
+	int py2 = version != NULL && ep_startswith(version, "2.");
+
+	/* sys.platform: "linux" since Python 3.3 ("linux2" before), else
+	 * the lowercased system and its major release (freebsd14). */
+	marker_set(markers, EP_MV_OS_NAME, xstrdup("posix"));
+	if (sys != NULL && strcmp(sys, "Linux") == 0)
+		marker_set(markers, EP_MV_SYS_PLATFORM, xstrdup(py2 ? "linux2" :
+		    "linux"));
+	else if (sys != NULL && strcmp(sys, "Darwin") == 0)
+		marker_set(markers, EP_MV_SYS_PLATFORM, xstrdup("darwin"));
+	else if (sys != NULL) {
+		char *p = xasprintf("%s%.*s", sys, (int)strcspn(u.release, "."),
+		    u.release);
+
+		for (char *c = p; *c != '\0'; c++)
+			*c = (char)tolower((unsigned char)*c);
+		marker_set(markers, EP_MV_SYS_PLATFORM, p);
+	}
+	if (version == NULL || sscanf(version, "%u.%u", &a, &b) != 2)
+		return;
+	marker_set(markers, EP_MV_PYTHON_VERSION, xasprintf("%u.%u", a, b));
+	marker_set(markers, EP_MV_PYTHON_FULL_VERSION, xstrdup(version));
+	if (pypy)
+		return;	/* PyPy's own version is not in pyvenv.cfg */
+	marker_set(markers, EP_MV_IMPLEMENTATION_NAME, xstrdup(py2 ? "" :
+	    "cpython"));
+	marker_set(markers, EP_MV_IMPLEMENTATION_VERSION, xstrdup(py2 ? "0" :
+	    version));
+	marker_set(markers, EP_MV_PLATFORM_PYTHON_IMPLEMENTATION,
+	    xstrdup("CPython"));
+}
+
+/* The interpreter's own answer, with uname(2)'s fields read now. */
+static void
+markers_from_probe(struct ep_pyenv *out, struct ep_pyprobe *p)
+{
+	struct utsname u;
+
+	for (size_t i = 0; i < EP_MV_N; i++)
+		if (p->markers[i] != NULL) {
+			marker_set(out->markers, (int)i, p->markers[i]);
+			p->markers[i] = NULL;
+		}
+	markers_uname(out->markers, &u);
+	out->markers_from = EP_MARKERS_RUN;
 }
 
 void
@@ -313,6 +400,7 @@ ep_pyinterp_resolve(struct ep_pyenv *out, const char *exe,
 		out->version = p.version;
 		p.version = NULL;
 		add_probe_sites(out, &p);
+		markers_from_probe(out, &p);
 		rc = 0;
 		goto done;
 	}
@@ -321,7 +409,13 @@ ep_pyinterp_resolve(struct ep_pyenv *out, const char *exe,
 	cfg.version = NULL;
 	if ((site = venv_site(root, out->version)) != NULL)
 		ep_strv_push(&out->sites, site);
-	else
+	/* Not run: what pyvenv.cfg and uname say.  A PyPy venv keeps its
+	 * packages under lib/pypy*, and names PyPy's home. */
+	ep_pymarkers_derive(out->markers, out->version, (site != NULL &&
+	    strstr(site, "/lib/pypy") != NULL) || (cfg.home != NULL &&
+	    strcasestr(cfg.home, "pypy") != NULL));
+	out->markers_from = EP_MARKERS_DERIVED;
+	if (site == NULL)
 		out->warning = xasprintf("%s: no lib/python*/site-packages "
 		    "in this virtual environment", root);
 	if (cfg.system_site) {
@@ -335,8 +429,11 @@ ep_pyinterp_resolve(struct ep_pyenv *out, const char *exe,
 			out->warning = xasprintf("%s includes the system "
 			    "site-packages, but they could not be found: %s",
 			    path, perr.msg);
-		} else
+		} else {
 			add_probe_sites(out, &p);
+			/* The venv runs the base's interpreter. */
+			markers_from_probe(out, &p);
+		}
 	}
 	rc = 0;
 done:

@@ -35,17 +35,24 @@
 
 /*
  * Runs on Python 2.7 and 3.x.  sys.version's first word is what
- * platform.python_version() returns, without importing platform (a few
- * ms).  -I and -s turn the user site off, so the script says where it
- * would be when a plain run used it: not with PYTHONNOUSERSITE, not
- * set-uid, not in a virtual environment that leaves out the system
- * site-packages (site.venv() keeps only its own prefix then).  It is
- * reported whether or not it exists yet, so that a cached answer stays
- * right when it is created later; the caller looks.  json.dumps escapes
- * everything outside ASCII, so the answer is one line.
+ * platform.python_version() returns.  -I and -s turn the user site off,
+ * so the script says where it would be when a plain run used it: not with
+ * PYTHONNOUSERSITE, not set-uid, not in a virtual environment that leaves
+ * out the system site-packages (site.venv() keeps only its own prefix
+ * then).  It is reported whether or not it exists yet, so that a cached
+ * answer stays right when it is created later; the caller looks.
+ *
+ * "markers" is the PEP 508 marker environment, built as packaging's
+ * default_environment() builds it (Python 2.7 has no sys.implementation:
+ * "" and "0", as packaging said then), less platform.machine(),
+ * release(), system() and version(): those are uname(2)'s, which the
+ * caller reads itself at every capture, since a cached answer would hold
+ * the kernel from before a reboot.  Importing platform costs a few ms,
+ * once: the answer is cached.  json.dumps escapes everything outside
+ * ASCII, so the answer is one line.
  */
 const char ep_pyprobe_script[] =
-    "import sys, site, os, json\n"
+    "import sys, site, os, json, platform\n"
     "u = None\n"
     "b = getattr(sys, 'base_prefix', getattr(sys, 'real_prefix', "
     "sys.prefix))\n"
@@ -55,8 +62,22 @@ const char ep_pyprobe_script[] =
     "hasattr(site, 'getusersitepackages')):\n"
     "    u = site.getusersitepackages()\n"
     "s = list(getattr(site, 'getsitepackages', lambda: [])())\n"
+    "i = getattr(sys, 'implementation', None)\n"
+    "iv, im = '0', ''\n"
+    "if i is not None:\n"
+    "    v = i.version\n"
+    "    iv = '%d.%d.%d' % (v[0], v[1], v[2])\n"
+    "    if v[3] != 'final':\n"
+    "        iv += v[3][0] + str(v[4])\n"
+    "    im = i.name\n"
+    "m = {'implementation_name': im, 'implementation_version': iv, "
+    "'os_name': os.name, 'python_full_version': platform.python_version(), "
+    "'platform_python_implementation': platform.python_implementation(), "
+    "'python_version': '.'.join(platform.python_version_tuple()[:2]), "
+    "'sys_platform': sys.platform}\n"
     "sys.stdout.write('" PROBE_MARK "' + json.dumps({'version': "
-    "sys.version.split()[0], 'user': u, 'site': s}) + '\\n')\n";
+    "sys.version.split()[0], 'user': u, 'site': s, 'markers': m}) + "
+    "'\\n')\n";
 
 /* What the probe's answer depends on besides the executable itself (an
  * isolated interpreter reads no other PYTHON* variable). */
@@ -70,6 +91,10 @@ ep_pyprobe_clear(struct ep_pyprobe *p)
 	free(p->version);
 	free(p->user_site);
 	ep_strv_clear(&p->sites);
+	for (size_t i = 0; i < EP_MV_N; i++) {
+		free(p->markers[i]);
+		p->markers[i] = NULL;
+	}
 	p->version = p->user_site = NULL;
 }
 
@@ -126,6 +151,23 @@ ep_pyprobe_parse(struct ep_pyprobe *out, const char *text, size_t len,
 			goto done;
 		}
 		ep_strv_push(&out->sites, json_string_value(v));
+	}
+	/* The marker environment: strings, each where it is given. */
+	s = json_object_get(j, "markers");
+	if (s != NULL && !json_is_object(s)) {
+		ep_err_set(err, EP_E_IO, "garbled answer: bad markers");
+		goto done;
+	}
+	for (i = 0; i < EP_MV_N; i++) {
+		v = json_object_get(s, ep_marker_vars[i]);
+		if (v == NULL)
+			continue;
+		if (!json_is_string(v)) {
+			ep_err_set(err, EP_E_IO, "garbled answer: bad marker "
+			    "%s", ep_marker_vars[i]);
+			goto done;
+		}
+		out->markers[i] = xstrdup(json_string_value(v));
 	}
 	rc = 0;
 done:
@@ -319,13 +361,14 @@ probe_kind(const char *exe)
 	ep_hash_buf(hex, buf, len);
 	free(buf);
 	ep_strv_clear(&parts);
-	return xasprintf("python-probe-v2:%s", hex);
+	/* v3: the answer holds the marker environment. */
+	return xasprintf("python-probe-v3:%s", hex);
 }
 
 static char *
 probe_encode(const struct ep_pyprobe *p)
 {
-	json_t *j = json_object(), *s = json_array();
+	json_t *j = json_object(), *s = json_array(), *m;
 	char *t, *out;
 
 	json_object_set_new(j, "version", json_string(p->version));
@@ -334,6 +377,12 @@ probe_encode(const struct ep_pyprobe *p)
 	for (size_t i = 0; i < p->sites.n; i++)
 		json_array_append_new(s, json_string(p->sites.v[i]));
 	json_object_set_new(j, "site", s);
+	m = json_object();
+	for (size_t i = 0; i < EP_MV_N; i++)
+		if (p->markers[i] != NULL)
+			json_object_set_new(m, ep_marker_vars[i],
+			    json_string(p->markers[i]));
+	json_object_set_new(j, "markers", m);
 	t = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_SORT_KEYS);
 	json_decref(j);
 	if (t == NULL)

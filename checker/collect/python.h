@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "cache.h"
+#include "pep508.h"
 #include "util.h"
 
 /* How long an interpreter may take to answer before it is killed. */
@@ -25,17 +26,13 @@
 
 /* --- distributions ------------------------------------------------- */
 
-/* The PEP 503 normal form of a distribution name: lowercase, each run of
- * '-', '_' and '.' made one '-'.  Returns a new string. */
-char *ep_pep503_normalize(const char *name);
-
-/* 1 if name is a valid distribution name (PEP 508: ASCII letters and
- * digits, with '-', '_', '.' inside), 0 if not. */
-int ep_pep508_name_valid(const char *name);
+/* ep_pep503_normalize and ep_pep508_name_valid: pep508.h, in core (a
+ * check reads requirements too). */
 
 struct ep_pymeta {
 	char *name;		/* "Name:" value, or NULL */
 	char *version;		/* "Version:" value, or NULL */
+	struct ep_strv requires;	/* every "Requires-Dist:" value */
 	int binary;		/* a NUL byte in the header block */
 };
 
@@ -43,11 +40,22 @@ struct ep_pymeta {
  * style "Field: value" lines up to the first blank line, field names
  * matched without regard to case.  buf need not be NUL-terminated.  When
  * complete is 0 the buffer was cut off, so a last line without its
- * newline is ignored.  Fills *out (strings owned by the caller, freed by
- * ep_pymeta_clear); never fails. */
+ * newline is ignored.  Requires-Dist values are taken as pip takes them
+ * (email's compat32 parser, then str.strip()): a continuation line is
+ * kept after a newline, blanks around the whole are dropped, and the
+ * bytes are made valid UTF-8.  Fills *out (strings owned by the caller,
+ * freed by ep_pymeta_clear); never fails. */
 void ep_pymeta_parse(struct ep_pymeta *out, const char *buf, size_t len,
     int complete);
 void ep_pymeta_clear(struct ep_pymeta *m);
+
+/* An egg-info's requires.txt (setuptools' format: requirements, then
+ * "[extra]", "[:marker]" or "[extra:marker]" sections) as the
+ * Requires-Dist lines pip makes of it when PKG-INFO has none
+ * ("pycairo>=1.16", "pytest ; extra == \"test\"",
+ * "pywin32 ; (sys_platform == \"win32\") and extra == \"x\"").  Pushed
+ * onto *out; never fails. */
+void ep_requires_txt_parse(struct ep_strv *out, const char *buf, size_t len);
 
 /* The name part of a "NAME-VERSION.dist-info" or "NAME-VERSION-pyX.Y.egg-
  * info" directory entry (everything before the first '-', or before the
@@ -87,6 +95,8 @@ struct ep_pyprobe {
 	char *version;
 	char *user_site;
 	struct ep_strv sites;
+	char *markers[EP_MV_N];	/* its PEP 508 marker environment; NULL
+				   where it did not say */
 };
 void ep_pyprobe_clear(struct ep_pyprobe *p);
 
@@ -136,7 +146,25 @@ struct ep_pyenv {
 	char *version;		/* NULL if unknown */
 	struct ep_strv sites;	/* search order; some may not exist */
 	char *warning;		/* trouble short of failure, or NULL */
+	char *markers[EP_MV_N];	/* the marker environment (NULL:
+				   not known) */
+	const char *markers_from;	/* where they came from (static) */
 };
+
+/* Where meta.python.markers came from. */
+#define EP_MARKERS_RUN		"interpreter"
+#define EP_MARKERS_DERIVED	"pyvenv.cfg and uname"
+#define EP_MARKERS_UNAME	"uname"
+
+/* The marker environment as far as it can be known without running the
+ * interpreter: os_name, sys_platform and platform_* from uname(2) of
+ * this machine (what platform.* report), and, from version ("3.11.7",
+ * NULL if not known), python_version, python_full_version and, unless
+ * pypy is 1, CPython's implementation_name, implementation_version and
+ * platform_python_implementation.  The rest stay NULL; markers[] is
+ * filled with new strings (free each). */
+void ep_pymarkers_derive(char *markers[EP_MV_N], const char *version,
+    int pypy);
 void ep_pyenv_clear(struct ep_pyenv *e);
 
 /* Learn the version and site-packages directories of the interpreter at

@@ -31,6 +31,7 @@
  *   stack.determinism.tf_autotune, stack.determinism.cublas_workspace:
  *                           fail: determinism was asked for, and another
  *                           setting silently defeats it.
+ *   stack.framework.*, stack.requires.*: checks_fw.c, checks_req.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -350,5 +351,6 @@ ep_checks_run(struct ep_results *out, const struct ep_manifest *current,
 	check_cudnn_sublibs(&k);
 	check_determinism(&k);
 	ep_checks_framework(&k);
+	ep_checks_requires(&k);
 	ep_results_waive(out, from, policy, now);
 }

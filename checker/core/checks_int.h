@@ -1,7 +1,8 @@
 /*
  * checks_int.h: the checks that need no golden, split by concern:
  * checks.c (the CUDA stack, determinism), checks_fw.c (what the
- * frameworks were built for), checks_util.c (what they share).
+ * frameworks were built for), checks_req.c (what pip check finds),
+ * checks_util.c (what they share).
  */
 #ifndef EP_CHECKS_INT_H
 #define EP_CHECKS_INT_H
@@ -33,5 +34,8 @@ char *ep_checks_no_fact(struct checks *k, const char *key,
 
 /* stack.framework.*: checks_fw.c. */
 void ep_checks_framework(struct checks *k);
+
+/* stack.requires.*: checks_req.c. */
+void ep_checks_requires(struct checks *k);
 
 #endif

@@ -171,36 +171,6 @@ tail_valid(const char *p, const char *e)
 	return 1;
 }
 
-/*
- * The length of the white space character at p (ASCII, or a UTF-8 one
- * Python's str.isspace() takes: U+0085, U+00A0, U+1680, U+2000..U+200A,
- * U+2028, U+2029, U+202F, U+205F, U+3000), 0 if there is none.  PEP 440
- * versions are read with blanks around them stripped ("  v1.0\n" is 1.0),
- * as packaging reads them.
- */
-static size_t
-space_len(const unsigned char *p, const unsigned char *e)
-{
-	size_t n = (size_t)(e - p);
-
-	if (n >= 1 && ((*p >= 0x09 && *p <= 0x0d) || (*p >= 0x1c &&
-	    *p <= 0x20)))
-		return 1;
-	if (n >= 2 && p[0] == 0xc2 && (p[1] == 0x85 || p[1] == 0xa0))
-		return 2;
-	if (n < 3)
-		return 0;
-	if ((p[0] == 0xe1 && p[1] == 0x9a && p[2] == 0x80) ||
-	    (p[0] == 0xe3 && p[1] == 0x80 && p[2] == 0x80))
-		return 3;
-	if (p[0] == 0xe2 && p[1] == 0x80 && (p[2] <= 0x8a || p[2] == 0xa8 ||
-	    p[2] == 0xa9 || p[2] == 0xaf))
-		return 3;
-	if (p[0] == 0xe2 && p[1] == 0x81 && p[2] == 0x9f)
-		return 3;
-	return 0;
-}
-
 /* [*b, *e) without white space at either end. */
 static void
 strip(const char **b, const char **e)
@@ -209,12 +179,12 @@ strip(const char **b, const char **e)
 	    *q = (const unsigned char *)*e;
 	size_t n;
 
-	while ((n = space_len(p, q)) > 0)
+	while ((n = ep_pyspace_len(p, q)) > 0)
 		p += n;
 	for (;;) {
 		n = 0;
 		for (size_t k = 1; k <= 3 && k <= (size_t)(q - p); k++)
-			if (space_len(q - k, q) == k) {
+			if (ep_pyspace_len(q - k, q) == k) {
 				n = k;
 				break;
 			}
@@ -403,6 +373,87 @@ ep_version_pep440(const char *v)
 	struct ep_ver x;
 
 	return ep_ver_parse(&x, v) == 0 && !x.opaque;
+}
+
+/* A run of digits without its leading zeros ("0" for none). */
+static void
+put_num(char **o, struct ep_verspan s)
+{
+	while (s.n > 1 && *s.p == '0') {
+		s.p++;
+		s.n--;
+	}
+	if (s.n == 0) {
+		*(*o)++ = '0';
+		return;
+	}
+	memcpy(*o, s.p, s.n);
+	*o += s.n;
+}
+
+char *
+ep_version_pep440_norm(const char *v)
+{
+	static const char *const pre[] = { "", "a", "b", "rc" };
+	struct ep_ver x;
+	char *out, *o;
+	size_t n = strlen(v);
+
+	if (ep_ver_parse(&x, v) < 0 || x.opaque)
+		return NULL;
+	/* Never longer than the text, plus the words and zeros it may
+	 * leave out ("1a" is "1a0", "1-1" is "1.post1"). */
+	out = o = xmalloc(n + 32);
+	if (ep_ver_num_cmp(x.epoch, (struct ep_verspan){ "0", 1 }) != 0) {
+		put_num(&o, x.epoch);
+		*o++ = '!';
+	}
+	for (size_t i = 0; i < x.nrel; i++) {
+		if (i > 0)
+			*o++ = '.';
+		put_num(&o, x.rel[i]);
+	}
+	if (x.pre != PRE_NONE) {
+		o = stpcpy(o, pre[x.pre]);
+		put_num(&o, x.pre_n);
+	}
+	if (x.post) {
+		o = stpcpy(o, ".post");
+		put_num(&o, x.post_n);
+	}
+	if (x.dev) {
+		o = stpcpy(o, ".dev");
+		put_num(&o, x.dev_n);
+	}
+	if (x.local.n > 0) {
+		struct ep_verspan rest = x.local;
+
+		*o++ = '+';
+		for (size_t i = 0; i < rest.n; ) {
+			size_t k = i;
+			int digit = 1;
+
+			if (is_sep((unsigned char)rest.p[i])) {
+				*o++ = '.';
+				i++;
+				continue;
+			}
+			/* A part of digits alone is a number. */
+			while (k < rest.n && !is_sep((unsigned char)rest.p[k]))
+				digit &= ep_ascii_digit((unsigned char)
+				    rest.p[k++]);
+			if (digit)
+				put_num(&o, (struct ep_verspan){ rest.p + i,
+				    k - i });
+			else
+				for (; i < k; i++)
+					*o++ = (char)lower((unsigned char)
+					    rest.p[i]);
+			i = k;
+		}
+	}
+	*o = '\0';
+	return out;
 }
 
 size_t

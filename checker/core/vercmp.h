@@ -35,6 +35,13 @@ int ep_version_valid(const char *v);
  * tail, so "1.0.org1" is not one), else 0. */
 int ep_version_pep440(const char *v);
 
+/* str(Version(v)) as packaging writes it: the epoch only when not 0,
+ * numbers without leading zeros, a, b, rc, .postN, .devN, a local label
+ * lowercased with '.' between its parts ("1.0-RC1_post" is "1.0rc1.post0",
+ * "v01.02+Ubuntu-1" is "1.2+ubuntu.1").  A new string, or NULL when v is
+ * not PEP 440. */
+char *ep_version_pep440_norm(const char *v);
+
 /* The leading release components of v (580.159.04 gives 580, 159, 4),
  * at most max of them into parts (values beyond ULONG_MAX are clamped).
  * Returns how many v has (possibly more than max), 0 if v is not a

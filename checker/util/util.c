@@ -480,6 +480,58 @@ ep_cache_dir(void)
 	return NULL;
 }
 
+/*
+ * The length of the white space character at p (ASCII, or a UTF-8 one
+ * Python's str.isspace() takes: U+0085, U+00A0, U+1680, U+2000..U+200A,
+ * U+2028, U+2029, U+202F, U+205F, U+3000), 0 if there is none.
+ */
+size_t
+ep_pyspace_len(const unsigned char *p, const unsigned char *e)
+{
+	size_t n = (size_t)(e - p);
+
+	if (n >= 1 && ((*p >= 0x09 && *p <= 0x0d) || (*p >= 0x1c &&
+	    *p <= 0x20)))
+		return 1;
+	if (n >= 2 && p[0] == 0xc2 && (p[1] == 0x85 || p[1] == 0xa0))
+		return 2;
+	if (n < 3)
+		return 0;
+	if ((p[0] == 0xe1 && p[1] == 0x9a && p[2] == 0x80) ||
+	    (p[0] == 0xe3 && p[1] == 0x80 && p[2] == 0x80))
+		return 3;
+	if (p[0] == 0xe2 && p[1] == 0x80 && (p[2] <= 0x8a || p[2] == 0xa8 ||
+	    p[2] == 0xa9 || p[2] == 0xaf))
+		return 3;
+	if (p[0] == 0xe2 && p[1] == 0x81 && p[2] == 0x9f)
+		return 3;
+	return 0;
+}
+
+char *
+ep_pystrip(char *s)
+{
+	size_t n = strlen(s), i = 0, k, w;
+
+	for (;;) {
+		w = 0;
+		for (k = 1; k <= 3 && k <= n; k++)
+			if (ep_pyspace_len((unsigned char *)s + n - k,
+			    (unsigned char *)s + n) == k) {
+				w = k;
+				break;
+			}
+		if (w == 0)
+			break;
+		s[n -= w] = '\0';
+	}
+	while ((w = ep_pyspace_len((unsigned char *)s + i,
+	    (unsigned char *)s + n)) > 0)
+		i += w;
+	memmove(s, s + i, n - i + 1);
+	return s;
+}
+
 size_t
 ep_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
 {

@@ -150,6 +150,18 @@ char *ep_utf8_sanitize(const char *s, size_t len);
  * surrogate, beyond U+10FFFF, cut short). */
 size_t ep_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 
+/* The length of the white space character at p (before e) as Python's
+ * str.isspace() and a regular expression's \s see it: ASCII, or U+0085,
+ * U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029, U+202F, U+205F, U+3000
+ * in UTF-8; 0 if there is none.  PEP 440 versions are read with such
+ * blanks around them stripped ("  v1.0\n" is 1.0), and PEP 508's
+ * specifiers allow them after the operator, as packaging reads both. */
+size_t ep_pyspace_len(const unsigned char *p, const unsigned char *e);
+
+/* Those blanks off both ends of s, in place (Python's str.strip());
+ * returns s. */
+char *ep_pystrip(char *s);
+
 /* Trim ASCII white space at both ends, in place; returns s. */
 char *ep_trim(char *s);
 

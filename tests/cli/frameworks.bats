@@ -77,6 +77,9 @@ torch() {
 	local reqs=("filelock" "typing-extensions>=4.10.0")
 	for p in "$@"; do reqs+=("$p; platform_system == \"Linux\" and platform_machine == \"x86_64\""); done
 	dist "$site" torch "${v%%+*}" "${reqs[@]}"
+	# What pip installs beside it (stack.requires checks that it is).
+	dist "$site" filelock 3.16.1
+	dist "$site" typing-extensions 4.12.2
 }
 
 # jax SITE VERSION CUDA-MAJOR CUDNN-RANGE: jaxlib/version.py, jax, the
@@ -157,6 +160,7 @@ setup_store() {
 
 @test "frameworks: a build matching the libraries passes" {
 	torch sp 2.11.0+cu130 13.0 9.13.0 nvidia-cudnn-cu13==9.19.0.56
+	dist sp nvidia-cudnn-cu13 9.19.0.56
 	cap sp
 	setup_store
 	check sp
@@ -259,6 +263,8 @@ setup_store() {
 @test "frameworks: a golden blessed before framework facts sees them as new keys, or skips them by policy" {
 	mkdir sp
 	dist sp absl-py 2.1.0
+	dist sp filelock 3.16.1
+	dist sp typing-extensions 4.12.2
 	cap sp
 	setup_store
 	torch sp 2.11.0+cu130 13.0 9.13.0

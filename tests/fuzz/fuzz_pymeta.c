@@ -4,8 +4,12 @@
  * (ep_pymeta_parse), then what the collector does with the fields: the
  * name checked and normalized, the version made a fact.  The first byte
  * says whether the buffer was read whole (low bit) and is used as the
- * dist-info entry name's first character; the rest is the file.
+ * dist-info entry name's first character; the rest is the file.  The
+ * Requires-Dist values, and the whole input read as an egg-info's
+ * requires.txt, must be what meta.python.requires can hold.
  */
+#include <jansson.h>
+
 #include "fuzz.h"
 #include "manifest.h"
 #include "python.h"
@@ -22,6 +26,32 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ep_pymeta_parse(&meta, (const char *)data + 1, size - 1, data[0] & 1);
 	FZ_CHECK(meta.name == NULL || meta.name[0] != '\0');
 	FZ_CHECK(meta.version == NULL || meta.version[0] != '\0');
+	/* Requirements as pip holds them: stripped, and valid UTF-8 (each
+	 * goes into meta.python.requires as a JSON string). */
+	for (size_t i = 0; i < meta.requires.n; i++) {
+		const char *q = meta.requires.v[i];
+		size_t n = strlen(q);
+		json_t *j = json_string(q);
+
+		FZ_CHECK(j != NULL);
+		json_decref(j);
+		FZ_CHECK(ep_pyspace_len((const unsigned char *)q,
+		    (const unsigned char *)q + n) == 0);
+		FZ_CHECK(n == 0 || (q[n - 1] != ' ' && q[n - 1] != '\n'));
+	}
+	/* The same bytes as an egg-info's requires.txt. */
+	{
+		struct ep_strv sv = { 0 };
+
+		ep_requires_txt_parse(&sv, (const char *)data, size);
+		for (size_t i = 0; i < sv.n; i++) {
+			json_t *j = json_string(sv.v[i]);
+
+			FZ_CHECK(j != NULL && sv.v[i][0] != '\0');
+			json_decref(j);
+		}
+		ep_strv_clear(&sv);
+	}
 	m = ep_manifest_new();
 	if (meta.name != NULL && ep_pep508_name_valid(meta.name)) {
 		norm = ep_pep503_normalize(meta.name);

@@ -294,6 +294,123 @@ test_collect_interpreters(void **state)
 	free(root);
 }
 
+/* What stack.requires reports, judged at capture and kept in
+ * meta.python: the findings (a requires.txt read where PKG-INFO has
+ * none; false markers, the extra-only ones among them, left out), the
+ * counts, and the marker environment they were judged under. */
+static json_t *
+finding(const struct ep_manifest *m, const char *dist, size_t i)
+{
+	return json_array_get(json_object_get(json_object_get(json_object_get(
+	    json_object_get(m->meta, "python"), "requires"), "unmet"), dist),
+	    i);
+}
+
+static const char *
+str(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+static void
+test_collect_requires(void **state)
+{
+	struct fx f;
+	char *dir = xasprintf("%s/req-site", tmp), *cmd, *root, *exe;
+	json_t *py, *r;
+
+	(void)state;
+	cmd = xasprintf("mkdir -p %s/Req_A-1.0.dist-info "
+	    "%s/Egg_X-2.0-py3.11.egg-info %s/plain-1.0.dist-info && "
+	    "printf 'Name: Req_A\\nVersion: 1.0\\nRequires-Dist: plain (>=1)\\n"
+	    "Requires-Dist: c ; sys_platform == \"win32\"\\n"
+	    "Requires-Dist: d ; extra == \"x\"\\n"
+	    "Requires-Dist: e ; sys_platform == \"linux\"\\n"
+	    "Requires-Dist: f>>1\\n"
+	    "Requires-Dist: g ; python_version >= \"3.10\"\\n"
+	    "Requires-Dist: Egg-X (>=3)\\n\\n' "
+	    ">%s/Req_A-1.0.dist-info/METADATA && "
+	    "printf 'Name: Egg_X\\nVersion: 2.0\\n\\n' "
+	    ">%s/Egg_X-2.0-py3.11.egg-info/PKG-INFO && "
+	    "printf 'h>=2\\n\\n[test]\\npytest\\n' "
+	    ">%s/Egg_X-2.0-py3.11.egg-info/requires.txt && "
+	    "printf 'Name: plain\\nVersion: 1.0\\n\\n' "
+	    ">%s/plain-1.0.dist-info/METADATA", dir, dir, dir, dir, dir, dir,
+	    dir);
+	run(cmd);
+	free(cmd);
+
+	/* --site-packages alone: no interpreter, uname's part known. */
+	fx_init(&f);
+	ep_strv_push(&f.o.site_dirs, dir);
+	assert_int_equal(ep_collect_python(&f.c, &f.err), 0);
+	py = json_object_get(f.c.m->meta, "python");
+	assert_string_equal(str(py, "markers_from"), EP_MARKERS_UNAME);
+	assert_string_equal(str(json_object_get(py, "markers"),
+	    "sys_platform"), "linux");
+	assert_null(json_object_get(json_object_get(py, "markers"),
+	    "python_version"));
+	r = json_object_get(py, "requires");
+	assert_int_equal(json_integer_value(json_object_get(r,
+	    "distributions")), 3);
+	/* Req_A's but c and d, and Egg_X's h. */
+	assert_int_equal(json_integer_value(json_object_get(r,
+	    "requirements")), 6);
+	assert_int_equal(json_object_size(json_object_get(r, "unmet")), 2);
+	assert_string_equal(str(finding(f.c.m, "req-a", 0), "kind"),
+	    "conflict");
+	assert_string_equal(str(finding(f.c.m, "req-a", 0), "requirement"),
+	    "Egg-X>=3");
+	assert_string_equal(str(finding(f.c.m, "req-a", 0), "installed"),
+	    "2.0");
+	assert_string_equal(str(finding(f.c.m, "req-a", 1), "kind"),
+	    "missing");
+	assert_string_equal(str(finding(f.c.m, "req-a", 1), "name"), "e");
+	assert_string_equal(str(finding(f.c.m, "req-a", 2), "kind"),
+	    "invalid");
+	assert_string_equal(str(finding(f.c.m, "req-a", 2), "requirement"),
+	    "f>>1");
+	assert_string_equal(str(finding(f.c.m, "req-a", 3), "name"), "g");
+	assert_string_equal(str(finding(f.c.m, "req-a", 3), "unknown"),
+	    "python_version is not known here");
+	assert_null(finding(f.c.m, "req-a", 4));
+	assert_string_equal(str(finding(f.c.m, "egg-x", 0), "name"), "h");
+	assert_null(finding(f.c.m, "egg-x", 1));
+	fx_clear(&f);
+
+	/* A venv, read and not run: python_version is known. */
+	root = fake_venv("req-venv", "");
+	cmd = xasprintf("cp -r %s/Req_A-1.0.dist-info "
+	    "%s/lib/python3.99/site-packages/", dir, root);
+	run(cmd);
+	free(cmd);
+	exe = xasprintf("%s/bin/python", root);
+	fx_init(&f);
+	f.o.python = exe;
+	assert_int_equal(ep_collect_python(&f.c, &f.err), 0);
+	py = json_object_get(f.c.m->meta, "python");
+	assert_string_equal(str(py, "markers_from"), EP_MARKERS_DERIVED);
+	assert_string_equal(str(json_object_get(py, "markers"),
+	    "python_version"), "3.99");
+	/* plain and Egg-X are not in this venv; g is now known missing. */
+	assert_string_equal(str(finding(f.c.m, "req-a", 0), "name"), "egg-x");
+	assert_string_equal(str(finding(f.c.m, "req-a", 3), "name"), "g");
+	assert_null(json_object_get(finding(f.c.m, "req-a", 3), "unknown"));
+	fx_clear(&f);
+
+	/* No interpreter could be asked and no directory named: no
+	 * meta.python, so the check says why it could not run. */
+	fx_init(&f);
+	f.o.python = "/bin/false";
+	assert_int_equal(ep_collect_python(&f.c, &f.err), 0);
+	assert_non_null(unavailable(f.c.m, "python"));
+	assert_null(json_object_get(f.c.m->meta, "python"));
+	fx_clear(&f);
+	free(root);
+	free(exe);
+	free(dir);
+}
+
 static void
 test_collect_conda(void **state)
 {
@@ -397,6 +514,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_collect_bad_input,
 		    setup_tmp, teardown_tmp),
 		cmocka_unit_test_setup_teardown(test_collect_interpreters,
+		    setup_tmp, teardown_tmp),
+		cmocka_unit_test_setup_teardown(test_collect_requires,
 		    setup_tmp, teardown_tmp),
 		cmocka_unit_test_setup_teardown(test_collect_conda, setup_tmp,
 		    teardown_tmp),

@@ -110,6 +110,47 @@ test_pymeta(void **state)
 	ep_pymeta_parse(&m, nul + 8, 6, 0);
 	assert_true(m.binary);
 	ep_pymeta_clear(&m);
+
+	/* Every Requires-Dist, as pip takes it: the value stripped, a
+	 * continuation after a newline, none from the body. */
+	parse(&m, "Name: r\nVersion: 1\nRequires-Dist: numpy (>=1.22)\n"
+	    "requires-dist:  typing-extensions ; python_version < \"3.10\" \n"
+	    "Requires-Dist:\n  folded>=1\nRequires-Dist: a,\n b\r\n"
+	    "Summary: s\nRequires-Dist: pytest ; extra == 'test'\n\n"
+	    "Requires-Dist: body\n", 1);
+	assert_int_equal(m.requires.n, 5);
+	assert_string_equal(m.requires.v[0], "numpy (>=1.22)");
+	assert_string_equal(m.requires.v[1],
+	    "typing-extensions ; python_version < \"3.10\"");
+	assert_string_equal(m.requires.v[2], "folded>=1");
+	assert_string_equal(m.requires.v[3], "a,\n b");
+	assert_string_equal(m.requires.v[4], "pytest ; extra == 'test'");
+	ep_pymeta_clear(&m);
+	/* The last header, without a newline; bytes that are not UTF-8. */
+	parse(&m, "Requires-Dist: x\xff>=1", 1);
+	assert_int_equal(m.requires.n, 1);
+	assert_string_equal(m.requires.v[0], "x\xef\xbf\xbd>=1");
+	ep_pymeta_clear(&m);
+}
+
+/* setuptools' requires.txt as pip turns it into Requires-Dist. */
+static void
+test_requires_txt(void **state)
+{
+	static const char txt[] = "pycairo>=1.16.0\n# a comment\n\n"
+	    "[:sys_platform == \"win32\"]\npywin32\n[Socks]\nPySocks!=1.5.7\n"
+	    "[Test_Extra:python_version < \"3.8\"]\n  importlib-metadata  \n";
+	struct ep_strv sv = { 0 };
+
+	(void)state;
+	ep_requires_txt_parse(&sv, txt, sizeof txt - 1);
+	assert_int_equal(sv.n, 4);
+	assert_string_equal(sv.v[0], "pycairo>=1.16.0");
+	assert_string_equal(sv.v[1], "pywin32 ; sys_platform == \"win32\"");
+	assert_string_equal(sv.v[2], "PySocks!=1.5.7 ; extra == \"socks\"");
+	assert_string_equal(sv.v[3], "importlib-metadata ; (python_version < "
+	    "\"3.8\") and extra == \"test-extra\"");
+	ep_strv_clear(&sv);
 }
 
 static void
@@ -209,6 +250,10 @@ test_probe_parse(void **state)
 	const char *ok = "hello from sitecustomize\n"
 	    "envparity-probe-v1 {\"version\": \"3.11.7\", \"user\": null, "
 	    "\"site\": [\"/a\", \"/b\"]}\n";
+	const char *mk = "envparity-probe-v1 {\"version\": \"3.11.7\", "
+	    "\"user\": null, \"site\": [], \"markers\": {\"os_name\": "
+	    "\"posix\", \"python_version\": \"3.11\", \"unknown\": 1}}\n";
+	const char *bad;
 
 	(void)state;
 	assert_int_equal(ep_pyprobe_parse(&p, ok, strlen(ok), &err), 0);
@@ -216,7 +261,19 @@ test_probe_parse(void **state)
 	assert_null(p.user_site);
 	assert_int_equal(p.sites.n, 2);
 	assert_string_equal(p.sites.v[1], "/b");
+	assert_null(p.markers[EP_MV_OS_NAME]);
 	ep_pyprobe_clear(&p);
+
+	/* The marker environment: strings where given, others unknown. */
+	assert_int_equal(ep_pyprobe_parse(&p, mk, strlen(mk), &err), 0);
+	assert_string_equal(p.markers[EP_MV_OS_NAME], "posix");
+	assert_string_equal(p.markers[EP_MV_PYTHON_VERSION], "3.11");
+	assert_null(p.markers[EP_MV_SYS_PLATFORM]);
+	ep_pyprobe_clear(&p);
+	bad = "envparity-probe-v1 {\"version\": \"3.1\", \"user\": null, "
+	    "\"site\": [], \"markers\": {\"os_name\": 1}}";
+	assert_int_equal(ep_pyprobe_parse(&p, bad, strlen(bad), &err), -1);
+	assert_non_null(strstr(err.msg, "bad marker os_name"));
 
 	assert_int_equal(ep_pyprobe_parse(&p, "3.11.7\n", 7, &err), -1);
 	assert_non_null(strstr(err.msg, "no answer"));
@@ -295,6 +352,27 @@ test_probe_real(void **state)
 	ep_trim(want);
 	assert_string_equal(p.version, want);
 	assert_true(p.sites.n > 0);
+	free(want);
+	free(cmd);
+	/* The marker environment as packaging's default_environment()
+	 * builds it, less uname's part (the caller reads that). */
+	cmd = xasprintf("'%s' -c 'import sys, platform; print(\"%%s %%s %%s\" "
+	    "%% (platform.python_version(), sys.platform, "
+	    "platform.python_implementation()))'", exe);
+	assert_non_null(f = popen(cmd, "r"));
+	want = NULL;
+	assert_true(getline(&want, &n, f) > 0);
+	pclose(f);
+	ep_trim(want);
+	free(cmd);
+	cmd = xasprintf("%s %s %s", p.markers[EP_MV_PYTHON_FULL_VERSION],
+	    p.markers[EP_MV_SYS_PLATFORM],
+	    p.markers[EP_MV_PLATFORM_PYTHON_IMPLEMENTATION]);
+	assert_string_equal(cmd, want);
+	assert_string_equal(p.markers[EP_MV_OS_NAME], "posix");
+	assert_non_null(p.markers[EP_MV_PYTHON_VERSION]);
+	assert_non_null(p.markers[EP_MV_IMPLEMENTATION_VERSION]);
+	assert_null(p.markers[EP_MV_PLATFORM_RELEASE]);
 	ep_pyprobe_clear(&p);
 	free(want);
 	free(cmd);
@@ -379,6 +457,16 @@ test_resolve_venv(void **state)
 	assert_int_equal(e.sites.n, 1);
 	assert_string_equal(e.sites.v[0], site);
 	assert_null(e.warning);
+	/* Not run: the marker environment is pyvenv.cfg's and uname's. */
+	assert_string_equal(e.markers_from, EP_MARKERS_DERIVED);
+	assert_string_equal(e.markers[EP_MV_PYTHON_VERSION], "3.99");
+	assert_string_equal(e.markers[EP_MV_PYTHON_FULL_VERSION], "3.99.1");
+	assert_string_equal(e.markers[EP_MV_IMPLEMENTATION_NAME], "cpython");
+	assert_string_equal(e.markers[EP_MV_IMPLEMENTATION_VERSION],
+	    "3.99.1");
+	assert_string_equal(e.markers[EP_MV_SYS_PLATFORM], "linux");
+	assert_string_equal(e.markers[EP_MV_PLATFORM_SYSTEM], "Linux");
+	assert_non_null(e.markers[EP_MV_PLATFORM_RELEASE]);
 	ep_pyenv_clear(&e);
 	free(exe);
 	free(root);
@@ -387,7 +475,7 @@ test_resolve_venv(void **state)
 	 * base interpreter's user site and site-packages. */
 	base = script("base-python", "echo 'envparity-probe-v1 {\"version\":"
 	    " \"3.99.1\", \"user\": \"/u/site\", \"site\": [\"/b1\", "
-	    "\"/b2\"]}'");
+	    "\"/b2\"], \"markers\": {\"implementation_name\": \"pypy\"}}'");
 	extra = xasprintf("include-system-site-packages = true\n"
 	    "executable = %s\n", base);
 	root = fake_venv("venv-sys", extra);
@@ -398,6 +486,10 @@ test_resolve_venv(void **state)
 	assert_string_equal(e.sites.v[1], "/u/site");
 	assert_string_equal(e.sites.v[2], "/b1");
 	assert_string_equal(e.sites.v[3], "/b2");
+	/* The base interpreter was run: its answer, uname's part read. */
+	assert_string_equal(e.markers_from, EP_MARKERS_RUN);
+	assert_string_equal(e.markers[EP_MV_IMPLEMENTATION_NAME], "pypy");
+	assert_string_equal(e.markers[EP_MV_PLATFORM_SYSTEM], "Linux");
 	ep_pyenv_clear(&e);
 	free(exe);
 	free(root);
@@ -424,6 +516,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pep503),
 		cmocka_unit_test(test_pymeta),
+		cmocka_unit_test(test_requires_txt),
 		cmocka_unit_test(test_entry_name),
 		cmocka_unit_test(test_version_norm),
 		cmocka_unit_test(test_pyvenv_parse),
