@@ -128,6 +128,15 @@ result() { # report key: "STATUS MESSAGE" of key
 	"$EP" bless -q --no-discover > /dev/null
 	run "$EP" check --no-discover --json r.json
 	echo "$output"
+	# Where python3's own site-packages fail pip check (a system Python
+	# with Debian's python3-gi and no python3-cairo, say), stack.requires
+	# fails as pip check would: not parity, and not this test's point.
+	if [ "$status" -eq 1 ] && jq -e '[.results[] | select(.status ==
+	    "fail")] | all(.key | startswith("stack.requires."))' r.json \
+	    > /dev/null; then
+		skip "python3's site-packages fail pip check here: $(jq -r \
+		    '[.results[] | select(.status == "fail") | .key] | join(", ")' r.json)"
+	fi
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"PARITY"* ]]
 	if jq -e '.results[] | select(.key == "stack.cudart_minor.cudnn")' r.json > /dev/null; then
