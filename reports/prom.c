@@ -69,12 +69,6 @@ sample(struct metric *m, double value, ...)
 	free(labels);
 }
 
-static int
-str_order(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Sorted, each label set once (the first value kept), with HELP and
  * TYPE before. */
 static void
@@ -85,7 +79,7 @@ render(FILE *f, struct metric *m)
 
 	if (m->series.n == 0)
 		return;
-	qsort(m->series.v, m->series.n, sizeof *m->series.v, str_order);
+	ep_strv_sort(&m->series);
 	fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", m->name, m->help,
 	    m->name);
 	for (size_t i = 0; i < m->series.n; i++) {

@@ -18,18 +18,6 @@ node_cmp(const void *key, const void *elem)
 	return strcmp(key, ((const struct fl_node *)elem)->name);
 }
 
-static int
-name_order(const void *a, const void *b)
-{
-	const struct fl_node *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-
-	if (c != 0)
-		return c;
-	return strcmp(x->file != NULL ? x->file : "",
-	    y->file != NULL ? y->file : "");
-}
-
 static void
 add(struct ep_results *rs, const char *key, const char *node, int status,
     const char *rule, char *msg)
@@ -345,7 +333,7 @@ ep_fleet_run(struct ep_results *rs, struct ep_fleet_view **view,
 		goto done;
 	if (o->expect != NULL) {
 		expect(rs, &f, o);
-		qsort(f.nodes, f.n, sizeof *f.nodes, name_order);
+		qsort(f.nodes, f.n, sizeof *f.nodes, ep_fl_node_order);
 	}
 	for (size_t i = 0; i < f.n; i++) {
 		struct fl_node *n = &f.nodes[i];

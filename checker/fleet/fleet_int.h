@@ -86,6 +86,9 @@ int ep_fl_load(struct fl_fleet *f, const char *const *inputs, size_t n,
     struct ep_err *err);
 void ep_fl_fleet_free(struct fl_fleet *f);
 
+/* qsort order of struct fl_node: by name, then by file (none first). */
+int ep_fl_node_order(const void *a, const void *b);
+
 /* fleet_odd.c: odd-node-out over every key the policy compares, probe
  * hashes within their determinism domains, and the facts that split the
  * nodes as a probe hash does.  Results to rs (fleet-wide ones with node

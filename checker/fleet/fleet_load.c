@@ -312,12 +312,6 @@ done:
 }
 
 static int
-name_order(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int
 load_dir(struct fl_fleet *f, const char *dir, struct fl_pairs *pairs,
     struct ep_err *err)
 {
@@ -348,7 +342,7 @@ load_dir(struct fl_fleet *f, const char *dir, struct fl_pairs *pairs,
 		    "in it", dir);
 		goto done;
 	}
-	qsort(names.v, names.n, sizeof *names.v, name_order);
+	ep_strv_sort(&names);
 	for (size_t i = 0; i < names.n; i++)
 		load_file(f, names.v[i], pairs, dirfd(d),
 		    names.v[i] + strlen(dir) + 1);
@@ -359,8 +353,8 @@ done:
 	return rc;
 }
 
-static int
-node_order(const void *a, const void *b)
+int
+ep_fl_node_order(const void *a, const void *b)
 {
 	const struct fl_node *x = a, *y = b;
 	int c = strcmp(x->name, y->name);
@@ -378,7 +372,7 @@ refuse_duplicates(struct fl_fleet *f)
 	char *msg;
 	size_t i, j;
 
-	qsort(f->nodes, f->n, sizeof *f->nodes, node_order);
+	qsort(f->nodes, f->n, sizeof *f->nodes, ep_fl_node_order);
 	for (i = 0; i < f->n; i = j) {
 		for (j = i + 1; j < f->n &&
 		    strcmp(f->nodes[i].name, f->nodes[j].name) == 0; j++)
