@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "capture.h"
+#include "checksfixture.h"
 #include "compare.h"
 #include "requires.h"
 #include "testutil.h"
@@ -22,8 +23,6 @@
 #define H100	"tests/fixtures/gpu/h100/capture.json"
 #define EXAMPLE	"manifests/examples/default/policy.json"
 
-/* 2026-11-22T12:00:00Z */
-#define NOV22	((time_t)1795348800)
 
 static struct ep_manifest *
 h100(void)
@@ -34,44 +33,6 @@ h100(void)
 	if (ep_manifest_load(&m, H100, &err) < 0)
 		fail_msg("%s", err.msg);
 	return m;
-}
-
-static void
-run(struct ep_results *rs, const struct ep_manifest *m,
-    const struct ep_policy *p)
-{
-	struct ep_policy *def = NULL;
-
-	ep_results_clear(rs);
-	if (p == NULL)
-		p = def = ep_policy_default();
-	ep_checks_run(rs, m, p, NOV22);
-	ep_policy_free(def);
-}
-
-static const struct ep_result *
-find(const struct ep_results *rs, const char *key)
-{
-	for (size_t i = 0; i < rs->n; i++)
-		if (strcmp(rs->v[i].key, key) == 0)
-			return &rs->v[i];
-	return NULL;
-}
-
-static const struct ep_result *
-get(const struct ep_results *rs, const char *key)
-{
-	const struct ep_result *r = find(rs, key);
-
-	if (r == NULL)
-		fail_msg("no result for %s", key);
-	return r;
-}
-
-static int
-status(const struct ep_results *rs, const char *key)
-{
-	return get(rs, key)->status;
 }
 
 static void
