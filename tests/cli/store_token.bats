@@ -83,3 +83,31 @@ setup_file() {
 	! grep -q -- "$secret" "$thief_log" || false
 	[ -z "$(git --git-dir=srv/s.git for-each-ref)" ]
 }
+
+@test "GitLab CI: the URL's user (gitlab-ci-token) goes with ENVPARITY_GIT_TOKEN=\$CI_JOB_TOKEN; without a user, x-access-token" {
+	secret=job-$RANDOM$RANDOM-tok
+	mkdir srv
+	git init -q --bare -b main srv/s.git
+	make_tls_cert
+	export GIT_SSL_CAINFO=$TLS_CA
+	echo '{"schema": "envparity/manifest@1", "meta": {}, "facts": {"a": "1"}}' >m.json
+
+	# GitLab's job token: user gitlab-ci-token, named in the store URL.
+	start_git_http "$T/srv" "gitlab-ci-token:$secret" --tls "$TLS_CERT" "$TLS_KEY"
+	CI_JOB_TOKEN=$secret ENVPARITY_GIT_TOKEN=$secret run "$EP" bless -q \
+	    --store "https://gitlab-ci-token@127.0.0.1:$GIT_HTTP_PORT/s.git" m.json
+	[ "$status" -eq 0 ]
+	grep -qx "gitlab-ci-token:$secret" "$GIT_HTTP_AUTH_LOG"
+	! grep -q "x-access-token" "$GIT_HTTP_AUTH_LOG" || false
+	[ -n "$(git --git-dir=srv/s.git for-each-ref)" ]
+	# The token is in no output, even with the user in the URL.
+	[[ "$output" != *"$secret"* ]]
+
+	# No user in the URL: the token is sent as x-access-token's password,
+	# which this server (gitlab-ci-token only) refuses.
+	run env ENVPARITY_GIT_TOKEN=$secret "$EP" log \
+	    --store "https://127.0.0.1:$GIT_HTTP_PORT/s.git"
+	[ "$status" -eq 3 ]
+	grep -qx "x-access-token:$secret" "$GIT_HTTP_AUTH_LOG"
+	[[ "$output" != *"$secret"* ]]
+}
