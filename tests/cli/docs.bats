@@ -19,11 +19,14 @@ load setup
 }
 
 @test "the link check bites: a missing file, a missing heading, a link out of the tree" {
-	mkdir -p r/docs
+	# The tree, with README.md and docs/ copies to break.
+	mkdir r
+	for f in "$REPO_ROOT"/*; do
+		case ${f##*/} in README.md|docs) ;; *) ln -s "$f" "r/${f##*/}" ;; esac
+	done
+	mkdir r/docs
 	cp "$REPO_ROOT/README.md" r/
 	cp "$REPO_ROOT"/docs/*.md r/docs/
-	cp -r "$REPO_ROOT/manifests" r/
-	: >r/LICENSE
 	run python3 "$REPO_ROOT/tools/doc-links.py" r
 	echo "$output"
 	[ "$status" -eq 0 ]
