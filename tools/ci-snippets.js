@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// tools/ci-snippets.js README.md: check that every ```yaml snippet in the
-// README's "## CI integration" section says what the files under ci/ say,
-// so that the documentation cannot drift from what is tested.
+// tools/ci-snippets.js docs/ci.md: check that every ```yaml snippet in the
+// file's "CI integration" section (the heading "# CI integration" or
+// "## CI integration", to the next heading of its level or above) says
+// what the files under ci/ say, so that the documentation cannot drift
+// from what is tested.
 //
 // A GitHub snippet (it has jobs:) must be a part of one of
 // ci/github/workflows/*.yml, and each `with:` it gives the action must be an
@@ -55,17 +57,17 @@ function part(s, f) {
 function main() {
 	const readme = process.argv[2];
 	if (!readme || process.argv.length !== 3) {
-		process.stderr.write("usage: tools/ci-snippets.js README.md\n");
+		process.stderr.write("usage: tools/ci-snippets.js docs/ci.md\n");
 		process.exit(2);
 	}
 	const text = fs.readFileSync(readme, "utf8");
-	const start = text.search(/^## CI integration$/m);
-	if (start < 0) {
-		process.stderr.write(`ci-snippets.js: ${readme}: no "## CI integration" section\n`);
+	const head = /^(#{1,2}) CI integration$/m.exec(text);
+	if (head === null) {
+		process.stderr.write(`ci-snippets.js: ${readme}: no "CI integration" section\n`);
 		process.exit(2);
 	}
-	const rest = text.slice(start + 1);
-	const end = rest.search(/^## /m);
+	const rest = text.slice(head.index + head[0].length);
+	const end = rest.search(new RegExp(`^#{1,${head[1].length}} `, "m"));
 	const section = end < 0 ? rest : rest.slice(0, end);
 	const snippets = [...section.matchAll(/^```yaml\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
 

@@ -2,7 +2,7 @@
 # artifact.bats: --artifact PATH through the real binary, on real files: a
 # SavedModel directory, a TorchScript and an ONNX file, TF Serving's
 # models.config and batching parameters.  A directory's digest is the one
-# the coreutils line in the README computes, awkward names and links
+# the coreutils line in docs/manifest.md computes, awkward names and links
 # inside included; a changed file between bless and check is drift; what
 # is refused (a link that leaves, a FIFO, a missing path, an unreadable
 # file) is exit 2 naming it, with nothing written; a warm run hashes
@@ -12,10 +12,12 @@ load setup
 
 bats_require_minimum_version 1.5.0
 
-# The README's line, run as a user would run it.
+# The coreutils line of docs/manifest.md ("Model and serving artifacts"),
+# taken from there and run as a user would run it, in the directory.
+DOC_LINE=$(grep -m1 -F '(cd DIR && ' "$REPO_ROOT/docs/manifest.md")
 oneliner() { # dir
-	(cd "$1" && find -L . -type f -print0 | LC_ALL=C sort -z |
-	    xargs -0r sha256sum) | sha256sum | cut -d' ' -f1
+	[ -n "$DOC_LINE" ] || { echo "no coreutils line in docs/manifest.md" >&2; return 1; }
+	(cd "$1" && bash -c "${DOC_LINE//DIR/.}") | cut -d' ' -f1
 }
 
 sha() { # file

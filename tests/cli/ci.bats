@@ -352,20 +352,25 @@ gcl() { # args...: gitlab-ci-local in the project, as pipeline source $SRC
 	[ -s "$art/report.md" ]
 }
 
-@test "README: every yaml snippet of the CI integration section agrees with ci/" {
+@test "docs/ci.md: every yaml snippet of CI integration agrees with ci/" {
 	need_node
-	grep -qx '## CI integration' "$REPO_ROOT/README.md" ||
-	    skip "README.md has no CI integration section"
-	run node "$REPO_ROOT/tools/ci-snippets.js" "$REPO_ROOT/README.md"
+	grep -qx '# CI integration' "$REPO_ROOT/docs/ci.md"
+	run node "$REPO_ROOT/tools/ci-snippets.js" "$REPO_ROOT/docs/ci.md"
 	echo "$output"
 	[ "$status" -eq 0 ]
+	[[ "$output" == *"yaml snippets consistent with ci/"* ]]
 	# And the check bites: an input the action lacks, a job the template lacks.
 	sed -e 's/retention-days: "90"/retention: "90"/' \
 	    -e 's/extends: .envparity:nightly/extends: .envparity:nighty/' \
-	    "$REPO_ROOT/README.md" >README.md
-	run node "$REPO_ROOT/tools/ci-snippets.js" README.md
+	    "$REPO_ROOT/docs/ci.md" >ci.md
+	run node "$REPO_ROOT/tools/ci-snippets.js" ci.md
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"with: retention is not an input of ci/github/action.yml"* ]]
 	[[ "$output" == *"extends .envparity:nighty, not a job of"* ]]
+	# A file without the section is an error, not a pass.
+	printf '# Something else\n\n```yaml\njobs: {}\n```\n' >other.md
+	run node "$REPO_ROOT/tools/ci-snippets.js" other.md
+	[ "$status" -eq 2 ]
+	[[ "$output" == *'no "CI integration" section'* ]]
 }

@@ -6,7 +6,7 @@
 # and unmet, and this machine's own site-packages.  envparity's sentences
 # must be pip's, one for one.
 #
-# Where they differ on purpose (README, "Checks that need no golden"):
+# Where they differ on purpose (docs/checking.md, "stack.requires"):
 # pip says a missing requirement once per requirement line and envparity
 # once; pip also reports wheels built for another platform, which is not
 # a requirement; and a requirement pip cannot read makes pip drop its
