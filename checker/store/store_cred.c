@@ -127,6 +127,20 @@ ep_store_tls_init(struct ep_store *s, struct ep_err *err)
 	return 0;
 }
 
+/* The https user for a token when the store URL names none: GitLab's
+ * job token is accepted only as gitlab-ci-token's (a token equal to
+ * $CI_JOB_TOKEN is that one); GitHub's and the others take any user, and
+ * x-access-token is the one GitHub documents for app tokens. */
+static const char *
+token_user(const char *tok)
+{
+	const char *job = getenv("CI_JOB_TOKEN");
+
+	if (job != NULL && job[0] != '\0' && strcmp(job, tok) == 0)
+		return "gitlab-ci-token";
+	return "x-access-token";
+}
+
 /* Offer each kind of credential once; libgit2 calls again after a
  * refusal, and an endless loop of the same offer is the failure mode to
  * avoid.  A credential held back leaves the error saying why, unless
@@ -161,7 +175,7 @@ ep_store_cred_cb(git_credential **out, const char *url, const char *user,
 		if (ours && strcmp(store.scheme, "https") == 0) {
 			s->cred_tried |= CRED_TOKEN;
 			return git_credential_userpass_plaintext_new(out,
-			    u ? u : "x-access-token", tok);
+			    u ? u : token_user(tok), tok);
 		}
 		snprintf(held, sizeof held, "ENVPARITY_GIT_TOKEN was not sent: "
 		    "%s", !ours ? why : strcmp(store.scheme, "http") == 0 ?

@@ -84,7 +84,7 @@ setup_file() {
 	[ -z "$(git --git-dir=srv/s.git for-each-ref)" ]
 }
 
-@test "GitLab CI: the URL's user (gitlab-ci-token) goes with ENVPARITY_GIT_TOKEN=\$CI_JOB_TOKEN; without a user, x-access-token" {
+@test "GitLab CI: ENVPARITY_GIT_TOKEN=\$CI_JOB_TOKEN goes as gitlab-ci-token's (the URL's user when it names one); any other token as x-access-token's" {
 	secret=job-$RANDOM$RANDOM-tok
 	mkdir srv
 	git init -q --bare -b main srv/s.git
@@ -103,9 +103,19 @@ setup_file() {
 	# The token is in no output, even with the user in the URL.
 	[[ "$output" != *"$secret"* ]]
 
-	# No user in the URL: the token is sent as x-access-token's password,
+	# No user in the URL, and the token is GitLab's job token: sent as
+	# gitlab-ci-token's, the only user GitLab takes it for.
+	: >"$GIT_HTTP_AUTH_LOG"
+	CI_JOB_TOKEN=$secret ENVPARITY_GIT_TOKEN=$secret run "$EP" log \
+	    --store "https://127.0.0.1:$GIT_HTTP_PORT/s.git"
+	[ "$status" -eq 0 ]
+	grep -qx "gitlab-ci-token:$secret" "$GIT_HTTP_AUTH_LOG"
+	[[ "$output" != *"$secret"* ]]
+
+	# No user in the URL and any other token: x-access-token's password,
 	# which this server (gitlab-ci-token only) refuses.
-	run env ENVPARITY_GIT_TOKEN=$secret "$EP" log \
+	: >"$GIT_HTTP_AUTH_LOG"
+	CI_JOB_TOKEN=other ENVPARITY_GIT_TOKEN=$secret run "$EP" log \
 	    --store "https://127.0.0.1:$GIT_HTTP_PORT/s.git"
 	[ "$status" -eq 3 ]
 	grep -qx "x-access-token:$secret" "$GIT_HTTP_AUTH_LOG"
