@@ -30,7 +30,7 @@
 #       report the same findings, sentence for sentence.
 #   (h) `--artifact DIR` on a generated 2 GB model directory of 10,000
 #       files, cold (--no-cache, less the same capture without it) and
-#       warm, against the README's coreutils line (find | sort -z | xargs
+#       warm, against docs/manifest.md's coreutils line (find | sort -z | xargs
 #       sha256sum | sha256sum); both must give the same digest.
 #
 # The bench is not a test: it reports, and fails only when it cannot run
@@ -418,7 +418,7 @@ else
 	    "${art_line%% *}"
 	bench_row "envparity capture --artifact DIR (warm)" "$art_warm" "" \
 	    "${art_line%% *}"
-	bench_row "the coreutils line (README)" \
+	bench_row "the coreutils line (docs)" \
 	    "$art_line" "$art_bytes" "${art_line%% *}"
 	printf '    the artifact alone is the --no-cache capture less the one without it\n'
 	printf '    envparity: %sx faster than the line cold, %sx warm (whole capture);\n' \

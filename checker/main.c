@@ -62,7 +62,7 @@ main(int argc, char **argv)
 	 * (a library a pull request put in site-packages) runs in children
 	 * that could otherwise read our environment (the store token) or
 	 * write to our terminal through /proc/PPID.  It also keeps the token
-	 * out of core files.  (Root's children can still; see README.) */
+	 * out of core files.  (Root's children can still; see docs/manifest.md.) */
 	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	/* No library search path into the current directory (the
 	 * checkout): restarts without relative LD_LIBRARY_PATH entries. */

@@ -3,7 +3,7 @@
  * --attest` and `fleet --attest` write and `envparity verify` reads: an
  * in-toto Statement v1 (in-toto/attestation spec/v1) of envparity's own
  * predicate type, in a DSSE envelope (dsse.h) signed with Ed25519
- * (sigkey.h).  README "Attestations" and
+ * (sigkey.h).  docs/attestations.md and
  * manifests/attestation.schema.json say what each field holds.
  *
  * Subjects, each matched by digest:

@@ -21,7 +21,7 @@ enum {
 	{ "attest", required_argument, NULL, EP_OPT_ATTEST },		\
 	{ "sign-key", required_argument, NULL, EP_OPT_SIGN_KEY }
 #define EP_ATTEST_HELP							\
-"Attestation options (README \"Attestations\"):\n"			\
+"Attestation options (docs/attestations.md):\n"			\
 "  --attest FILE        write a signed attestation of the verdict: an\n" \
 "                       in-toto Statement v1 in a DSSE envelope, written\n" \
 "                       whatever the verdict (- for standard output)\n"	\

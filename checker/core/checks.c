@@ -7,7 +7,7 @@
  * other result.
  *
  * Each fails only where the stack would break or silently compute
- * otherwise, and warns where NVIDIA supports what it sees (README, "Checks
+ * otherwise, and warns where NVIDIA supports what it sees (docs/checking.md, "Checks
  * that need no golden", gives each its source):
  *
  *   stack.driver_min        fail: the CUDA runtime's major version needs

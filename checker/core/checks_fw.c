@@ -3,7 +3,7 @@
  * (framework.<fw>.* facts, collect/framework.h) against the libraries
  * this machine would load (lib.cudart.version, lib.cudnn.version) and the
  * GPUs it has (gpu.<i>.cc).  Each fails only where the framework would
- * break or silently change device, and warns otherwise (README, "Checks
+ * break or silently change device, and warns otherwise (docs/checking.md, "Checks
  * that need no golden", gives each its source; shared/research/
  * frameworks.md has the rules and the messages the frameworks print):
  *

@@ -34,7 +34,7 @@
  * denied prefix (AWS_, GOOGLE_, ...), with a word such as TOKEN, SECRET,
  * PASSWORD, AUTH or KEY between its underscores, or a value holding a URL
  * with user information ("https://user:token@host").  The list is
- * README's "What child processes see". */
+ * docs/manifest.md, "What child processes see". */
 int ep_child_secret(const char *entry);
 
 /* Fill out (emptied first) with our environment less the entries

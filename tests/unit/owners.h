@@ -4,7 +4,7 @@
  * counting how many cases envparity answers as the format's owner does.
  *
  * A case envparity answers differently on purpose is listed in its
- * driver with the reason (README.md has the same list): it counts as a
+ * driver with the reason (docs/ has the same list): it counts as a
  * deliberate difference, and must still differ, so that the list stays
  * true.  Any other disagreement fails the test.  Each count is printed as
  * a TAP comment, "# OWNER TABLE: A/N agree, D deliberate differences", so

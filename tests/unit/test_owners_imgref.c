@@ -5,7 +5,7 @@
  * host, repository, tag and digest after docker's normalization
  * ("ubuntu" is docker.io/library/ubuntu).
  *
- * The deliberate differences below are README's "Reference
+ * The deliberate differences below are docs/images.md's "Reference
  * normalization" list; each must still differ.
  */
 #include <stdarg.h>

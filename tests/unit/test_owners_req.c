@@ -8,7 +8,7 @@
  *   name SPEC            name = SPEC without blanks
  *   name @ URL           name = @ URL (without credentials and fragment)
  *   URL, -e URL          no pin: no name and version to pin
- * The deliberate differences below are README's list; each must still
+ * The deliberate differences below are docs/manifest.md's list; each must still
  * differ.
  */
 #include <stdarg.h>
