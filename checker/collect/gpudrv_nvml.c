@@ -65,7 +65,7 @@ static const struct ep_nvml_sym syms[] = {
 	SYM("nvmlDeviceGetTotalEccErrors", ecc_total, 0),
 	SYM("nvmlDeviceGetRetiredPagesPendingStatus", retired_pending, 0),
 	SYM("nvmlDeviceGetCurrentClocksEventReasons", clocks_event, 0),
-	/* The same call under its name before NVML 12.2's rename,
+	/* The same call under the name it had before NVIDIA renamed it,
 	 * deprecated in 13.0: asked only where the new name is missing. */
 	SYM("nvmlDeviceGetCurrentClocksThrottleReasons", clocks_throttle, 0),
 };

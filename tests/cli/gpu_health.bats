@@ -192,7 +192,7 @@ EOF
 	checks m.json
 	[ "$status" -eq 1 ]
 	[ "$(result stack.gpu.0.busy)" = "skip stack.gpu.0.busy: GPU 0 (NVIDIA H100 80GB HBM3): processes not checked: nvmlDeviceGetComputeRunningProcesses_v3 is not in this driver's NVML; memory not checked: nvmlDeviceGetMemoryInfo_v2 is not in this driver's NVML" ]
-	# nvmlDeviceGetCurrentClocksThrottleReasons, the name before 12.2.
+	# nvmlDeviceGetCurrentClocksThrottleReasons, the older name of the call.
 	[[ "$(result stack.gpu.1.throttle)" == "fail "*"hardware thermal slowdown" ]]
 	[[ "$(result stack.gpu.0.throttle)" == "pass "* ]]
 	# A fact whose call is missing is absent, and meta says why.
