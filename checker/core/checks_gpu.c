@@ -96,15 +96,26 @@ hget(struct gpu *g, const char *field)
 	return json_string_value(json_object_get(g->h, field));
 }
 
-/* Why field is missing, a new string. */
+/* Why NVML gave no field, a new string. */
 static char *
-why_not(struct gpu *g, const char *field)
+reason_of(struct gpu *g, const char *field)
 {
 	const char *why = json_string_value(json_object_get(json_object_get(
 	    g->h, "not_checked"), field));
 
-	return why != NULL ? xasprintf("not checked: %s", why) :
-	    xasprintf("not checked: NVML gave no %s", field);
+	return why != NULL ? xstrdup(why) : xasprintf("NVML gave no %s",
+	    field);
+}
+
+/* "not checked: " and the reason, a new string. */
+static char *
+why_not(struct gpu *g, const char *field)
+{
+	char *why = reason_of(g, field), *s;
+
+	s = xasprintf("not checked: %s", why);
+	free(why);
+	return s;
 }
 
 /* An unsigned number of meta.gpu.<i>; 0, or -1 when missing or not one
@@ -210,9 +221,21 @@ check_ecc(struct gpu *g, const char *check, const char *field, int status,
 	char *actual;
 
 	if (hnum(g, field, &n, &bad) < 0) {
+		char *fk = xasprintf("gpu.%u.ecc", g->i);
+		const char *mode = ep_checks_get(g->k, fk);
+
+		free(fk);
 		if (bad)
 			bad_value(g, check, field);
-		else
+		else if (mode != NULL && strcmp(mode, "disabled") == 0) {
+			/* NVML counts only with ECC on. */
+			char *why = reason_of(g, field);
+
+			add(g, check, EP_SKIP, "0", NULL, xasprintf("not "
+			    "checked: ECC is disabled on this GPU (gpu.%u.ecc; "
+			    "%s)", g->i, why));
+			free(why);
+		} else
 			add(g, check, EP_SKIP, "0", NULL, why_not(g, field));
 		return;
 	}

@@ -213,6 +213,11 @@ EOF
 	[[ "$(result stack.gpu.1.throttle)" == "skip "*"nvmlDeviceGetCurrentClocksEventReasons: not supported"* ]]
 	[ "$(fact m.json gpu.1.pcie_gen_max)" = unsupported ]
 	[[ "$(result stack.gpu.1.busy)" == "pass "* ]]
+
+	capture e.json 1 "0:ecc_mode=0"
+	checks e.json
+	[ "$(fact e.json gpu.0.ecc)" = disabled ]
+	[ "$(result stack.gpu.0.ecc_volatile)" = "skip stack.gpu.0.ecc_volatile: GPU 0 (NVIDIA H100 80GB HBM3): not checked: ECC is disabled on this GPU (gpu.0.ecc; nvmlDeviceGetTotalEccErrors: not supported on this GPU (NVML_ERROR_NOT_SUPPORTED))" ]
 }
 
 @test "no GPU, no NVML: no stack.gpu result" {

@@ -49,6 +49,10 @@
  *	power_limit=MW		the power management limit, milliwatts
  *	app_clocks=GR/MEM	applications clocks, MHz
  *	compute_mode=N		nvmlComputeMode_t (3: exclusive process)
+ *	ecc_mode=0		ECC disabled (nvmlDeviceGetTotalEccErrors then
+ *				answers NOT_SUPPORTED: nvml.h says it
+ *				"requires ECC Mode to be enabled" without
+ *				naming the status; this one is a guess)
  *	unsupported=CALL	that call answers NVML_ERROR_NOT_SUPPORTED:
  *				ecc_total, retired, remapped, processes,
  *				memory_v2, clocks, pcie, power, app_clocks,
@@ -273,6 +277,8 @@ health_one(char *e)
 		d->power_limit = (unsigned)v;
 	else if (strcmp(e, "compute_mode") == 0 && num == 0)
 		d->compute_mode = (int)v;
+	else if (strcmp(e, "ecc_mode") == 0 && num == 0)
+		d->ecc = v != 0;
 	else if (strcmp(e, "throttle") == 0)
 		return throttle(eq + 1, &d->reasons);
 	else if (strcmp(e, "pcie_gen") == 0)
@@ -598,7 +604,7 @@ nvmlReturn_t
 nvmlDeviceGetTotalEccErrors(nvmlDevice_t d, int type, int counter,
     unsigned long long *n)
 {
-	if (d->unsupported & U_ECC_TOTAL)
+	if ((d->unsupported & U_ECC_TOTAL) || !d->ecc)
 		return NVML_ERROR_NOT_SUPPORTED;
 	if (type < 0 || type > 1 || counter < 0 || counter > 1)
 		return NVML_ERROR_INVALID_ARGUMENT;
