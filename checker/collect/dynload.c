@@ -10,6 +10,7 @@
  * headers and NVML's published nvml.h.
  */
 #include "dynload.h"
+#include "gpudrv_nvml.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -230,150 +231,28 @@ probe_cudnn_sub(void *h, const char *sub, const char *self)
 	}
 }
 
-/* NVML, with our own prototypes (the versioned names are the ones the
- * header's #defines select). */
-typedef void *nvml_dev;
-struct nvml_mem { unsigned long long total, free, used; };
-
-struct nvml {
-	int (*init)(void);
-	int (*shutdown)(void);
-	const char *(*error_string)(int);
-	int (*driver_version)(char *, unsigned);
-	int (*cuda_version)(int *);
-	int (*count)(unsigned *);
-	int (*handle)(unsigned, nvml_dev *);
-	int (*name)(nvml_dev, char *, unsigned);
-	int (*cc)(nvml_dev, int *, int *);
-	int (*vbios)(nvml_dev, char *, unsigned);
-	int (*ecc)(nvml_dev, int *, int *);
-	int (*persistence)(nvml_dev, int *);
-	int (*mig)(nvml_dev, unsigned *, unsigned *);
-	int (*memory)(nvml_dev, struct nvml_mem *);
-	int (*remapped)(nvml_dev, unsigned *, unsigned *, unsigned *,
-	    unsigned *);
-};
-
-static const struct {
-	const char *sym;
-	size_t off;
-	int required;
-} nvml_syms[] = {
-	{ "nvmlInit_v2", offsetof(struct nvml, init), 1 },
-	{ "nvmlShutdown", offsetof(struct nvml, shutdown), 1 },
-	{ "nvmlErrorString", offsetof(struct nvml, error_string), 1 },
-	{ "nvmlSystemGetDriverVersion", offsetof(struct nvml, driver_version), 1 },
-	{ "nvmlSystemGetCudaDriverVersion_v2", offsetof(struct nvml, cuda_version), 0 },
-	{ "nvmlDeviceGetCount_v2", offsetof(struct nvml, count), 1 },
-	{ "nvmlDeviceGetHandleByIndex_v2", offsetof(struct nvml, handle), 1 },
-	{ "nvmlDeviceGetName", offsetof(struct nvml, name), 0 },
-	{ "nvmlDeviceGetCudaComputeCapability", offsetof(struct nvml, cc), 0 },
-	{ "nvmlDeviceGetVbiosVersion", offsetof(struct nvml, vbios), 0 },
-	{ "nvmlDeviceGetEccMode", offsetof(struct nvml, ecc), 0 },
-	{ "nvmlDeviceGetPersistenceMode", offsetof(struct nvml, persistence), 0 },
-	{ "nvmlDeviceGetMigMode", offsetof(struct nvml, mig), 0 },
-	{ "nvmlDeviceGetMemoryInfo", offsetof(struct nvml, memory), 0 },
-	{ "nvmlDeviceGetRemappedRows", offsetof(struct nvml, remapped), 0 },
-};
-
-#define NVML_SUCCESS		0
-#define NVML_NOT_SUPPORTED	3
-
-/* "enabled", "disabled" or "unsupported" from a call's status and state;
- * NULL (and a warning) for any other failure. */
-static const char *
-nvml_state(const struct nvml *t, int rc, int on, const char *what,
-    unsigned i)
-{
-	if (rc == NVML_SUCCESS)
-		return on ? "enabled" : "disabled";
-	if (rc == NVML_NOT_SUPPORTED)
-		return "unsupported";
-	emit("warning", "GPU %u: %s: %s (%d)", i, what, t->error_string(rc), rc);
-	return NULL;
-}
-
-static void
-nvml_device(const struct nvml *t, unsigned i)
-{
-	char buf[128], key[48];
-	struct nvml_mem mem;
-	unsigned cur = 0, pend = 0, corr, unc, fail;
-	int major, minor, on = 0, pending, rc;
-	const char *s;
-	nvml_dev d;
-
-	if ((rc = t->handle(i, &d)) != NVML_SUCCESS) {
-		emit("warning", "GPU %u: nvmlDeviceGetHandleByIndex_v2: %s (%d)",
-		    i, t->error_string(rc), rc);
-		return;
-	}
-#define KEY(f) (snprintf(key, sizeof key, "%u.%s", i, f), key)
-	if (t->name != NULL && t->name(d, buf, sizeof buf) == NVML_SUCCESS)
-		emit(KEY("name"), "%s", buf);
-	if (t->cc != NULL && t->cc(d, &major, &minor) == NVML_SUCCESS)
-		emit(KEY("cc"), "%d.%d", major, minor);
-	if (t->vbios != NULL && t->vbios(d, buf, sizeof buf) == NVML_SUCCESS)
-		emit(KEY("vbios"), "%s", buf);
-	rc = t->ecc != NULL ? t->ecc(d, &on, &pending) : NVML_NOT_SUPPORTED;
-	if ((s = nvml_state(t, rc, on, "ECC mode", i)) != NULL)
-		emit(KEY("ecc"), "%s", s);
-	rc = t->persistence != NULL ? t->persistence(d, &on) :
-	    NVML_NOT_SUPPORTED;
-	if ((s = nvml_state(t, rc, on, "persistence mode", i)) != NULL)
-		emit(KEY("persistence"), "%s", s);
-	rc = t->mig != NULL ? t->mig(d, &cur, &pend) : NVML_NOT_SUPPORTED;
-	if ((s = nvml_state(t, rc, rc == 0 && cur == 1, "MIG mode", i)) != NULL)
-		emit(KEY("mig"), "%s", s);
-	if (t->memory != NULL && t->memory(d, &mem) == NVML_SUCCESS)
-		emit(KEY("memory_total"), "%llu", mem.total);
-	rc = t->remapped != NULL ? t->remapped(d, &corr, &unc, &pend, &fail) :
-	    NVML_NOT_SUPPORTED;
-	if ((s = nvml_state(t, rc, rc == 0 && pend != 0, "remapped rows",
-	    i)) != NULL)
-		emit(KEY("remapped_rows_pending"), "%s",
-		    strcmp(s, "enabled") == 0 ? "yes" :
-		    strcmp(s, "disabled") == 0 ? "no" : s);
-#undef KEY
-}
-
+/* NVML: resolve the table gpudrv_nvml.c asks through (the versioned
+ * names are the ones nvml.h's #defines select), then let it ask. */
 static void
 probe_nvml(void *h)
 {
-	struct nvml t;
-	char buf[96];
-	unsigned n = 0;
-	int v, rc;
+	const struct ep_nvml_sym *syms;
+	struct ep_nvml t;
+	size_t n;
 
 	memset(&t, 0, sizeof t);
-	for (size_t i = 0; i < sizeof nvml_syms / sizeof nvml_syms[0]; i++) {
-		void *p = own_sym(h, nvml_syms[i].sym, nvml_syms[i].required);
+	syms = ep_nvml_syms(&n);
+	for (size_t i = 0; i < n; i++) {
+		void *p = own_sym(h, syms[i].sym, syms[i].required);
 
-		memcpy((char *)&t + nvml_syms[i].off, &p, sizeof p);
+		memcpy((char *)&t + syms[i].off, &p, sizeof p);
 	}
 	if (sticky[0] != '\0') {
 		emit("unavailable", "not a usable NVML: %s", sticky);
 		sticky[0] = '\0';
 		return;
 	}
-	if ((rc = t.init()) != NVML_SUCCESS) {
-		emit("unavailable", "nvmlInit_v2: %s (%d)", t.error_string(rc),
-		    rc);
-		return;
-	}
-	if ((rc = t.driver_version(buf, sizeof buf)) == NVML_SUCCESS)
-		emit("driver.version", "%s", buf);
-	if (t.cuda_version != NULL && t.cuda_version(&v) == NVML_SUCCESS)
-		emit("cuda_driver.version", "%d.%d", v / 1000, v % 1000 / 10);
-	if ((rc = t.count(&n)) != NVML_SUCCESS)
-		emit("warning", "nvmlDeviceGetCount_v2: %s (%d)",
-		    t.error_string(rc), rc);
-	else {
-		emit("count", "%u", n);
-		for (unsigned i = 0; i < n; i++)
-			nvml_device(&t, i);
-	}
-	t.shutdown();
+	ep_nvml_query(&t, emit);
 }
 
 /* libcuda's own answer, to check NVML's against.  Never a stub: the

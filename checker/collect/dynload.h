@@ -26,8 +26,11 @@
  *   nccl         code (ncclGetVersion)
  *   nvrtc        major minor (nvrtcVersion)
  *   gpu          final gpu.* fact names (driver.version, count, 0.name,
- *                ...), cuda_driver_api (libcuda's own answer, to check
- *                NVML against), unavailable (why NVML cannot be used)
+ *                ...), health.<i>.<field> (a GPU's state now, for
+ *                meta.gpu), unchecked.<i>.<field> (why NVML gave no
+ *                field), cuda_driver_api (libcuda's own answer, to check
+ *                NVML against), unavailable (why NVML cannot be used);
+ *                gpudrv_nvml.c writes them
  * and for any job: error (what failed: a dlopen or dlsym error text, or
  * a call's status), warning (worth saying, facts still good).
  */

@@ -31,6 +31,47 @@ gpu_field_ok(const char *f)
 	    == strlen(f);
 }
 
+/* "health.<i>.<field>" and "unchecked.<i>.<field>" (after the prefix,
+ * in f) into meta.gpu.<i>.<field> and meta.gpu.<i>.not_checked.<field>:
+ * the GPU's state now, kept out of the facts so that no golden drifts on
+ * it; the checks read it there (core/checks_gpu.c).  0, or -1 for a
+ * field that is not "<digits>.<name>". */
+static int
+gpu_meta(struct ep_collect *c, const char *f, const char *value,
+    int not_checked)
+{
+	const char *dot = strchr(f, '.');
+	json_t *all, *one, *nc;
+	char *idx, *clean;
+
+	if (dot == NULL || dot == f || (size_t)(dot - f) > 6 ||
+	    strspn(f, "0123456789") != (size_t)(dot - f) ||
+	    dot[1] == '\0' || strchr(dot + 1, '.') != NULL ||
+	    !gpu_field_ok(dot + 1))
+		return -1;
+	if ((all = json_object_get(c->m->meta, "gpu")) == NULL) {
+		all = json_object();
+		json_object_set_new(c->m->meta, "gpu", all);
+	}
+	idx = xstrndup(f, (size_t)(dot - f));
+	if ((one = json_object_get(all, idx)) == NULL) {
+		one = json_object();
+		json_object_set_new(all, idx, one);
+	}
+	free(idx);
+	if (not_checked) {
+		if ((nc = json_object_get(one, "not_checked")) == NULL) {
+			nc = json_object();
+			json_object_set_new(one, "not_checked", nc);
+		}
+		one = nc;
+	}
+	clean = ep_utf8_sanitize(value, strlen(value));
+	json_object_set_new(one, dot + 1, json_string(clean));
+	free(clean);
+	return 0;
+}
+
 void
 ep_gpu_finish(struct ep_collect *c, const struct ep_dynload_job *j)
 {
@@ -51,6 +92,14 @@ ep_gpu_finish(struct ep_collect *c, const struct ep_dynload_job *j)
 			ep_manifest_warn(c->m, "gpu: %s", rec->value);
 		else if (strcmp(rec->field, "cuda_driver_api") == 0)
 			api = rec->value;
+		else if (ep_startswith(rec->field, "health.") ||
+		    ep_startswith(rec->field, "unchecked.")) {
+			int nc = rec->field[0] == 'u';
+
+			if (gpu_meta(c, rec->field + (nc ? 10 : 7),
+			    rec->value, nc) < 0)
+				r.bad++;
+		}
 		else if (gpu_field_ok(rec->field)) {
 			key = xasprintf("gpu.%s", rec->field);
 			ep_manifest_set(c->m, key, rec->value);

@@ -2,6 +2,7 @@
  * checks_int.h: the checks that need no golden, split by concern:
  * checks.c (the CUDA stack, determinism), checks_fw.c (what the
  * frameworks were built for), checks_req.c (what pip check finds),
+ * checks_gpu.c (each GPU's health),
  * checks_util.c (what they share).
  */
 #ifndef EP_CHECKS_INT_H
@@ -37,5 +38,8 @@ void ep_checks_framework(struct checks *k);
 
 /* stack.requires.*: checks_req.c. */
 void ep_checks_requires(struct checks *k);
+
+/* stack.gpu.*: each GPU's health at capture (meta.gpu): checks_gpu.c. */
+void ep_checks_gpu(struct checks *k);
 
 #endif
