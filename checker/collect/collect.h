@@ -39,6 +39,11 @@ struct ep_capture_opts {
 	struct ep_imgopt img;		/* the registry options; set up with
 					   ep_imgopt_init (a zeroed one gets
 					   the defaults) */
+	const struct ep_manifest *golden;	/* check: the golden compared
+					   with (borrowed), whose recorded
+					   images (meta.images) are resolved
+					   again; NULL elsewhere */
+	const char *golden_name;	/* where it came from, for messages */
 };
 
 /* Frees the vectors and img's; o itself is the caller's. */
