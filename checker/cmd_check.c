@@ -209,6 +209,7 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	 * not (collect_image.c). */
 	copts.golden = golden;
 	copts.golden_name = pname;
+	copts.policy = policy;
 	if (ep_capture(&current, &copts, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;

@@ -2,7 +2,8 @@
  * collect_conda.c: conda.pkg.<name> (version) and conda.build.<name> (build
  * string: it tells a CUDA build of a package from a CPU one) for every
  * package of the conda environment named by --conda-prefix or
- * $CONDA_PREFIX, read from its conda-meta/<package>.json records.
+ * $CONDA_PREFIX, read from its conda-meta/<package>.json records; the
+ * prefix read, as named, in meta.conda.prefix (never compared).
  */
 #include <ctype.h>
 #include <dirent.h>

@@ -25,6 +25,7 @@
 
 #include "collect.h"
 #include "image.h"
+#include "policy.h"
 
 /* One reference to resolve: refs[i] with want[i]. */
 struct want {
@@ -47,19 +48,45 @@ set_fact(struct ep_manifest *m, const char *name, const char *what,
 	free(key);
 }
 
+/* 1 when the golden has facts of the image called name and the policy
+ * ignores every one of them: resolving it could only fail the check
+ * (a registry down), never inform it. */
+static int
+all_ignored(const struct ep_manifest *golden, const struct ep_policy *p,
+    const char *name)
+{
+	char *prefix = xasprintf("image.%s.", name);
+	const char *key;
+	json_t *v;
+	int found = 0, ignored = 1;
+
+	json_object_foreach(golden->facts, key, v) {
+		if (!ep_startswith(key, prefix))
+			continue;
+		found = 1;
+		if (ep_policy_match(p, key)->kind != EP_RULE_IGNORE) {
+			ignored = 0;
+			break;
+		}
+	}
+	free(prefix);
+	return found && ignored;
+}
+
 /*
  * The golden's meta.images, appended to refs[0..*n) (room is the
  * caller's: json_array_size more) with their platforms in want[]; an
  * image named with --image already is resolved as named.  An explicit
  * --platform on this run applies to them all; otherwise each is resolved
- * for the platform it was recorded with.  A malformed entry is
+ * for the platform it was recorded with.  One whose every fact the
+ * policy ignores is left out.  A malformed entry is
  * EP_E_INPUT naming the golden and the entry: the golden is the store's,
  * and one that cannot say what it recorded cannot be checked.
  */
 static int
 golden_images(struct ep_imgref *refs, struct want *want, size_t *n,
-    const json_t *imgs, const struct ep_imgopt *o, const char *gname,
-    struct ep_err *err)
+    const struct ep_capture_opts *co, const json_t *imgs,
+    const struct ep_imgopt *o, const char *gname, struct ep_err *err)
 {
 	struct ep_imgopt scratch;
 	struct ep_err e = { 0 };
@@ -90,6 +117,11 @@ golden_images(struct ep_imgref *refs, struct want *want, size_t *n,
 			    " %s", gname, i, e.msg);
 		if (*n == before)
 			continue;	/* named on the command line */
+		if (co->policy != NULL && all_ignored(co->golden, co->policy,
+		    refs[before].name)) {
+			ep_imgref_clear(&refs[--*n]);
+			continue;
+		}
 		want[before].platform = o->platform_explicit ? NULL : plat;
 		want[before].golden = 1;
 	}
@@ -216,8 +248,8 @@ ep_collect_image(struct ep_collect *c, struct ep_err *err)
 	for (size_t i = 0; i < in->n; i++)
 		if (ep_imgrefs_add(refs, &n, in->v[i], err) < 0)
 			goto done;	/* err names the reference and part */
-	if (gimgs != NULL && golden_images(refs, want, &n, gimgs, &o, gname,
-	    err) < 0)
+	if (gimgs != NULL && golden_images(refs, want, &n, c->opts, gimgs, &o,
+	    gname, err) < 0)
 		goto done;
 	if (n == 0) {
 		rc = 0;

@@ -13,7 +13,9 @@
  * Each distribution's requirements are judged as pip check judges them
  * once all are read (core/requires.h); only the findings are kept, in
  * meta.python.requires, with the PEP 508 marker environment they were
- * judged under in meta.python.markers.
+ * judged under in meta.python.markers.  Beside them meta.python says what
+ * was inspected: the interpreter, its virtual environment and the
+ * directories read, in search order (meta is never compared).
  */
 #include <ctype.h>
 #include <dirent.h>

@@ -267,3 +267,40 @@ golden() {
 	[ "$status" -eq 3 ]
 	[[ "$output" == *"$ah/priv:v1: registry $ah: authentication required (401)"*"(an image the golden manifest recorded)" ]]
 }
+
+# Commit a policy beside the golden in the default store.
+commit_policy() { # policy-json
+	git clone -q .envparity/store "$T/wt"
+	printf '%s\n' "$1" > "$T/wt/default/policy.json"
+	git -C "$T/wt" add default/policy.json
+	git -C "$T/wt" -c user.name=t -c user.email=t@x commit -qm policy
+	git -C "$T/wt" push -q origin HEAD
+	rm -rf "$T/wt"
+}
+
+@test "a golden image whose every fact the policy ignores is not resolved; one fact compared is enough to resolve it" {
+	push_images
+	reg_start "$T/down" || return 1
+	local down=$REG_HOST pid=$REG_PID
+	reg_push_image "$down" app v1 >/dev/null
+	"$EP" bless -q --no-discover --site-packages sp \
+	    --insecure-registry "$PLAIN" --insecure-registry "$down" \
+	    --image "$down/app:v1" --image "$PLAIN/$R/app:v1" >/dev/null
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+	commit_policy "{\"schema\": \"envparity/policy@1\", \"rules\": [{\"key\": \"image.$down/*\", \"rule\": \"ignore\"}]}"
+	run "$EP" check -q --no-discover --site-packages sp \
+	    --insecure-registry "$PLAIN" --insecure-registry "$down" \
+	    --json r.json -o cur.json
+	echo "$output"
+	[ "$status" -le 1 ]
+	[ "$(image_results r.json | grep -c ' pass$')" -eq 5 ]
+	[ "$(image_results r.json | wc -l)" -eq 5 ]
+	[ "$(jq -c '[.meta.images[].ref]' cur.json)" = "[\"$PLAIN/$R/app:v1\"]" ]
+	# Ignoring all but the digest: resolved, and the registry is down.
+	commit_policy "{\"schema\": \"envparity/policy@1\", \"rules\": [{\"key\": \"image.$down/app:v1.digest\", \"rule\": \"exact\"}, {\"key\": \"image.$down/*\", \"rule\": \"ignore\"}]}"
+	run "$EP" check -q --no-discover --site-packages sp \
+	    --insecure-registry "$PLAIN" --insecure-registry "$down"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"$down/app:v1: registry $down: "*"(an image the golden manifest recorded)" ]]
+}
