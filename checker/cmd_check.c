@@ -201,7 +201,16 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	}
 	pname = xasprintf("%s/manifest.json", name);
 	if (ep_manifest_parse(&golden, mtext, strlen(mtext), pname,
-	    &err) < 0 || ep_capture(&current, &copts, &err) < 0) {
+	    &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	/* The images the golden recorded are resolved again, --image or
+	 * not (collect_image.c). */
+	copts.golden = golden;
+	copts.golden_name = pname;
+	copts.policy = policy;
+	if (ep_capture(&current, &copts, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}

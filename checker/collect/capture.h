@@ -51,7 +51,8 @@ enum {
 "  --image REF          record the digests REF resolves to (repeatable):\n" \
 "                       [HOST/]NAME[:TAG][@DIGEST], oci:DIR[:TAG],\n"	\
 "                       docker-archive:FILE[:NAME:TAG]; see the registry\n" \
-"                       options\n"						\
+"                       options.  check also resolves every image its\n" \
+"                       golden recorded, named here or not\n"		\
 "  --node NAME          the node name meta.node records, by which `fleet`\n" \
 "                       tells nodes apart (default: $SLURMD_NODENAME, else\n" \
 "                       the host name; host names can repeat in a cluster)\n" \

@@ -23,6 +23,8 @@
 #include "manifest.h"
 #include "util.h"
 
+struct ep_policy;		/* policy.h */
+
 /* What the user asked for on the command line (capture and check). */
 struct ep_capture_opts {
 	const char *python;		/* --python EXE, or NULL */
@@ -39,6 +41,14 @@ struct ep_capture_opts {
 	struct ep_imgopt img;		/* the registry options; set up with
 					   ep_imgopt_init (a zeroed one gets
 					   the defaults) */
+	const struct ep_manifest *golden;	/* check: the golden compared
+					   with (borrowed), whose recorded
+					   images (meta.images) are resolved
+					   again; NULL elsewhere */
+	const char *golden_name;	/* where it came from, for messages */
+	const struct ep_policy *policy;	/* check: its policy (borrowed), or
+					   NULL; a golden image whose every
+					   fact it ignores is not resolved */
 };
 
 /* Frees the vectors and img's; o itself is the caller's. */

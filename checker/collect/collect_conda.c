@@ -2,7 +2,8 @@
  * collect_conda.c: conda.pkg.<name> (version) and conda.build.<name> (build
  * string: it tells a CUDA build of a package from a CPU one) for every
  * package of the conda environment named by --conda-prefix or
- * $CONDA_PREFIX, read from its conda-meta/<package>.json records.
+ * $CONDA_PREFIX, read from its conda-meta/<package>.json records; the
+ * prefix read, as named, in meta.conda.prefix (never compared).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -122,7 +123,7 @@ ep_collect_conda(struct ep_collect *c, struct ep_err *err)
 	struct ep_strv ents = { 0 };
 	json_t *seen = json_object();
 	struct dirent *de;
-	char *mdir;
+	char *mdir, *clean;
 	DIR *d;
 
 	if (!named && ((prefix = getenv("CONDA_PREFIX")) == NULL ||
@@ -149,6 +150,11 @@ ep_collect_conda(struct ep_collect *c, struct ep_err *err)
 		rc = 0;
 		goto done;
 	}
+	/* What was inspected (meta: never compared), as it was named. */
+	clean = ep_utf8_sanitize(prefix, strlen(prefix));
+	json_object_set_new(c->m->meta, "conda", json_pack("{s:s}", "prefix",
+	    clean));
+	free(clean);
 	while ((de = readdir(d)) != NULL)
 		if (ep_endswith(de->d_name, ".json") && de->d_name[0] != '.')
 			ep_strv_push(&ents, de->d_name);

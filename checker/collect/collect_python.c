@@ -13,7 +13,9 @@
  * Each distribution's requirements are judged as pip check judges them
  * once all are read (core/requires.h); only the findings are kept, in
  * meta.python.requires, with the PEP 508 marker environment they were
- * judged under in meta.python.markers.
+ * judged under in meta.python.markers.  Beside them meta.python says what
+ * was inspected: the interpreter, its virtual environment and the
+ * directories read, in search order (meta is never compared).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -326,14 +328,29 @@ scan_site(struct scan *s, const char *dir)
 	closedir(d);
 }
 
+/* A path as it is, as a JSON string (bytes that are not UTF-8 become
+ * U+FFFD, as in fact values). */
+static json_t *
+path_json(const char *path)
+{
+	char *v = ep_utf8_sanitize(path, strlen(path));
+	json_t *j = json_string(v);
+
+	free(v);
+	return j;
+}
+
 /* meta.python: "markers" (the marker environment, where known),
  * "markers_from" (EP_MARKERS_*), "requires" (what pip check would find:
- * requires.h). */
+ * requires.h); and what was inspected: "interpreter" (exe, when there
+ * was one), "venv" (its virtual environment, if any), "site_packages"
+ * (the directories read, in search order).  Meta: never compared. */
 static void
-python_meta(struct ep_manifest *m, const struct ep_pyenv *env,
-    json_t *requires)
+python_meta(struct ep_collect *c, const struct ep_pyenv *env,
+    const char *exe, json_t *requires)
 {
-	json_t *py = json_object(), *mk = json_object();
+	struct ep_manifest *m = c->m;
+	json_t *py = json_object(), *mk = json_object(), *sp = json_array();
 
 	for (size_t i = 0; i < EP_MV_N; i++)
 		if (env->markers[i] != NULL) {
@@ -348,6 +365,13 @@ python_meta(struct ep_manifest *m, const struct ep_pyenv *env,
 	json_object_set_new(py, "markers_from",
 	    json_string(env->markers_from));
 	json_object_set_new(py, "requires", requires);
+	if (exe != NULL)
+		json_object_set_new(py, "interpreter", path_json(exe));
+	if (env->venv != NULL)
+		json_object_set_new(py, "venv", path_json(env->venv));
+	for (size_t i = 0; i < c->site_dirs.n; i++)
+		json_array_append_new(sp, path_json(c->site_dirs.v[i]));
+	json_object_set_new(py, "site_packages", sp);
 	json_object_set_new(m->meta, "python", py);
 }
 
@@ -450,8 +474,8 @@ ep_collect_python(struct ep_collect *c, struct ep_err *err)
 	 * distribution is known, in meta (comparing it is not drift);
 	 * nothing when no distribution could be looked for. */
 	if (o->site_dirs.n > 0 || resolved)
-		python_meta(c->m, &env, ep_requires_judge(c->m, s.requires,
-		    &s.env));
+		python_meta(c, &env, resolved ? exe : NULL,
+		    ep_requires_judge(c->m, s.requires, &s.env));
 	rc = 0;
 done:
 	json_decref(s.seen);

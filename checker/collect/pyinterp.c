@@ -43,9 +43,10 @@ ep_pyenv_clear(struct ep_pyenv *e)
 {
 	free(e->version);
 	free(e->warning);
+	free(e->venv);
 	ep_strv_clear(&e->sites);
 	markers_clear(e->markers);
-	e->version = e->warning = NULL;
+	e->version = e->warning = e->venv = NULL;
 	e->markers_from = NULL;
 }
 
@@ -393,6 +394,8 @@ ep_pyinterp_resolve(struct ep_pyenv *out, const char *exe,
 		if (ep_read_regular(&text, &len, path, 1 << 20, &perr) == 0)
 			ep_pyvenv_parse(&cfg, text, len);
 	}
+	if (root != NULL)
+		out->venv = xstrdup(root);
 	/* Without a version in pyvenv.cfg, only running it can tell. */
 	if (cfg.version == NULL) {
 		if (ep_pyprobe_cached(&p, exe, cache, timeout_ms, err) < 0)

@@ -145,6 +145,8 @@ int ep_pyinterp_which(char **out, const char *name, struct ep_err *err);
 struct ep_pyenv {
 	char *version;		/* NULL if unknown */
 	struct ep_strv sites;	/* search order; some may not exist */
+	char *venv;		/* the virtual environment exe is in (the
+				   directory of its pyvenv.cfg), or NULL */
 	char *warning;		/* trouble short of failure, or NULL */
 	char *markers[EP_MV_N];	/* the marker environment (NULL:
 				   not known) */
