@@ -213,6 +213,12 @@ parse_registry(struct ep_imgref *r, const char *s, struct ep_err *err)
 
 	end = s + strlen(s);
 	if ((at = strchr(s, '@')) != NULL) {
+		/* USER[:PASSWORD]@HOST/...: a digest has no '/', so what is
+		 * before the '@' may be a secret, and is never repeated. */
+		if (strchr(at + 1, '/') != NULL)
+			return ep_err_set(err, EP_E_INPUT, "image reference "
+			    "'***@%s': credentials are not part of an image "
+			    "reference (use --registry-auth-file)", at + 1);
 		if (!ep_digest_valid(at + 1))
 			return ep_err_set(err, EP_E_INPUT, "image reference "
 			    "'%s': bad digest '%s' (expected sha256: and 64 "

@@ -229,6 +229,34 @@ test_bad(void **state)
 	}
 }
 
+/* USER:PASSWORD@HOST/REPO, as one would write a URL: refused, and the
+ * part before the '@' (a password, perhaps) is in no message. */
+static void
+test_credentials_never_repeated(void **state)
+{
+	static const char *const in[] = {
+		"robot:s3cr3tpw@registry.example.com/team/app:1",
+		"s3cr3tpw@registry.example.com/app",
+		"docker://robot:s3cr3tpw@localhost:5000/app",
+		"robot:s3cr3tpw@localhost:5000/app@sha256:" HEX64,
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
+		struct ep_imgref r = { 0 };
+		struct ep_err err = { 0 };
+
+		assert_int_equal(ep_imgref_parse(&r, in[i], &err), -1);
+		assert_int_equal(err.kind, EP_E_INPUT);
+		if (strstr(err.msg, "s3cr3tpw") != NULL) {
+			print_error("'%s': message '%s' repeats the "
+			    "password\n", in[i], err.msg);
+			fail();
+		}
+		assert_non_null(strstr(err.msg, "credentials are not part"));
+	}
+}
+
 /*
  * A canonical name is a fact key's middle and what dedupes a batch: the
  * names of a registry image and of a local one never meet, and every
@@ -342,6 +370,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_credentials_never_repeated),
 		cmocka_unit_test(test_names_apart),
 		cmocka_unit_test(test_long_names),
 		cmocka_unit_test(test_digest_valid),
