@@ -137,7 +137,7 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 	ep_imgopt_init(&copts.img);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "m:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":m:qh", longopts, NULL)) != -1) {
 		if (ep_store_opt(&sopt, c, optarg))
 			continue;
 		if (ep_capture_opt(&copts, c, optarg)) {
@@ -164,8 +164,7 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 			fputs(self->usage, stdout);
 			goto done;
 		default:
-			rc = ep_cmd_usage_error(self, "unknown or incomplete "
-			    "option '%s'", argv[optind - 1]);
+			rc = ep_cmd_bad_option(self, c, longopts, argv);
 			goto done;
 		}
 	}

@@ -76,7 +76,7 @@ cmd_capture_exec(const struct ep_cmd *self, int argc, char **argv)
 	ep_probeopt_init(&popt);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:qh", longopts, NULL)) != -1) {
 		if (ep_capture_opt(&opts, c, optarg))
 			continue;
 		if ((v = ep_image_opt(&opts.img, c, optarg, &err)) != 0 ||
@@ -98,8 +98,7 @@ cmd_capture_exec(const struct ep_cmd *self, int argc, char **argv)
 			fputs(self->usage, stdout);
 			goto done;
 		default:
-			rc = ep_cmd_usage_error(self, "unknown or incomplete "
-			    "option '%s'", argv[optind - 1]);
+			rc = ep_cmd_bad_option(self, c, longopts, argv);
 			goto done;
 		}
 	}

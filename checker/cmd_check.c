@@ -121,7 +121,7 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	ep_imgopt_init(&copts.img);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+qho:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:qho:", longopts, NULL)) != -1) {
 		if (ep_capture_opt(&copts, c, optarg) ||
 		    ep_store_opt(&sopt, c, optarg) ||
 		    ep_report_opt(&ropt, c, optarg) ||
@@ -153,8 +153,7 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 			rc = EP_EXIT_OK;
 			goto done;
 		default:
-			rc = ep_cmd_usage_error(self, "unknown or incomplete "
-			    "option '%s'", argv[optind - 1]);
+			rc = ep_cmd_bad_option(self, c, longopts, argv);
 			goto done;
 		}
 	}

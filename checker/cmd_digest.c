@@ -125,7 +125,7 @@ cmd_digest_exec(const struct ep_cmd *self, int argc, char **argv)
 	ep_imgopt_init(&o);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		if ((r = ep_image_opt(&o, c, optarg, &err)) < 0) {
 			rc = ep_cmd_usage_error(self, "%s", err.msg);
 			goto done;
@@ -143,8 +143,7 @@ cmd_digest_exec(const struct ep_cmd *self, int argc, char **argv)
 			fputs(self->usage, stdout);
 			goto done;
 		default:
-			rc = ep_cmd_usage_error(self, "unknown or incomplete "
-			    "option '%s'", argv[optind - 1]);
+			rc = ep_cmd_bad_option(self, c, longopts, argv);
 			goto done;
 		}
 	}

@@ -126,7 +126,7 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
 		if (ep_store_opt(&sopt, c, optarg) ||
 		    ep_report_opt(&ropt, c, optarg) ||
 		    ep_attest_opt(&aopt, c, optarg))
@@ -155,8 +155,7 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 			rc = EP_EXIT_OK;
 			goto done;
 		default:
-			rc = ep_cmd_usage_error(self, "unknown or incomplete "
-			    "option '%s'", argv[optind - 1]);
+			rc = ep_cmd_bad_option(self, c, longopts, argv);
 			goto done;
 		}
 	}

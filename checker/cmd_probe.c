@@ -130,7 +130,7 @@ cmd_probe_exec(const struct ep_cmd *self, int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:h", longopts, NULL)) != -1) {
 		if (ep_capture_opt(&copts, c, optarg))
 			continue;
 		switch (c) {
@@ -174,8 +174,7 @@ cmd_probe_exec(const struct ep_cmd *self, int argc, char **argv)
 			fputs(self->usage, stdout);
 			goto done;
 		default:
-			rc = ep_cmd_usage_error(self, "unknown or incomplete "
-			    "option '%s'", argv[optind - 1]);
+			rc = ep_cmd_bad_option(self, c, longopts, argv);
 			goto done;
 		}
 	}
