@@ -33,8 +33,9 @@
 /* What the results were of: a check against a golden from a store, or a
  * diff of two manifests. */
 struct ep_report_ctx {
-	const char *command;		/* "check" or "diff" */
-	const char *golden_name;	/* a file, or STORE#REF:PROFILE */
+	const char *command;		/* "check", "diff", "fleet", "probe" */
+	const char *golden_name;	/* a file, or STORE#REF:PROFILE; NULL
+					   when there is none (probe) */
 	const char *golden_store;	/* NULL for a file */
 	const char *golden_ref;
 	const char *golden_commit;
@@ -53,6 +54,8 @@ struct ep_report_ctx {
 	int stdout_taken;	/* another output of the command went to
 				   standard output (check -o -, --attest
 				   -): the summary goes to standard error */
+	int own_summary;	/* the command prints its own summary
+				   (probe): ep_reports_finish prints none */
 };
 
 /* The JSON report (manifests/report.schema.json) as text; *out is owned
@@ -197,7 +200,7 @@ int ep_reports_write(const struct ep_reportopt *o,
     const struct ep_report_ctx *ctx, const struct ep_results *rs,
     struct ep_err *err);
 
-/* What check and diff do last: sort rs, set ctx->exit_status from it,
+/* What check, diff, fleet and probe do last: sort rs, set ctx->exit_status from it,
  * keep at most EP_REPORT_RESULTS_MAX results (ep_results_truncate; the
  * cut is counted in ctx->omitted and shown as a "report.omitted" skip),
  * write every report asked for, print GitHub annotations on standard

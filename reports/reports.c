@@ -192,7 +192,8 @@ ep_reports_finish(struct ep_report_ctx *ctx, struct ep_results *rs,
 	if (gha != NULL && strcmp(gha, "true") == 0)
 		ep_report_annotations(stderr, rs);
 	/* A report on standard output keeps it to itself. */
-	ep_report_summary(ep_reports_to_stdout(o) || ctx->stdout_taken ?
-	    stderr : stdout, ctx, rs, brief);
+	if (!ctx->own_summary)
+		ep_report_summary(ep_reports_to_stdout(o) ||
+		    ctx->stdout_taken ? stderr : stdout, ctx, rs, brief);
 	return ctx->exit_status;
 }
