@@ -219,14 +219,12 @@ ep_cmd_outputs_check(int *stdout_taken, const struct ep_reportopt *ro,
 		for (size_t k = 0; k < i; k++)
 			if (paths[k] != NULL && ep_out_same(paths[k], paths[i],
 			    EP_OUT_STDOUT))
-				return ep_err_set(err, EP_E_INPUT, "%s: given "
-				    "for %s and %s", paths[i], what[k],
+				return ep_reports_clash(err, paths[i], what[k],
 				    what[i]);
 		for (size_t k = 0; k < 4; k++)
 			if (rp[k] != NULL && ep_out_same(rp[k], paths[i],
 			    EP_OUT_STDOUT))
-				return ep_err_set(err, EP_E_INPUT, "%s: given "
-				    "for %s and %s", paths[i], rw[k],
+				return ep_reports_clash(err, paths[i], rw[k],
 				    what[i]);
 	}
 	return 0;

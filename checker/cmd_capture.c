@@ -34,7 +34,7 @@ const struct ep_cmd ep_cmd_capture = {
 "wrong known answer, a crash) is kept under meta.probe.findings.\n"
 "\n"
 "  -o, --output FILE    write the manifest to FILE (atomically) instead of\n"
-"                       standard output (-); a symbolic link, device,\n"
+"                       standard output (- or /dev/stdout); a link, device,\n"
 "                       FIFO or directory is refused\n"
 "  -q, --quiet          do not repeat warnings on standard error\n"
 "  -h, --help           show this help\n"

@@ -166,8 +166,9 @@ enum {
 "  --markdown FILE      a Markdown summary for job pages and comments\n"	\
 "  --prom FILE          Prometheus metrics (text exposition) for\n"	\
 "                       node_exporter's textfile collector (*.prom)\n"	\
-"FILE may be - for standard output (the summary then goes to standard\n" \
-"error).  A symbolic link, device, FIFO or directory is refused.\n"	\
+"FILE may be - or /dev/stdout for standard output (the summary then\n" \
+"goes to standard error; only one output can take it), /dev/stderr for\n" \
+"standard error.  A symbolic link, device, FIFO or directory is refused.\n" \
 "Under GitHub Actions the Markdown summary is also appended to\n"	\
 "$GITHUB_STEP_SUMMARY, and failures are annotated (::error, on stderr).\n"
 
@@ -187,7 +188,14 @@ int ep_report_opt(struct ep_reportopt *o, int c, const char *arg);
  * output (EP_E_INPUT).  Commands call it before doing the work. */
 int ep_reports_check(const struct ep_reportopt *o, struct ep_err *err);
 
-/* 1 when a report goes to standard output ("-"): the human summary then
+/* Fill err (EP_E_INPUT) for two outputs, named what1 and what2, given
+ * the same path: "--json and -o both asked for standard output; only one
+ * output can take it" for a stream, "PATH: given for --json and -o"
+ * otherwise; returns -1. */
+int ep_reports_clash(struct ep_err *err, const char *path, const char *what1,
+    const char *what2);
+
+/* 1 when a report goes to standard output ("-", /dev/stdout): the human summary then
  * goes to standard error. */
 int ep_reports_to_stdout(const struct ep_reportopt *o);
 

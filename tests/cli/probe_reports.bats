@@ -76,7 +76,7 @@ fake() {
 	echo "$output"
 	[ "$status" -eq 2 ]
 	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *"given for --json and -o"* ]]
+	[[ "$output" == *"--json and -o both asked for standard output"* ]]
 	ln -s nowhere link
 	fake --runs 2 --junit link
 	[ "$status" -eq 2 ]
