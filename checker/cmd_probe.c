@@ -17,6 +17,7 @@
 #include "clean.h"
 #include "capture.h"
 #include "cmd.h"
+#include "progress.h"
 #include "probe.h"
 #include "report.h"
 #include "version.h"
@@ -49,6 +50,7 @@ const struct ep_cmd ep_cmd_probe = {
 "                       standard output (the summary then goes to\n"
 "                       standard error)\n"
 "  -q, --quiet          print only the counts line, not each workload\n"
+EP_PROGRESS_HELP
 "  -h, --help           show this help\n"
 "\n"
 EP_REPORT_HELP
@@ -124,6 +126,7 @@ cmd_probe_exec(const struct ep_cmd *self, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		EP_REPORT_LONGOPTS,
 		EP_CAPTURE_LONGOPTS,
+		EP_PROGRESS_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ep_probe_opts po = {
@@ -147,6 +150,8 @@ cmd_probe_exec(const struct ep_cmd *self, int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:o:qh", longopts, NULL)) != -1) {
+		if (ep_progress_opt(c))
+			continue;
 		if (ep_capture_opt(&copts, c, optarg) ||
 		    ep_report_opt(&ropt, c, optarg))
 			continue;
