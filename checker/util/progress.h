@@ -1,6 +1,7 @@
 /*
  * progress.h: one line of progress on standard error for long work
- * (hashing files, resolving image references), rewritten in place with
+ * (hashing files, resolving image references, the probe's runs, reading
+ * a fleet's node manifests), rewritten in place with
  * \r at most 10 times a second and wiped when the work ends, so that
  * nothing of it is left on the screen or in a log.
  *
@@ -30,9 +31,10 @@ enum {
 	{ "no-progress", no_argument, NULL, EP_OPT_NO_PROGRESS }
 
 #define EP_PROGRESS_HELP						\
-"  --progress           show progress (files hashed, references resolved)\n" \
-"                       on standard error even when it is not a terminal\n" \
-"                       or in CI (default: on a terminal, not in CI)\n" \
+"  --progress           show progress on standard error (files hashed,\n" \
+"                       references resolved, probe runs, node manifests\n" \
+"                       read) even when it is not a terminal or in CI\n" \
+"                       (default: on a terminal, not in CI)\n"	\
 "  --no-progress        never show progress\n"
 
 /* Apply --progress or --no-progress (c a getopt_long code): 1 if c was

@@ -118,6 +118,17 @@ wiped() { tail -c 400 err | tr -d '\n' | grep -qE $'\r +\r$'; }
 	! grep -q registries err
 }
 
+@test "probe: runs done n/m while a run hangs" {
+	mkdir -p state site
+	FAKE_PROBE_STATE=$T/state FAKE_PROBE_MODE=hang "$EP" probe \
+	    --probe "$BATS_TEST_DIRNAME/../doubles/fake_probe.sh" --no-discover \
+	    --site-packages site --backend cpu --runs 3 --timeout 1 --progress \
+	    > out 2> err || true
+	grep -qE $'\rprobe: [0-2]/3 runs' err
+	wiped
+	grep -q 'run 2 of cpu: hung' out
+}
+
 @test "every command that does long work takes --progress and --no-progress" {
 	for c in capture check bless probe digest fleet; do
 		run "$EP" "$c" --help
