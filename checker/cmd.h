@@ -34,6 +34,24 @@ extern const struct ep_cmd ep_cmd_version;
 int ep_cmd_usage_error(const struct ep_cmd *self, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+struct option;
+
+/* What a command's getopt_long loop does with anything it does not know
+ * (c is '?' or ':'; optstrings begin with ':' after any '+', so that a
+ * missing value is ':'): print one line naming the option, "option
+ * '--json' needs a value", "option '--quiet' takes no value", "option
+ * '--re' is ambiguous: '--ref', '--registry-ca', ...", or "unknown
+ * option '--jsn'; did you mean '--json'?" when a long option in longopts
+ * is close, then the --help hint; returns EP_EXIT_USAGE.  Reads optind and optopt. */
+int ep_cmd_bad_option(const struct ep_cmd *self, int c,
+    const struct option *longopts, char **argv);
+
+/* The name in names[0..n) closest to word, for "did you mean": within an
+ * optimal-string-alignment distance of 2 (1 for a word of 3 characters
+ * or fewer), else the one name word is a prefix of; NULL when none is. */
+const char *ep_cmd_suggest(const char *word, const char *const *names,
+    size_t n);
+
 /* Print "envparity VERB: <err->msg>" to stderr; returns the exit code the
  * error's kind maps to. */
 int ep_cmd_fail(const struct ep_cmd *self, const struct ep_err *err);

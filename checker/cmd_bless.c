@@ -11,6 +11,7 @@
 #include "clean.h"
 #include "capture.h"
 #include "cmd.h"
+#include "progress.h"
 #include "compare.h"
 #include "probeopt.h"
 #include "store.h"
@@ -38,6 +39,7 @@ const struct ep_cmd ep_cmd_bless = {
 "  -m, --message TEXT   the commit message (default: \"bless PROFILE from\n"
 "                       HOST\", HOST from the manifest)\n"
 "  -q, --quiet          do not repeat capture warnings on standard error\n"
+EP_PROGRESS_HELP
 "  -h, --help           show this help\n"
 "\n"
 EP_STORE_HELP
@@ -116,6 +118,7 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 		EP_CAPTURE_LONGOPTS,
 		EP_IMAGE_LONGOPTS,
 		EP_PROBE_LONGOPTS,
+		EP_PROGRESS_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ep_capture_opts copts = { 0 };
@@ -137,7 +140,9 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 	ep_imgopt_init(&copts.img);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "m:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":m:qh", longopts, NULL)) != -1) {
+		if (ep_progress_opt(c))
+			continue;
 		if (ep_store_opt(&sopt, c, optarg))
 			continue;
 		if (ep_capture_opt(&copts, c, optarg)) {
@@ -164,8 +169,7 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 			fputs(self->usage, stdout);
 			goto done;
 		default:
-			rc = ep_cmd_usage_error(self, "unknown or incomplete "
-			    "option '%s'", argv[optind - 1]);
+			rc = ep_cmd_bad_option(self, c, longopts, argv);
 			goto done;
 		}
 	}

@@ -9,6 +9,7 @@
 #include "outfile.h"
 #include "capture.h"
 #include "cmd.h"
+#include "progress.h"
 #include "image.h"
 #include "probeopt.h"
 
@@ -34,9 +35,10 @@ const struct ep_cmd ep_cmd_capture = {
 "wrong known answer, a crash) is kept under meta.probe.findings.\n"
 "\n"
 "  -o, --output FILE    write the manifest to FILE (atomically) instead of\n"
-"                       standard output (-); a symbolic link, device,\n"
+"                       standard output (- or /dev/stdout); a link, device,\n"
 "                       FIFO or directory is refused\n"
 "  -q, --quiet          do not repeat warnings on standard error\n"
+EP_PROGRESS_HELP
 "  -h, --help           show this help\n"
 "\n"
 EP_CAPTURE_HELP
@@ -62,6 +64,7 @@ cmd_capture_exec(const struct ep_cmd *self, int argc, char **argv)
 		EP_CAPTURE_LONGOPTS,
 		EP_IMAGE_LONGOPTS,
 		EP_PROBE_LONGOPTS,
+		EP_PROGRESS_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ep_capture_opts opts = { 0 };
@@ -76,7 +79,9 @@ cmd_capture_exec(const struct ep_cmd *self, int argc, char **argv)
 	ep_probeopt_init(&popt);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:qh", longopts, NULL)) != -1) {
+		if (ep_progress_opt(c))
+			continue;
 		if (ep_capture_opt(&opts, c, optarg))
 			continue;
 		if ((v = ep_image_opt(&opts.img, c, optarg, &err)) != 0 ||
@@ -98,8 +103,7 @@ cmd_capture_exec(const struct ep_cmd *self, int argc, char **argv)
 			fputs(self->usage, stdout);
 			goto done;
 		default:
-			rc = ep_cmd_usage_error(self, "unknown or incomplete "
-			    "option '%s'", argv[optind - 1]);
+			rc = ep_cmd_bad_option(self, c, longopts, argv);
 			goto done;
 		}
 	}

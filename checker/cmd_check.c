@@ -23,6 +23,7 @@
 #include "clean.h"
 #include "capture.h"
 #include "cmd.h"
+#include "progress.h"
 #include "compare.h"
 #include "policy.h"
 #include "probeopt.h"
@@ -52,6 +53,7 @@ const struct ep_cmd ep_cmd_check = {
 "  -q, --quiet          print only the verdict line and the counts\n"
 "  --expiry-warning DAYS  warn of a waiver that expires within DAYS days\n"
 "                       (default 14; 0: only on its last day)\n"
+EP_PROGRESS_HELP
 "  -h, --help           show this help\n"
 "\n"
 EP_ATTEST_HELP
@@ -90,6 +92,7 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 		EP_REPORT_LONGOPTS,
 		EP_CAPTURE_LONGOPTS,
 		EP_IMAGE_LONGOPTS,
+		EP_PROGRESS_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ep_capture_opts copts = { 0 };
@@ -121,7 +124,9 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	ep_imgopt_init(&copts.img);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+qho:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:qho:", longopts, NULL)) != -1) {
+		if (ep_progress_opt(c))
+			continue;
 		if (ep_capture_opt(&copts, c, optarg) ||
 		    ep_store_opt(&sopt, c, optarg) ||
 		    ep_report_opt(&ropt, c, optarg) ||
@@ -153,8 +158,7 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 			rc = EP_EXIT_OK;
 			goto done;
 		default:
-			rc = ep_cmd_usage_error(self, "unknown or incomplete "
-			    "option '%s'", argv[optind - 1]);
+			rc = ep_cmd_bad_option(self, c, longopts, argv);
 			goto done;
 		}
 	}

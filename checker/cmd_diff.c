@@ -156,7 +156,7 @@ cmd_diff_exec(const struct ep_cmd *self, int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	/* Options may follow A and B (no '+': getopt permutes). */
-	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
 		if (ep_report_opt(&ropt, c, optarg))
 			continue;
 		switch (c) {
@@ -177,8 +177,7 @@ cmd_diff_exec(const struct ep_cmd *self, int argc, char **argv)
 			rc = EP_EXIT_OK;
 			goto done;
 		default:
-			rc = ep_cmd_usage_error(self, "unknown or incomplete "
-			    "option '%s'", argv[optind - 1]);
+			rc = ep_cmd_bad_option(self, c, longopts, argv);
 			goto done;
 		}
 	}

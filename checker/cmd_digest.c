@@ -11,6 +11,7 @@
 
 #include "clean.h"
 #include "cmd.h"
+#include "progress.h"
 #include "image.h"
 
 #define EP_DIGEST_SCHEMA "envparity/digest@1"
@@ -40,6 +41,7 @@ const struct ep_cmd ep_cmd_digest = {
 "  --no-cache           fetch every document again; without it, documents\n"
 "                       already read and verified are taken from the cache\n"
 "                       by digest (one HEAD per reference)\n"
+EP_PROGRESS_HELP
 "  -h, --help           show this help\n"
 "\n"
 EP_IMAGE_HELP
@@ -113,6 +115,7 @@ cmd_digest_exec(const struct ep_cmd *self, int argc, char **argv)
 		{ "no-cache", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		EP_IMAGE_LONGOPTS,
+		EP_PROGRESS_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ep_imgopt o;
@@ -125,7 +128,9 @@ cmd_digest_exec(const struct ep_cmd *self, int argc, char **argv)
 	ep_imgopt_init(&o);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (ep_progress_opt(c))
+			continue;
 		if ((r = ep_image_opt(&o, c, optarg, &err)) < 0) {
 			rc = ep_cmd_usage_error(self, "%s", err.msg);
 			goto done;
@@ -143,8 +148,7 @@ cmd_digest_exec(const struct ep_cmd *self, int argc, char **argv)
 			fputs(self->usage, stdout);
 			goto done;
 		default:
-			rc = ep_cmd_usage_error(self, "unknown or incomplete "
-			    "option '%s'", argv[optind - 1]);
+			rc = ep_cmd_bad_option(self, c, longopts, argv);
 			goto done;
 		}
 	}

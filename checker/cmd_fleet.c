@@ -16,6 +16,7 @@
 
 #include "attestopt.h"
 #include "cmd.h"
+#include "progress.h"
 #include "compare.h"
 #include "fleet.h"
 #include "hostlist.h"
@@ -64,6 +65,7 @@ const struct ep_cmd ep_cmd_fleet = {
 "                       (default: the built-in defaults)\n"
 "  --expiry-warning DAYS  warn of a waiver that expires within DAYS days\n"
 "  -q, --quiet          print only the verdict line and the counts\n"
+EP_PROGRESS_HELP
 "  -h, --help           show this help\n"
 "\n"
 EP_STORE_HELP
@@ -96,6 +98,7 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 		EP_STORE_LONGOPTS,
 		EP_REPORT_LONGOPTS,
 		EP_ATTEST_LONGOPTS,
+		EP_PROGRESS_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ep_storeopt sopt = { 0 };
@@ -126,7 +129,9 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
+		if (ep_progress_opt(c))
+			continue;
 		if (ep_store_opt(&sopt, c, optarg) ||
 		    ep_report_opt(&ropt, c, optarg) ||
 		    ep_attest_opt(&aopt, c, optarg))
@@ -155,8 +160,7 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 			rc = EP_EXIT_OK;
 			goto done;
 		default:
-			rc = ep_cmd_usage_error(self, "unknown or incomplete "
-			    "option '%s'", argv[optind - 1]);
+			rc = ep_cmd_bad_option(self, c, longopts, argv);
 			goto done;
 		}
 	}

@@ -134,7 +134,7 @@ cmd_log_exec(const struct ep_cmd *self, int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "vn:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":vn:h", longopts, NULL)) != -1) {
 		if (ep_store_opt(&sopt, c, optarg))
 			continue;
 		switch (c) {
@@ -156,8 +156,7 @@ cmd_log_exec(const struct ep_cmd *self, int argc, char **argv)
 			fputs(self->usage, stdout);
 			goto done;
 		default:
-			rc = ep_cmd_usage_error(self, "unknown or incomplete "
-			    "option '%s'", argv[optind - 1]);
+			rc = ep_cmd_bad_option(self, c, longopts, argv);
 			goto done;
 		}
 	}

@@ -1,8 +1,10 @@
 /*
  * cmd_probe.c: `envparity probe [--runs N] [--backend B] [--timeout S]
- * [--require-gpu] [--probe PATH] [-o FILE] [collector options]`: run the
- * reference workload N times per backend and say whether the runs agree,
- * whether the known answers held, and what was skipped.
+ * [--require-gpu] [--probe PATH] [-o FILE] [-q] [report options]
+ * [collector options]`: run the reference workload N times per backend
+ * and say whether the runs agree, whether the known answers held, and
+ * what was skipped.  Its results are a report's like check's (command
+ * "probe", no golden), written by the same writers.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,11 +14,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "outfile.h"
 #include "clean.h"
 #include "capture.h"
 #include "cmd.h"
+#include "progress.h"
 #include "probe.h"
+#include "report.h"
 #include "version.h"
 
 static int cmd_probe_exec(const struct ep_cmd *, int, char **);
@@ -27,7 +30,7 @@ const struct ep_cmd ep_cmd_probe = {
 	.usage =
 "usage: envparity probe [--runs N] [--backend cpu|cuda|cublas|cudnn|all]\n"
 "                       [--timeout S] [--require-gpu] [--probe PATH]\n"
-"                       [-o FILE] [collector options]\n"
+"                       [-o FILE] [-q] [report options] [collector options]\n"
 "\n"
 "Run envparity-probe N times per backend, each run a fresh process with\n"
 "a deadline, and check that the runs' output hashes are identical and\n"
@@ -43,8 +46,14 @@ const struct ep_cmd ep_cmd_probe = {
 "                       not a skip\n"
 "  --probe PATH         the probe binary (default: $ENVPARITY_PROBE, else\n"
 "                       envparity-probe beside envparity, else on PATH)\n"
-"  -o, --output FILE    also write the probe's facts as a manifest\n"
+"  -o, --output FILE    also write the probe's facts as a manifest; - for\n"
+"                       standard output (the summary then goes to\n"
+"                       standard error)\n"
+"  -q, --quiet          print only the counts line, not each workload\n"
+EP_PROGRESS_HELP
 "  -h, --help           show this help\n"
+"\n"
+EP_REPORT_HELP
 "\n"
 EP_CAPTURE_HELP
 "\n"
@@ -84,17 +93,20 @@ valid_backend(const char *b)
 	return strcmp(b, "all") == 0 || ep_probe_workloads(b) != NULL;
 }
 
+/* The probe's own summary (check's has no room for the workloads'
+ * lines); brief: the counts only. */
 static void
 print_summary(FILE *f, const struct ep_probe_opts *po,
-    const struct ep_strv *summary, const struct ep_results *rs)
+    const struct ep_strv *summary, const size_t counts[EP_NSTATUS],
+    int brief)
 {
-	size_t counts[EP_NSTATUS];
-
-	ep_say(f, "probe: %s, %u run%s per backend, %u s timeout each",
-	    po->probe, po->runs, po->runs == 1 ? "" : "s", po->timeout_s);
-	for (size_t i = 0; i < summary->n; i++)
-		ep_say(f, "%s", summary->v[i]);
-	ep_results_count(rs, counts);
+	if (!brief) {
+		ep_say(f, "probe: %s, %u run%s per backend, %u s timeout each",
+		    po->probe, po->runs, po->runs == 1 ? "" : "s",
+		    po->timeout_s);
+		for (size_t i = 0; i < summary->n; i++)
+			ep_say(f, "%s", summary->v[i]);
+	}
 	ep_say(f, "probe: %zu passed, %zu failed, %zu errors, %zu skipped",
 	    counts[EP_PASS], counts[EP_FAIL], counts[EP_ERROR],
 	    counts[EP_SKIP]);
@@ -110,8 +122,11 @@ cmd_probe_exec(const struct ep_cmd *self, int argc, char **argv)
 		{ "require-gpu", no_argument, NULL, OPT_REQUIRE_GPU },
 		{ "probe", required_argument, NULL, OPT_PROBE },
 		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		EP_REPORT_LONGOPTS,
 		EP_CAPTURE_LONGOPTS,
+		EP_PROGRESS_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ep_probe_opts po = {
@@ -123,15 +138,22 @@ cmd_probe_exec(const struct ep_cmd *self, int argc, char **argv)
 	struct ep_manifest *captured = NULL, *facts = NULL;
 	struct ep_results rs = { 0 };
 	struct ep_strv summary = { 0 };
+	struct ep_reportopt ropt = { 0 };
+	struct ep_report_ctx ctx = { 0 };
 	struct ep_err err = { 0 };
-	const char *output = NULL, *given = NULL;
-	char *probe = NULL;
-	int c, rc = EP_EXIT_OK;
+	const char *output = NULL, *given = NULL, *outwhat[1] = { "-o" };
+	char *probe = NULL, *current_name = NULL, host[256] = "";
+	size_t counts[EP_NSTATUS];
+	int c, rc = EP_EXIT_OK, quiet = 0, taken = 0;
+	FILE *say;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
-		if (ep_capture_opt(&copts, c, optarg))
+	while ((c = getopt_long(argc, argv, "+:o:qh", longopts, NULL)) != -1) {
+		if (ep_progress_opt(c))
+			continue;
+		if (ep_capture_opt(&copts, c, optarg) ||
+		    ep_report_opt(&ropt, c, optarg))
 			continue;
 		switch (c) {
 		case OPT_RUNS:
@@ -170,12 +192,14 @@ cmd_probe_exec(const struct ep_cmd *self, int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
+		case 'q':
+			quiet = 1;
+			break;
 		case 'h':
 			fputs(self->usage, stdout);
 			goto done;
 		default:
-			rc = ep_cmd_usage_error(self, "unknown or incomplete "
-			    "option '%s'", argv[optind - 1]);
+			rc = ep_cmd_bad_option(self, c, longopts, argv);
 			goto done;
 		}
 	}
@@ -185,7 +209,9 @@ cmd_probe_exec(const struct ep_cmd *self, int argc, char **argv)
 		goto done;
 	}
 
-	if (output != NULL && ep_out_check(output, EP_OUT_STDOUT, &err) < 0) {
+	if (ep_reports_check(&ropt, &err) < 0 ||
+	    ep_cmd_outputs_check(&taken, &ropt, &output, outwhat, 1,
+	    &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
@@ -206,20 +232,33 @@ cmd_probe_exec(const struct ep_cmd *self, int argc, char **argv)
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
-	/* Facts on standard output keep it to themselves. */
-	print_summary(output != NULL && ep_out_stream(output, EP_OUT_STDOUT) ?
-	    stderr : stdout, &po, &summary, &rs);
+	ep_results_count(&rs, counts);
+	if (output != NULL && ep_manifest_write(facts, output, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	if (gethostname(host, sizeof host - 1) < 0 || host[0] == '\0')
+		strcpy(host, "unknown");
+	ctx.command = "probe";
+	current_name = xasprintf("this machine (%s)", host);
+	ctx.current_name = current_name;
+	ctx.current = facts;
+	ctx.generated = time(NULL);
+	ctx.own_summary = 1;
+	if ((rc = ep_reports_finish(&ctx, &rs, &ropt, quiet, &err)) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	/* Facts or a report on standard output keep it to themselves. */
+	say = taken || ep_reports_to_stdout(&ropt) ? stderr : stdout;
+	print_summary(say, &po, &summary, counts, quiet);
 	if (fflush(stdout) == EOF) {
 		ep_err_set(&err, EP_E_IO, "standard output: write failed");
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
-	if (output != NULL && ep_manifest_write(facts, output, &err) < 0) {
-		rc = ep_cmd_fail(self, &err);
-		goto done;
-	}
-	rc = ep_results_exit(&rs);
 done:
+	free(current_name);
 	free(probe);
 	ep_manifest_free(captured);
 	ep_manifest_free(facts);

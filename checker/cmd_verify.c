@@ -237,7 +237,7 @@ cmd_verify_exec(const struct ep_cmd *self, int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_KEY:
 		case OPT_SUBJECT:
@@ -295,8 +295,7 @@ cmd_verify_exec(const struct ep_cmd *self, int argc, char **argv)
 			rc = EP_EXIT_OK;
 			goto done;
 		default:
-			rc = ep_cmd_usage_error(self, "unknown or incomplete "
-			    "option '%s'", argv[optind - 1]);
+			rc = ep_cmd_bad_option(self, c, longopts, argv);
 			goto done;
 		}
 	}

@@ -37,13 +37,12 @@ cmd_version_exec(const struct ep_cmd *self, int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(self->usage, stdout);
 			return EP_EXIT_OK;
 		}
-		return ep_cmd_usage_error(self, "unknown option '%s'",
-		    argv[optind - 1]);
+		return ep_cmd_bad_option(self, c, longopts, argv);
 	}
 	if (optind < argc)
 		return ep_cmd_usage_error(self, "unexpected argument '%s'",

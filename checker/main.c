@@ -93,6 +93,18 @@ main(int argc, char **argv)
 		return EP_EXIT_OK;
 	}
 	if ((cmd = ep_cmd_find(argv[1])) == NULL) {
+		const char *names[sizeof ep_cmd_table / sizeof ep_cmd_table[0]];
+		const char *hint;
+		size_t n = 0;
+
+		for (size_t i = 0; ep_cmd_table[i] != NULL; i++)
+			names[n++] = ep_cmd_table[i]->name;
+		if ((hint = ep_cmd_suggest(argv[1], names, n)) != NULL) {
+			ep_say(stderr, "envparity: unknown command '%s'; did "
+			    "you mean '%s'?", argv[1], hint);
+			ep_say(stderr, "Try 'envparity --help'.");
+			return EP_EXIT_USAGE;
+		}
 		ep_say(stderr, "envparity: unknown command '%s'", argv[1]);
 		fputc('\n', stderr);
 		usage(stderr);

@@ -105,7 +105,11 @@ md_header(FILE *f, const struct ep_report_ctx *ctx, const size_t c[EP_NSTATUS])
 		total += c[i];
 	fprintf(f, "## envparity %s: %s\n\n", ctx->command, md_verdict(ctx, c));
 	fputs("**Golden:** ", f);
-	md_code(f, ctx->golden_name);
+	if (ctx->golden_name == NULL)
+		fputs("none (the runs compared with each other and with the "
+		    "known answers)", f);
+	else
+		md_code(f, ctx->golden_name);
 	if (ctx->golden_store != NULL) {
 		fputs(" (store ", f);
 		md_code(f, ctx->golden_store);

@@ -33,8 +33,9 @@
 /* What the results were of: a check against a golden from a store, or a
  * diff of two manifests. */
 struct ep_report_ctx {
-	const char *command;		/* "check" or "diff" */
-	const char *golden_name;	/* a file, or STORE#REF:PROFILE */
+	const char *command;		/* "check", "diff", "fleet", "probe" */
+	const char *golden_name;	/* a file, or STORE#REF:PROFILE; NULL
+					   when there is none (probe) */
 	const char *golden_store;	/* NULL for a file */
 	const char *golden_ref;
 	const char *golden_commit;
@@ -53,6 +54,8 @@ struct ep_report_ctx {
 	int stdout_taken;	/* another output of the command went to
 				   standard output (check -o -, --attest
 				   -): the summary goes to standard error */
+	int own_summary;	/* the command prints its own summary
+				   (probe): ep_reports_finish prints none */
 };
 
 /* The JSON report (manifests/report.schema.json) as text; *out is owned
@@ -163,8 +166,9 @@ enum {
 "  --markdown FILE      a Markdown summary for job pages and comments\n"	\
 "  --prom FILE          Prometheus metrics (text exposition) for\n"	\
 "                       node_exporter's textfile collector (*.prom)\n"	\
-"FILE may be - for standard output (the summary then goes to standard\n" \
-"error).  A symbolic link, device, FIFO or directory is refused.\n"	\
+"FILE may be - or /dev/stdout for standard output (the summary then\n" \
+"goes to standard error; only one output can take it), /dev/stderr for\n" \
+"standard error.  A symbolic link, device, FIFO or directory is refused.\n" \
 "Under GitHub Actions the Markdown summary is also appended to\n"	\
 "$GITHUB_STEP_SUMMARY, and failures are annotated (::error, on stderr).\n"
 
@@ -184,7 +188,14 @@ int ep_report_opt(struct ep_reportopt *o, int c, const char *arg);
  * output (EP_E_INPUT).  Commands call it before doing the work. */
 int ep_reports_check(const struct ep_reportopt *o, struct ep_err *err);
 
-/* 1 when a report goes to standard output ("-"): the human summary then
+/* Fill err (EP_E_INPUT) for two outputs, named what1 and what2, given
+ * the same path: "--json and -o both asked for standard output; only one
+ * output can take it" for a stream, "PATH: given for --json and -o"
+ * otherwise; returns -1. */
+int ep_reports_clash(struct ep_err *err, const char *path, const char *what1,
+    const char *what2);
+
+/* 1 when a report goes to standard output ("-", /dev/stdout): the human summary then
  * goes to standard error. */
 int ep_reports_to_stdout(const struct ep_reportopt *o);
 
@@ -197,7 +208,7 @@ int ep_reports_write(const struct ep_reportopt *o,
     const struct ep_report_ctx *ctx, const struct ep_results *rs,
     struct ep_err *err);
 
-/* What check and diff do last: sort rs, set ctx->exit_status from it,
+/* What check, diff, fleet and probe do last: sort rs, set ctx->exit_status from it,
  * keep at most EP_REPORT_RESULTS_MAX results (ep_results_truncate; the
  * cut is counted in ctx->omitted and shown as a "report.omitted" skip),
  * write every report asked for, print GitHub annotations on standard

@@ -54,26 +54,47 @@ struct out {
 };
 
 int
+ep_reports_clash(struct ep_err *err, const char *path, const char *what1,
+    const char *what2)
+{
+	int st = ep_out_stream(path, EP_OUT_STDOUT);
+
+	if (st != 0)
+		return ep_err_set(err, EP_E_INPUT, "%s and %s both asked for "
+		    "standard %s; only one output can take it", what1, what2,
+		    st == 1 ? "output" : "error");
+	return ep_err_set(err, EP_E_INPUT, "%s: given for %s and %s", path,
+	    what1, what2);
+}
+
+int
 ep_reports_check(const struct ep_reportopt *o, struct ep_err *err)
 {
-	const char *v[4];
+	const char *v[4], *w[4];
 	size_t n = 0;
 
-	if (o->json != NULL)
+	if (o->json != NULL) {
+		w[n] = "--json";
 		v[n++] = o->json;
-	if (o->junit != NULL)
+	}
+	if (o->junit != NULL) {
+		w[n] = "--junit";
 		v[n++] = o->junit;
-	if (o->markdown != NULL)
+	}
+	if (o->markdown != NULL) {
+		w[n] = "--markdown";
 		v[n++] = o->markdown;
-	if (o->prom != NULL)
+	}
+	if (o->prom != NULL) {
+		w[n] = "--prom";
 		v[n++] = o->prom;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (ep_out_check(v[i], EP_OUT_STDOUT, err) < 0)
 			return -1;
 		for (size_t k = 0; k < i; k++)
 			if (ep_out_same(v[k], v[i], EP_OUT_STDOUT))
-				return ep_err_set(err, EP_E_INPUT, "%s: given "
-				    "for two reports", v[i]);
+				return ep_reports_clash(err, v[i], w[k], w[i]);
 	}
 	return 0;
 }
@@ -192,7 +213,8 @@ ep_reports_finish(struct ep_report_ctx *ctx, struct ep_results *rs,
 	if (gha != NULL && strcmp(gha, "true") == 0)
 		ep_report_annotations(stderr, rs);
 	/* A report on standard output keeps it to itself. */
-	ep_report_summary(ep_reports_to_stdout(o) || ctx->stdout_taken ?
-	    stderr : stdout, ctx, rs, brief);
+	if (!ctx->own_summary)
+		ep_report_summary(ep_reports_to_stdout(o) ||
+		    ctx->stdout_taken ? stderr : stdout, ctx, rs, brief);
 	return ctx->exit_status;
 }

@@ -18,6 +18,7 @@
 #include "clean.h"
 #include "fleet_int.h"
 #include "hostlist.h"
+#include "progress.h"
 
 static uint64_t
 hash_bytes(const char *s, size_t n)
@@ -316,6 +317,7 @@ load_dir(struct fl_fleet *f, const char *dir, struct fl_pairs *pairs,
     struct ep_err *err)
 {
 	struct ep_strv names = { 0 };
+	struct ep_progress prog;
 	struct dirent *de;
 	DIR *d;
 	size_t n;
@@ -343,9 +345,13 @@ load_dir(struct fl_fleet *f, const char *dir, struct fl_pairs *pairs,
 		goto done;
 	}
 	ep_strv_sort(&names);
-	for (size_t i = 0; i < names.n; i++)
+	ep_progress_start(&prog, "fleet", "node manifests read", names.n, 0);
+	for (size_t i = 0; i < names.n; i++) {
 		load_file(f, names.v[i], pairs, dirfd(d),
 		    names.v[i] + strlen(dir) + 1);
+		ep_progress_add(&prog, 1, 0);
+	}
+	ep_progress_end(&prog);
 	rc = 0;
 done:
 	closedir(d);

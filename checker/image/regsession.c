@@ -7,6 +7,7 @@
  * registry and repository shared by every reference that needs it, and
  * which requests may start now (a few per registry, retries when due).
  */
+#include "progress.h"
 #include "regxfer.h"
 
 #include <stdlib.h>
@@ -322,18 +323,30 @@ ep_registry_resolve(const struct ep_imgref *const *refs, size_t n,
     const struct ep_imgopt *o, struct ep_imgres *const *out)
 {
 	struct reg_ctx ctx;
+	struct ep_progress prog;
+	size_t done;
 
 	reg_ctx_init(&ctx, refs, n, o, out);
 	ctx.manifest_done = reg_manifest_done;
 	ctx.token_done = reg_token_done;
 	reg_xfer_open(&ctx);
+	ep_progress_start(&prog, "registries", "references resolved", n, 0);
 	for (;;) {
 		long wait = reg_pump(&ctx);
 
 		if (wait < 0 && ctx.active == 0)
 			break;
+		/* At most 100 ms at a time while the line is shown, so
+		 * that it moves during a slow registry's answer. */
+		if (prog.on && (wait < 0 || wait > 100))
+			wait = 100;
 		reg_xfer_run(&ctx, wait);
+		done = 0;
+		for (size_t i = 0; i < ctx.n; i++)
+			done += ctx.rq[i].state == RQ_DONE;
+		ep_progress_set(&prog, done);
 	}
+	ep_progress_end(&prog);
 	reg_xfer_close(&ctx);
 	reg_cache_remember(&ctx);
 	reg_ctx_clear(&ctx);

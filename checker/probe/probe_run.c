@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "progress.h"
 
 /* The contract's output is a few lines; more than this is garbage, and
  * the bound keeps a runaway probe from filling our memory. */
@@ -227,12 +228,17 @@ ep_probe_all(struct ep_results *rs, struct ep_manifest *facts,
 	struct ep_probe_set sets[4];
 	struct ep_strv libs = { 0 };
 	struct ep_probe_run *run;
-	size_t nsets = 0;
+	struct ep_progress prog;
+	size_t nsets = 0, nb = 0;
 	const char *b;
 	int rc = -1;
 
 	memset(sets, 0, sizeof sets);
 	ep_probe_lib_args(&libs, captured);
+	for (size_t i = 0; (b = ep_probe_backends[i]) != NULL; i++)
+		nb += strcmp(o->backend, "all") == 0 ||
+		    strcmp(o->backend, b) == 0;
+	ep_progress_start(&prog, "probe", "runs", nb * o->runs, 0);
 	for (size_t i = 0; (b = ep_probe_backends[i]) != NULL; i++) {
 		if (strcmp(o->backend, "all") != 0 && strcmp(o->backend, b) != 0)
 			continue;
@@ -243,9 +249,12 @@ ep_probe_all(struct ep_results *rs, struct ep_manifest *facts,
 			    ep_probe_backend_is_gpu(b) ? &libs : NULL,
 			    o->timeout_s, err) < 0)
 				goto done;
+			ep_progress_add(&prog, 1, 0);
 			/* A missing driver does not come back in run 2. */
-			if (r == 0 && ep_probe_set_skipped(&sets[nsets]))
+			if (r == 0 && ep_probe_set_skipped(&sets[nsets])) {
+				ep_progress_add(&prog, o->runs - 1, 0);
 				break;
+			}
 		}
 		ep_probe_aggregate(rs, facts, summary, &sets[nsets],
 		    o->require_gpu);
@@ -254,6 +263,7 @@ ep_probe_all(struct ep_results *rs, struct ep_manifest *facts,
 	ep_probe_domain(facts, sets, nsets);
 	rc = 0;
 done:
+	ep_progress_end(&prog);
 	for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
 		ep_probe_set_clear(&sets[i]);
 	ep_strv_clear(&libs);

@@ -4,11 +4,11 @@
  * commands say about a store beyond its golden: that CI must name one,
  * and that its branch was rewritten.
  */
+#include "progress.h"
 #include "storeopt.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 int
 ep_store_opt(struct ep_storeopt *o, int c, const char *arg)
@@ -121,28 +121,15 @@ ep_storeopt_bless_hint(const struct ep_store_opts *so, const char *profile)
 	return cmd;
 }
 
-/* The variable that says this runs in CI, or NULL: the generic CI=true
- * most services set, and each service's own for those that do not (or
- * not always): GitHub Actions, GitLab, Jenkins, Azure Pipelines,
- * Buildkite, CircleCI, Travis, TeamCity, Bitbucket, Drone, AppVeyor, AWS
- * CodeBuild, Tekton, Woodpecker.  Only the name is shown: a value such
- * as JENKINS_URL may hold credentials. */
+/* "CI is set" when this runs in CI (progress.h's ep_ci_var: only the
+ * name is shown, a value such as JENKINS_URL may hold credentials), or
+ * NULL. */
 static char *
 in_ci(void)
 {
-	static const char *const vars[] = { "CI", "GITHUB_ACTIONS",
-	    "GITLAB_CI", "JENKINS_URL", "JENKINS_HOME", "TF_BUILD",
-	    "BUILDKITE", "CIRCLECI", "TRAVIS", "TEAMCITY_VERSION",
-	    "BITBUCKET_BUILD_NUMBER", "DRONE", "APPVEYOR",
-	    "CODEBUILD_BUILD_ID", "TEKTON_PIPELINE_RUN", "CI_PIPELINE_ID",
-	    "WOODPECKER", NULL };
-	const char *v;
+	const char *v = ep_ci_var();
 
-	for (size_t i = 0; vars[i] != NULL; i++)
-		if ((v = getenv(vars[i])) != NULL && v[0] != '\0' &&
-		    strcasecmp(v, "false") != 0 && strcmp(v, "0") != 0)
-			return xasprintf("%s is set", vars[i]);
-	return NULL;
+	return v != NULL ? xasprintf("%s is set", v) : NULL;
 }
 
 int

@@ -9,6 +9,7 @@
  * the cache is not thread-safe.
  */
 #include "hash.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -48,12 +49,14 @@ struct pool {
 	struct miss *miss;
 	size_t n;
 	atomic_size_t next;
+	struct ep_progress prog;	/* files and bytes read */
 };
 
 /* One digest context and buffer per worker, reused for every file. */
 struct worker {
 	EVP_MD_CTX *ctx;
 	unsigned char *buf;
+	struct ep_progress *prog;	/* or NULL */
 };
 
 static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
@@ -117,6 +120,7 @@ worker_init(struct worker *w)
 	if ((w->ctx = EVP_MD_CTX_new()) == NULL)
 		abort();
 	w->buf = xmalloc(HASH_BUFSIZE);
+	w->prog = NULL;
 }
 
 static void
@@ -171,6 +175,8 @@ hash_path(struct worker *w, char hex[EP_SHA256_HEX], const char *path,
 			break;
 		EVP_DigestUpdate(w->ctx, w->buf, (size_t)r);
 		*bytes += (unsigned long long)r;
+		if (w->prog != NULL)
+			ep_progress_add(w->prog, 0, (unsigned long long)r);
 	}
 	if (EVP_DigestFinal_ex(w->ctx, md, &mdlen) != 1 || mdlen != 32) {
 		*errmsg = xasprintf("%s: SHA-256 failed in OpenSSL", path);
@@ -195,10 +201,13 @@ worker_main(void *arg)
 	size_t k;
 
 	worker_init(&w);
-	while ((k = atomic_fetch_add(&p->next, 1)) < p->n)
+	w.prog = &p->prog;
+	while ((k = atomic_fetch_add(&p->next, 1)) < p->n) {
 		(void)hash_path(&w, p->miss[k].job->hex, p->miss[k].job->path,
 		    &p->miss[k].st, &p->miss[k].stable, &p->miss[k].bytes,
 		    &p->miss[k].job->error);
+		ep_progress_add(&p->prog, 1, 0);
+	}
 	worker_free(&w);
 	return NULL;
 }
@@ -332,8 +341,15 @@ ep_hash_files(struct ep_hash_job *jobs, size_t n, struct ep_cache *cache,
 
 	p.n = plan(p.miss, nmiss);
 	atomic_init(&p.next, 0);
-	if (p.n > 0)
+	if (p.n > 0) {
+		unsigned long long total = 0;
+
+		for (size_t i = 0; i < p.n; i++)
+			total += (unsigned long long)p.miss[i].pre.st_size;
+		ep_progress_start(&p.prog, "hashing", "files", p.n, total);
 		run_pool(&p, pick_threads(nthreads, p.n));
+		ep_progress_end(&p.prog);
+	}
 
 	for (size_t i = 0; i < nmiss; i++) {
 		struct miss *m = &p.miss[i];

@@ -154,7 +154,7 @@ EOF
 	[ ! -e r.json ]
 	run ep_check -o - --attest - --sign-key /nonexistent
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"-: given for -o and --attest"* ]]
+	[[ "$output" == *"-o and --attest both asked for standard output; only one output can take it"* ]]
 	ln -s /tmp/elsewhere link.json
 	run ep_check -o link.json
 	[ "$status" -eq 2 ]

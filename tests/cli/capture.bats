@@ -31,7 +31,7 @@ load setup
 @test "an unknown option is exit 2 with one line and a hint" {
 	run "$EP" capture --bogus
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "envparity capture: unknown or incomplete option '--bogus'" ]
+	[ "${lines[0]}" = "envparity capture: unknown option '--bogus'" ]
 	[ "${lines[1]}" = "Try 'envparity capture --help'." ]
 	run "$EP" capture stray
 	[ "$status" -eq 2 ]

@@ -145,7 +145,8 @@ write_to() { # writer path
 	grep -q 'envparity diff: DRIFT' err
 	run "$EP" diff a.json b.json --json - --junit /dev/stdout
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"/dev/stdout: given for two reports"* ]]
+	[ "${#lines[@]}" -eq 1 ]
+	[ "$output" = "envparity diff: --json and --junit both asked for standard output; only one output can take it" ]
 }
 
 @test "bad output paths are refused before any work is done" {

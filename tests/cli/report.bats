@@ -258,7 +258,7 @@ big_scenario() {
 	[[ "$output" == *"afile/r.xml: cannot write"* ]]
 	run "$EP" diff a.json b.json --json same --junit same
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"same: given for two reports"* ]]
+	[[ "$output" == *"same: given for --json and --junit"* ]]
 	[ "$(left)" = "a.json adir afile b.json " ]
 	[ -z "$(ls -A adir)" ]
 }
