@@ -62,6 +62,15 @@ static const char default_policy[] =
 "{\"key\": \"*\", \"rule\": \"exact\", \"missing\": \"fail\"}"
 "]}";
 
+/* Where the entries being parsed come from (one policy file, or the
+ * defaults). */
+struct layer {
+	const char *name;	/* for errors */
+	const char *origin;	/* owned by the policy */
+	int scope;		/* enum ep_policy_scope */
+	size_t rule0, waiver0;	/* the nearer layers' entries end here */
+};
+
 struct ep_policy {
 	struct ep_rule *rules;
 	size_t nrules;
@@ -196,10 +205,36 @@ check_entry_key(const char *key, const char *where, const char *name,
 	    "key %s", name, where, why);
 }
 
+/* 1 when a nearer layer has an entry with the same key: that one wins,
+ * and this one could never match first (rules) or would only confuse
+ * (waivers), so it is left out. */
 static int
-parse_rule(struct ep_policy *p, json_t *o, size_t i, const char *name,
-    int builtin, struct ep_err *err)
+shadowed_rule(const struct ep_policy *p, const struct layer *l,
+    const char *key)
 {
+	if (l->scope == EP_SCOPE_DEFAULT)
+		return 0;
+	for (size_t i = 0; i < l->rule0; i++)
+		if (strcmp(p->rules[i].key, key) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+shadowed_waiver(const struct ep_policy *p, const struct layer *l,
+    const char *key)
+{
+	for (size_t i = 0; i < l->waiver0; i++)
+		if (strcmp(p->waivers[i].key, key) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+parse_rule(struct ep_policy *p, json_t *o, size_t i, const struct layer *l,
+    struct ep_err *err)
+{
+	const char *name = l->name;
 	static const char *const fields[] = { "key", "rule", "range",
 	    "missing", "severity", "reason", NULL };
 	struct ep_rule *r;
@@ -256,6 +291,10 @@ parse_rule(struct ep_policy *p, json_t *o, size_t i, const char *name,
 	if (range != NULL && ep_verrange_parse(&vr, range, &rerr) < 0)
 		return ep_err_set(err, EP_E_INPUT, "%s: %s: %s", name, where,
 		    rerr.msg);
+	if (shadowed_rule(p, l, key)) {
+		ep_verrange_free(vr);
+		return 0;
+	}
 
 	p->rules = xreallocarray(p->rules, p->nrules + 1, sizeof *p->rules);
 	r = &p->rules[p->nrules++];
@@ -265,7 +304,9 @@ parse_rule(struct ep_policy *p, json_t *o, size_t i, const char *name,
 	r->missing = m;
 	r->severity = sev;
 	r->reason = reason ? own(p, reason) : NULL;
-	r->builtin = builtin;
+	r->builtin = l->scope == EP_SCOPE_DEFAULT;
+	r->scope = l->scope;
+	r->origin = l->origin;
 	if (vr != NULL) {
 		p->ranges = xreallocarray(p->ranges, p->nranges + 1,
 		    sizeof *p->ranges);
@@ -300,9 +341,10 @@ matches_every_key(const char *glob)
 }
 
 static int
-parse_waiver(struct ep_policy *p, json_t *o, size_t i, const char *name,
+parse_waiver(struct ep_policy *p, json_t *o, size_t i, const struct layer *l,
     struct ep_err *err)
 {
+	const char *name = l->name;
 	static const char *const fields[] = { "key", "reason", "owner",
 	    "expires", "actual", "range", NULL };
 	struct ep_waiver *w;
@@ -334,11 +376,18 @@ parse_waiver(struct ep_policy *p, json_t *o, size_t i, const char *name,
 	if (range != NULL && ep_verrange_parse(&vr, range, &rerr) < 0)
 		return ep_err_set(err, EP_E_INPUT, "%s: %s: %s", name, where,
 		    rerr.msg);
+	if (shadowed_waiver(p, l, key)) {
+		ep_verrange_free(vr);
+		return 0;
+	}
 	p->waivers = xreallocarray(p->waivers, p->nwaivers + 1,
 	    sizeof *p->waivers);
 	w = &p->waivers[p->nwaivers++];
 	memset(w, 0, sizeof *w);
 	w->index = i;
+	w->seq = p->nwaivers - 1;
+	w->scope = l->scope;
+	w->origin = l->origin;
 	w->key = own(p, key);
 	w->reason = own(p, reason);
 	w->owner = own(p, owner);
@@ -356,16 +405,21 @@ parse_waiver(struct ep_policy *p, json_t *o, size_t i, const char *name,
 	return 0;
 }
 
-/* Parse one policy text and append its rules and waivers to p. */
+/* Parse one policy text and append its rules and waivers to p, after
+ * those of the nearer layers parsed before it. */
 static int
 parse_into(struct ep_policy *p, const char *text, size_t len,
-    const char *name, int builtin, struct ep_err *err)
+    struct layer *l, struct ep_err *err)
 {
+	const char *name = l->name;
 	static const char *const fields[] = { "schema", "description",
 	    "rules", "waivers", NULL };
 	json_error_t jerr;
 	json_t *root, *v, *rules, *waivers;
 	int rc = -1;
+
+	l->rule0 = p->nrules;
+	l->waiver0 = p->nwaivers;
 
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (root == NULL)
@@ -404,11 +458,10 @@ parse_into(struct ep_policy *p, const char *text, size_t len,
 		goto done;
 	}
 	for (size_t i = 0; i < json_array_size(rules); i++)
-		if (parse_rule(p, json_array_get(rules, i), i, name, builtin,
-		    err) < 0)
+		if (parse_rule(p, json_array_get(rules, i), i, l, err) < 0)
 			goto done;
 	for (size_t i = 0; i < json_array_size(waivers); i++)
-		if (parse_waiver(p, json_array_get(waivers, i), i, name,
+		if (parse_waiver(p, json_array_get(waivers, i), i, l,
 		    err) < 0)
 			goto done;
 	rc = 0;
@@ -417,31 +470,81 @@ done:
 	return rc;
 }
 
+/*
+ * The defaults come last and are never shadowed: a user's rule for the
+ * same key comes first and wins anyway, and the catch-all must stay the
+ * last rule.
+ */
 static void
 append_defaults(struct ep_policy *p)
 {
 	struct ep_err err = { 0 };
+	struct layer l = { "built-in default policy", NULL, EP_SCOPE_DEFAULT,
+	    0, 0 };
 
-	if (parse_into(p, default_policy, sizeof default_policy - 1,
-	    "built-in default policy", 1, &err) < 0)
+	l.origin = own(p, "built-in default");
+	if (parse_into(p, default_policy, sizeof default_policy - 1, &l,
+	    &err) < 0)
 		abort();	/* a bug in default_policy: unit-tested */
+}
+
+int
+ep_policy_parse_layers(struct ep_policy **out,
+    const struct ep_policy_layer *v, size_t n, struct ep_err *err)
+{
+	struct ep_policy *p = xcalloc(1, sizeof *p);
+	struct layer l;
+
+	*out = NULL;
+	for (size_t i = 0; i < n; i++) {
+		l.name = v[i].name != NULL ? v[i].name : "policy";
+		l.origin = own(p, v[i].origin != NULL ? v[i].origin : l.name);
+		l.scope = v[i].scope;
+		if (parse_into(p, v[i].text, v[i].len, &l, err) < 0) {
+			ep_policy_free(p);
+			return -1;
+		}
+	}
+	append_defaults(p);
+	*out = p;
+	return 0;
 }
 
 int
 ep_policy_parse(struct ep_policy **out, const char *text, size_t len,
     const char *name, struct ep_err *err)
 {
-	struct ep_policy *p = xcalloc(1, sizeof *p);
+	struct ep_policy_layer l = { text, len, name, name,
+	    EP_SCOPE_PROFILE };
 
-	*out = NULL;
-	if (parse_into(p, text, len, name != NULL ? name : "policy", 0,
-	    err) < 0) {
-		ep_policy_free(p);
-		return -1;
-	}
-	append_defaults(p);
-	*out = p;
-	return 0;
+	return ep_policy_parse_layers(out, &l, 1, err);
+}
+
+const char *
+ep_policy_scope_name(int scope)
+{
+	static const char *const names[] = { "profile", "inherited",
+	    "shared", "default" };
+
+	if (scope < 0 || scope > EP_SCOPE_DEFAULT)
+		return "unknown";
+	return names[scope];
+}
+
+const char *
+ep_rule_kind_name(int kind)
+{
+	if (kind < 0 || kind > EP_RULE_ABSENT)
+		return "unknown";
+	return kind_names[kind];
+}
+
+const char *
+ep_rule_missing_name(int missing)
+{
+	if (missing < 0 || missing > EP_MISSING_IGNORE)
+		return "unknown";
+	return missing_names[missing];
 }
 
 int

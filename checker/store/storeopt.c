@@ -39,10 +39,13 @@ int
 ep_profile_check(const char *name, struct ep_err *err)
 {
 	static const char ok[] = "abcdefghijklmnopqrstuvwxyz"
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/";
+	const char *seg, *end;
+	size_t n, depth = 0;
 
-	/* A profile is one directory at the top of the store's tree: it
-	 * must not climb out of it, hide itself, or nest. */
+	/* A profile is a folder of the store's tree, nested or not
+	 * ("train/h100"): it must not climb out of it, hide itself, or
+	 * collide with the files a folder holds. */
 	if (name == NULL || name[0] == '\0')
 		return ep_err_set(err, EP_E_INPUT, "profile name is empty");
 	if (strlen(name) > 128)
@@ -50,10 +53,35 @@ ep_profile_check(const char *name, struct ep_err *err)
 		    "profile '%.40s...': longer than 128 characters", name);
 	if (strspn(name, ok) != strlen(name))
 		return ep_err_set(err, EP_E_INPUT, "profile '%s': only "
-		    "letters, digits, '.', '_' and '-' are allowed", name);
-	if (name[0] == '.' || strstr(name, "..") != NULL)
+		    "letters, digits, '.', '_', '-' and '/' between folders "
+		    "are allowed", name);
+	if (name[0] == '/')
 		return ep_err_set(err, EP_E_INPUT, "profile '%s': must not "
-		    "start with '.' or contain '..'", name);
+		    "start with '/' (a profile is a folder of the store, not "
+		    "an absolute path)", name);
+	for (seg = name;; seg = end + 1) {
+		end = strchr(seg, '/');
+		n = end != NULL ? (size_t)(end - seg) : strlen(seg);
+		if (n == 0)
+			return ep_err_set(err, EP_E_INPUT, "profile '%s': an "
+			    "empty folder name (\"//\" or a trailing '/')",
+			    name);
+		if (seg[0] == '.' || memmem(seg, n, "..", 2) != NULL)
+			return ep_err_set(err, EP_E_INPUT, "profile '%s': a "
+			    "folder name must not start with '.' or contain "
+			    "'..'", name);
+		if ((n == 13 && strncmp(seg, "manifest.json", n) == 0) ||
+		    (n == 11 && strncmp(seg, "policy.json", n) == 0))
+			return ep_err_set(err, EP_E_INPUT, "profile '%s': "
+			    "'%.*s' is a file of every profile, not a folder",
+			    name, (int)n, seg);
+		if (++depth > EP_PROFILE_MAX_DEPTH)
+			return ep_err_set(err, EP_E_INPUT, "profile '%s': "
+			    "deeper than %d folders", name,
+			    EP_PROFILE_MAX_DEPTH);
+		if (end == NULL)
+			break;
+	}
 	return 0;
 }
 

@@ -63,8 +63,12 @@ int ep_store_opt(struct ep_storeopt *o, int c, const char *arg);
 int ep_storeopt_resolve(struct ep_store_opts *so, const char **profile,
     const struct ep_storeopt *o, struct ep_err *err);
 
-/* A profile name is one directory of the store: [A-Za-z0-9._-]+, not
- * starting with '.', no "..".  0 if valid; else EP_E_INPUT naming it. */
+/* A profile name is a folder of the store, nested or not ("gpu",
+ * "train/h100"): folder names [A-Za-z0-9._-]+ joined by '/', none
+ * starting with '.', containing "..", or named manifest.json or
+ * policy.json; no empty folder ("a//b", "a/"), no leading '/', at most
+ * EP_PROFILE_MAX_DEPTH folders and 128 bytes.  0 if valid; else
+ * EP_E_INPUT naming it. */
 int ep_profile_check(const char *name, struct ep_err *err);
 
 /* The command that would bless a golden manifest for this store, ref and
