@@ -109,9 +109,8 @@ lookup(const char *const *names, const char *s)
 	return -1;
 }
 
-/* 1 if s is a real calendar date written YYYY-MM-DD. */
-static int
-valid_date(const char *s)
+int
+ep_policy_valid_date(const char *s)
 {
 	static const int mdays[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31,
 	    30, 31 };
@@ -366,7 +365,7 @@ parse_waiver(struct ep_policy *p, json_t *o, size_t i, const struct layer *l,
 		return ep_err_set(err, EP_E_INPUT, "%s: %s: a waiver for every "
 		    "key hides every finding: use a rule \"ignore\", which "
 		    "reports what it ignores, or name the keys", name, where);
-	if (!valid_date(expires))
+	if (!ep_policy_valid_date(expires))
 		return ep_err_set(err, EP_E_INPUT, "%s: %s: expires \"%s\" "
 		    "is not a date (YYYY-MM-DD)", name, where, expires);
 	if (actual != NULL && range != NULL)

@@ -176,6 +176,52 @@ int ep_waiver_expires_within(const struct ep_waiver *w, time_t now,
 const struct ep_waiver *ep_policy_waivers(const struct ep_policy *p,
     size_t *n);
 
+/* 1 if s is a real calendar date written YYYY-MM-DD. */
+int ep_policy_valid_date(const char *s);
+
+/* 1 when waiver w has expired at now (its date is before today's, UTC). */
+int ep_policy_waiver_expired(const struct ep_waiver *w, time_t now);
+
+/*
+ * Editing a policy file's waivers (policy_edit.c), for waive and
+ * unwaive.  cur is the file's text (NULL: there is none yet); name names
+ * it in messages.  The result (*out, new) keeps every other member and
+ * entry in its order, indented by two spaces, and has been parsed again
+ * by ep_policy_parse.  A cur that ep_policy_parse refuses is EP_E_INPUT
+ * (mend it by hand).
+ */
+struct ep_waiver_spec {
+	const char *key;
+	const char *reason;
+	const char *owner;
+	const char *expires;	/* YYYY-MM-DD, today or later */
+	const char *actual;	/* NULL: any value */
+};
+
+/* EP_E_INPUT naming what is wrong with w at now: an empty or blank key,
+ * reason or owner, a key with blanks or control bytes or that is no
+ * glob, an expiry that is no date or is already past (UTC). */
+int ep_policy_waiver_check(const struct ep_waiver_spec *w, time_t now,
+    struct ep_err *err);
+
+/* Add w to cur's "waivers", or replace the waiver with the same key
+ * (written the same) where it stands. */
+int ep_policy_waiver_set(char **out, const char *cur, const char *name,
+    const struct ep_waiver_spec *w, time_t now, struct ep_err *err);
+
+/* Remove every waiver whose key is written as key; none: EP_E_INPUT. */
+int ep_policy_waiver_remove(char **out, const char *cur, const char *name,
+    const char *key, struct ep_err *err);
+
+/* The merged policy p as JSON (*out, new, indented): head's members
+ * first (pairs of name and value, NULL-terminated; a NULL value is left
+ * out), then "rules" (key, rule, range, missing, severity, reason,
+ * origin, scope) in the order they are tried, then "waivers" (key,
+ * reason, owner, expires, actual or range, expired at now, origin,
+ * scope). */
+int ep_policy_json(char **out, const struct ep_policy *p, time_t now,
+    const char *const *head, struct ep_err *err);
+
 /* 1 if key matches the glob pattern, else 0.  fnmatch-style, but '*'
  * matches any run of bytes, dots included ("lib.*.sha256" matches
  * "lib.cudnn_ops.sha256"); '?' matches one byte; [abc], [a-z], [!a-z]

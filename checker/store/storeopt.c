@@ -216,3 +216,46 @@ ep_storeopt_history(struct ep_results *rs, const struct ep_store_info *info,
 	free(msg);
 	ep_results_waive(rs, rs->n - 1, policy, now);
 }
+
+/* "Name <email>" into its parts (pointers into buf, which is modified). */
+static int
+parse_author(struct ep_author *a, char *buf)
+{
+	char *lt = strchr(buf, '<'), *gt;
+
+	if (lt == NULL || (gt = strchr(lt, '>')) == NULL || gt[1] != '\0' ||
+	    gt == lt + 1)
+		return -1;
+	*gt = '\0';
+	a->email = lt + 1;
+	*lt = '\0';
+	a->name = ep_trim(buf);
+	return a->name[0] != '\0' && strchr(a->email, '<') == NULL ? 0 : -1;
+}
+
+int
+ep_storeopt_author(struct ep_author *a, int *set, char **buf,
+    struct ep_err *err)
+{
+	const char *v;
+
+	*set = 0;
+	if ((v = getenv("ENVPARITY_AUTHOR")) != NULL && v[0] != '\0') {
+		*buf = xstrdup(v);
+		if (parse_author(a, *buf) < 0)
+			return ep_err_set(err, EP_E_INPUT, "ENVPARITY_AUTHOR "
+			    "'%s': expected \"Name <email>\"", v);
+		*set = 1;
+	} else if ((v = getenv("GITHUB_ACTOR")) != NULL && v[0] != '\0') {
+		*buf = xasprintf("%s <%s@users.noreply.github.com>", v, v);
+		if (parse_author(a, *buf) == 0)
+			*set = 1;
+	} else if ((v = getenv("GITLAB_USER_NAME")) != NULL && v[0] != '\0' &&
+	    getenv("GITLAB_USER_EMAIL") != NULL &&
+	    getenv("GITLAB_USER_EMAIL")[0] != '\0') {
+		*buf = xasprintf("%s <%s>", v, getenv("GITLAB_USER_EMAIL"));
+		if (parse_author(a, *buf) == 0)
+			*set = 1;
+	}
+	return 0;
+}

@@ -78,6 +78,14 @@ int ep_profile_check(const char *name, struct ep_err *err);
 char *ep_storeopt_bless_hint(const struct ep_store_opts *so,
     const char *profile);
 
+/* The author of a commit (bless, waive, unwaive) from the environment:
+ * $ENVPARITY_AUTHOR ("Name <email>"; malformed: EP_E_INPUT), else the
+ * CI's user ($GITHUB_ACTOR, $GITLAB_USER_NAME and $GITLAB_USER_EMAIL);
+ * else 0 with *set 0, letting the store use git config.  *buf (new)
+ * keeps a's strings alive. */
+int ep_storeopt_author(struct ep_author *a, int *set, char **buf,
+    struct ep_err *err);
+
 /* In CI (CI set and not "false" or "0", GITHUB_ACTIONS or GITLAB_CI
  * set) the implicit default store is never used: .envparity/store in the
  * checkout is whatever the change under test committed there, its own
