@@ -74,7 +74,7 @@ enum { OPT_DRY_RUN = 0x540 };
  * default store is not created).  0 whether or not anything differs. */
 static int
 dry_run_bless(const struct ep_cmd *self, const struct ep_store_opts *so,
-    const char *profile, const struct ep_manifest *m)
+    const char *profile, const struct ep_manifest *m, const char *text)
 {
 	struct ep_store_info info = { 0 };
 	struct ep_store_policies pol = { 0 };
@@ -104,15 +104,21 @@ dry_run_bless(const struct ep_cmd *self, const struct ep_store_opts *so,
 		goto done;
 	}
 	ep_factdiff_compute(&d, golden, m);
-	if (d.added.n + d.removed.n + d.changed.n == 0 && golden != NULL)
+	if (golden != NULL && strcmp(mtext, text) == 0)
 		ep_say(stdout, "no change: %s on %s %s (commit %.12s) already "
-		    "holds these facts; nothing would be blessed", profile,
+		    "holds this manifest; nothing would be blessed", profile,
 		    info.store, info.ref, info.commit);
+	else if (golden != NULL && d.added.n + d.removed.n + d.changed.n == 0)
+		ep_say(stdout, "no change in facts: %s on %s %s (commit "
+		    "%.12s); only the manifest's meta differs (a bless would "
+		    "still commit it)", profile, info.store, info.ref,
+		    info.commit);
 	else
 		ep_say(stdout, "would bless %s on %s %s: +%zu -%zu ~%zu "
 		    "against %s%.12s", profile, info.store, info.ref,
 		    d.added.n, d.removed.n, d.changed.n, golden != NULL ?
-		    "commit " : "no golden yet", info.commit);
+		    "commit " : "no golden yet", golden != NULL ? info.commit :
+		    "");
 	for (size_t i = 0; i < d.added.n; i++)
 		ep_say(stdout, "    + %s = %s", d.added.v[i],
 		    ep_manifest_get(m, d.added.v[i]));
@@ -283,7 +289,7 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 	}
 
 	if (dry_run) {
-		rc = dry_run_bless(self, &so, profile, m);
+		rc = dry_run_bless(self, &so, profile, m, text);
 		goto done;
 	}
 	so.create = so.spec == NULL;
