@@ -159,8 +159,8 @@ cmd_waive_exec(const struct ep_cmd *self, int argc, char **argv)
 		case OPT_EXPIRES:
 		case OPT_ACTUAL:
 			if (ctx.remove) {
-				rc = ep_cmd_usage_error(self, "'%s' is for "
-				    "waive", argv[optind - 1]);
+				rc = ep_cmd_usage_error(self, "'--%s' is for "
+				    "waive", longopts[c - OPT_REASON].name);
 				goto done;
 			}
 			if (c == OPT_REASON)
