@@ -39,7 +39,9 @@ enum {
 "                       a tag (NAME, or refs/tags/NAME) or a full commit\n" \
 "                       id, which pin the golden to what was reviewed\n" \
 "  --profile NAME       the profile (default $ENVPARITY_PROFILE, else\n" \
-"                       \"default\")\n"					\
+"                       \"default\"); may be nested, folders joined by\n" \
+"                       '/' (train/h100), each [A-Za-z0-9._-], not\n"	\
+"                       starting with '.'\n"				\
 "Credentials: ENVPARITY_GIT_TOKEN (https), ENVPARITY_SSH_KEY or an ssh\n" \
 "agent (ssh), sent only to the store URL's own host and port, never\n" \
 "shown.  GIT_SSL_CAINFO or GIT_SSL_CAPATH: the CAs for an https store.\n"
