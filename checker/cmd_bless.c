@@ -13,6 +13,8 @@
 #include "cmd.h"
 #include "progress.h"
 #include "compare.h"
+#include "factdiff.h"
+#include "policy.h"
 #include "probeopt.h"
 #include "store.h"
 #include "storeopt.h"
@@ -23,8 +25,8 @@ const struct ep_cmd ep_cmd_bless = {
 	.name = "bless",
 	.summary = "make a manifest the golden one for a profile",
 	.usage =
-"usage: envparity bless [store options] [-m MESSAGE] [collector options]\n"
-"                       [MANIFEST]\n"
+"usage: envparity bless [store options] [-m MESSAGE] [--dry-run] [-q]\n"
+"                       [collector options] [MANIFEST]\n"
 "\n"
 "Commit MANIFEST (or, without one, a fresh capture of this machine) to the\n"
 "store as PROFILE/manifest.json, in canonical form so that git diffs stay\n"
@@ -39,6 +41,10 @@ const struct ep_cmd ep_cmd_bless = {
 "  -m, --message TEXT   the commit message (default: \"bless PROFILE from\n"
 "                       HOST\", HOST from the manifest)\n"
 "  -q, --quiet          do not repeat capture warnings on standard error\n"
+"  --dry-run            commit nothing: print what the bless would change\n"
+"                       against the profile's golden, fact by fact (+\n"
+"                       added, - removed, ~ changed), or \"no change\"; the\n"
+"                       store is only read (exit 0 either way)\n"
 EP_PROGRESS_HELP
 "  -h, --help           show this help\n"
 "\n"
@@ -63,48 +69,83 @@ EP_PROBE_HELP
 	.exec = cmd_bless_exec,
 };
 
-/* "Name <email>" into its parts (pointers into buf, which is modified). */
+enum { OPT_DRY_RUN = 0x540 };
+
+/* What bless would change: the golden as the store holds it against m,
+ * fact by fact, as log -v prints a commit; nothing is written (the
+ * default store is not created).  0 whether or not anything differs. */
 static int
-parse_author(struct ep_author *a, char *buf)
+dry_run_bless(const struct ep_cmd *self, const struct ep_store_opts *so,
+    const char *profile, const struct ep_manifest *m, const char *text)
 {
-	char *lt = strchr(buf, '<'), *gt;
+	struct ep_store_info info = { 0 };
+	struct ep_store_policies pol = { 0 };
+	struct ep_policy *policy = NULL;
+	struct ep_manifest *golden = NULL;
+	struct ep_factdiff d = { 0 };
+	struct ep_store *s = NULL;
+	struct ep_err err = { 0 };
+	struct ep_store_opts o = *so;
+	char *mtext = NULL, *where = NULL, *name = NULL;
+	int rc = EP_EXIT_OK;
 
-	if (lt == NULL || (gt = strchr(lt, '>')) == NULL || gt[1] != '\0' ||
-	    gt == lt + 1)
-		return -1;
-	*gt = '\0';
-	a->email = lt + 1;
-	*lt = '\0';
-	a->name = ep_trim(buf);
-	return a->name[0] != '\0' && strchr(a->email, '<') == NULL ? 0 : -1;
-}
-
-/* The author from the environment, or 0 with *set 0 to let the store use
- * git config.  *buf keeps the strings alive. */
-static int
-env_author(struct ep_author *a, int *set, char **buf, struct ep_err *err)
-{
-	const char *v;
-
-	*set = 0;
-	if ((v = getenv("ENVPARITY_AUTHOR")) != NULL && v[0] != '\0') {
-		*buf = xstrdup(v);
-		if (parse_author(a, *buf) < 0)
-			return ep_err_set(err, EP_E_INPUT, "ENVPARITY_AUTHOR "
-			    "'%s': expected \"Name <email>\"", v);
-		*set = 1;
-	} else if ((v = getenv("GITHUB_ACTOR")) != NULL && v[0] != '\0') {
-		*buf = xasprintf("%s <%s@users.noreply.github.com>", v, v);
-		if (parse_author(a, *buf) == 0)
-			*set = 1;
-	} else if ((v = getenv("GITLAB_USER_NAME")) != NULL && v[0] != '\0' &&
-	    getenv("GITLAB_USER_EMAIL") != NULL &&
-	    getenv("GITLAB_USER_EMAIL")[0] != '\0') {
-		*buf = xasprintf("%s <%s>", v, getenv("GITLAB_USER_EMAIL"));
-		if (parse_author(a, *buf) == 0)
-			*set = 1;
+	o.create = 0;
+	if (ep_store_open(&s, &o, &err) < 0 ||
+	    ep_store_read(&mtext, &pol, &info, s, profile, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
 	}
-	return 0;
+	where = xasprintf("%s#%s", info.store, info.ref);
+	name = xasprintf("%s:%s/manifest.json", where, profile);
+	/* A bless would refuse to go on with a malformed policy; so does
+	 * its rehearsal. */
+	if (ep_store_policy(&policy, &pol, where, &err) < 0 ||
+	    (mtext != NULL && ep_manifest_parse(&golden, mtext, strlen(mtext),
+	    name, &err) < 0)) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	ep_factdiff_compute(&d, golden, m);
+	if (golden != NULL && strcmp(mtext, text) == 0)
+		ep_say(stdout, "no change: %s on %s %s (commit %.12s) already "
+		    "holds this manifest; nothing would be blessed", profile,
+		    info.store, info.ref, info.commit);
+	else if (golden != NULL && d.added.n + d.removed.n + d.changed.n == 0)
+		ep_say(stdout, "no change in facts: %s on %s %s (commit "
+		    "%.12s); only the manifest's meta differs (a bless would "
+		    "still commit it)", profile, info.store, info.ref,
+		    info.commit);
+	else
+		ep_say(stdout, "would bless %s on %s %s: +%zu -%zu ~%zu "
+		    "against %s%.12s", profile, info.store, info.ref,
+		    d.added.n, d.removed.n, d.changed.n, golden != NULL ?
+		    "commit " : "no golden yet", golden != NULL ? info.commit :
+		    "");
+	for (size_t i = 0; i < d.added.n; i++)
+		ep_say(stdout, "    + %s = %s", d.added.v[i],
+		    ep_manifest_get(m, d.added.v[i]));
+	for (size_t i = 0; i < d.removed.n; i++)
+		ep_say(stdout, "    - %s (was %s)", d.removed.v[i],
+		    ep_manifest_get(golden, d.removed.v[i]));
+	for (size_t i = 0; i < d.changed.n; i++)
+		ep_say(stdout, "    ~ %s: %s -> %s", d.changed.v[i],
+		    ep_manifest_get(golden, d.changed.v[i]),
+		    ep_manifest_get(m, d.changed.v[i]));
+	if (fflush(stdout) == EOF) {
+		ep_err_set(&err, EP_E_IO, "standard output: write failed");
+		rc = ep_cmd_fail(self, &err);
+	}
+done:
+	ep_factdiff_clear(&d);
+	ep_manifest_free(golden);
+	ep_policy_free(policy);
+	ep_store_policies_clear(&pol);
+	ep_store_info_clear(&info);
+	ep_store_free(s);
+	free(mtext);
+	free(where);
+	free(name);
+	return rc;
 }
 
 static int
@@ -113,6 +154,7 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "message", required_argument, NULL, 'm' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "help", no_argument, NULL, 'h' },
 		EP_STORE_LONGOPTS,
 		EP_CAPTURE_LONGOPTS,
@@ -135,6 +177,7 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 	char *text = NULL, *msg = NULL, *abuf = NULL, commit[41];
 	char hostbuf[256] = "";
 	int c, v, quiet = 0, captured_opts = 0, have_author, rc = EP_EXIT_OK;
+	int dry_run = 0;
 
 	ep_probeopt_init(&popt);
 	ep_imgopt_init(&copts.img);
@@ -165,6 +208,9 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 		case 'q':
 			quiet = 1;
 			break;
+		case OPT_DRY_RUN:
+			dry_run = 1;
+			break;
 		case 'h':
 			fputs(self->usage, stdout);
 			goto done;
@@ -192,7 +238,7 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 		goto done;
 	}
 	if (ep_storeopt_resolve(&so, &profile, &sopt, &err) < 0 ||
-	    env_author(&author, &have_author, &abuf, &err) < 0) {
+	    ep_storeopt_author(&author, &have_author, &abuf, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
@@ -246,6 +292,10 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 		message = msg;
 	}
 
+	if (dry_run) {
+		rc = dry_run_bless(self, &so, profile, m, text);
+		goto done;
+	}
 	so.create = so.spec == NULL;
 	if (ep_store_open(&s, &so, &err) < 0 ||
 	    ep_store_policy_valid(s, profile, &err) < 0 ||

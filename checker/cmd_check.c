@@ -42,10 +42,12 @@ const struct ep_cmd ep_cmd_check = {
 "                       [-o FILE] [--attest FILE --sign-key KEY.pem]\n"
 "\n"
 "Capture this machine, compare it with the profile's golden manifest under\n"
-"the profile's policy (<profile>/policy.json in the store, else the\n"
-"defaults), and run the checks that need no golden: the CUDA runtime\n"
-"against the driver, libraries built for a newer cudart, mixed cuDNN\n"
-"sub-libraries, determinism settings that defeat each other.\n"
+"the profile's policy (<profile>/policy.json in the store, then the\n"
+"policy.json of each folder above it and of the store's root, shared by\n"
+"the profiles under them, then the defaults; the nearest wins: see\n"
+"'envparity policy'), and run the checks that need no golden: the CUDA\n"
+"runtime against the driver, libraries built for a newer cudart, mixed\n"
+"cuDNN sub-libraries, determinism settings that defeat each other.\n"
 "\n"
 "  -o, --output FILE    keep the manifest that was checked (probe facts\n"
 "                       included), written atomically; - for standard\n"
@@ -113,7 +115,10 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	const char *profile = NULL, *output = NULL;
 	const char *outs[2], *outwhat[2] = { "-o", "--attest" };
 	size_t from;
-	char *mtext = NULL, *ptext = NULL, *name = NULL, *pname = NULL;
+	struct ep_store_policies pol = { 0 };
+	const char *more_texts[EP_PROFILE_MAX_DEPTH + 1];
+	const char *more_names[EP_PROFILE_MAX_DEPTH + 1];
+	char *mtext = NULL, *name = NULL, *pname = NULL, *where = NULL;
 	char *hint, *current_name = NULL, host[256] = "";
 	char *gname = NULL, *pfile = NULL;
 	int c, v, quiet = 0, taken = 0, rc = EP_EXIT_NORUN;
@@ -185,12 +190,13 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	if (ep_storeopt_resolve(&so, &profile, &sopt, &err) < 0 ||
 	    ep_storeopt_require_named(&so, &err) < 0 ||
 	    ep_store_open(&store, &so, &err) < 0 ||
-	    ep_store_read(&mtext, &ptext, &info, store, profile, &err) < 0) {
+	    ep_store_read(&mtext, &pol, &info, store, profile, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
 	name = xasprintf("%s#%s:%s", info.store, info.ref, profile);
-	if (ep_store_policy(&policy, ptext, name, &err) < 0) {
+	where = xasprintf("%s#%s", info.store, info.ref);
+	if (ep_store_policy(&policy, &pol, where, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
@@ -254,8 +260,15 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	ain.commit = info.commit[0] ? info.commit : NULL;
 	ain.golden_text = mtext;
 	ain.golden_name = gname = xasprintf("%s/manifest.json", profile);
-	ain.policy_text = ptext;
+	ain.policy_text = ep_store_policies_own(&pol);
 	ain.policy_name = pfile = xasprintf("%s/policy.json", profile);
+	for (size_t i = 0; i < pol.n; i++)
+		if (pol.v[i].scope != EP_SCOPE_PROFILE) {
+			more_texts[ain.nmore_policies] = pol.v[i].text;
+			more_names[ain.nmore_policies++] = pol.v[i].path;
+		}
+	ain.more_policy_texts = more_texts;
+	ain.more_policy_names = more_names;
 	ain.host = host;
 	ain.time = now;
 	if (ep_attestopt_write(&aopt, skey, &ain, &err) < 0) {
@@ -282,8 +295,9 @@ done:
 	free(pfile);
 	ep_sigkey_free(skey);
 	free(mtext);
-	free(ptext);
+	ep_store_policies_clear(&pol);
 	free(name);
+	free(where);
 	free(pname);
 	ep_results_clear(&rs);
 	ep_manifest_free(golden);

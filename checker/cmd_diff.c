@@ -28,7 +28,8 @@ const struct ep_cmd ep_cmd_diff = {
 "STORE#REF:PROFILE (STORE a path or URL as for --store; REF may be empty\n"
 "for the store's default branch, \":PROFILE\" left out for \"default\").\n"
 "The policy is --policy FILE, else the one stored beside A when A is a\n"
-"store spec, else the defaults.  The checks that need no golden run on B.\n"
+"store spec (with the shared policy.json files above it, as check reads\n"
+"it), else the defaults.  The checks that need no golden run on B.\n"
 "\n"
 "  --policy FILE        compare under this policy\n"
 "  --expiry-warning DAYS  warn of a waiver that expires within DAYS days\n"
@@ -50,7 +51,7 @@ enum { OPT_POLICY = 0x400, OPT_EXPIRY };
 struct side {
 	char *name;
 	struct ep_manifest *m;
-	char *policy;		/* text, or NULL */
+	struct ep_store_policies pol;	/* the policy files, or none */
 	struct ep_store_info info;
 	char *profile;
 };
@@ -59,7 +60,7 @@ static void
 side_clear(struct side *s)
 {
 	free(s->name);
-	free(s->policy);
+	ep_store_policies_clear(&s->pol);
 	free(s->profile);
 	ep_manifest_free(s->m);
 	ep_store_info_clear(&s->info);
@@ -91,7 +92,7 @@ load_spec(struct side *s, const char *spec, struct ep_err *err)
 	so.spec = path;
 	so.ref = *ref ? ref : NULL;
 	if (ep_store_open(&store, &so, err) < 0 ||
-	    ep_store_read(&text, &s->policy, &s->info, store, s->profile,
+	    ep_store_read(&text, &s->pol, &s->info, store, s->profile,
 	    err) < 0)
 		goto done;
 	s->name = xasprintf("%s#%s:%s", s->info.store, s->info.ref,
@@ -202,10 +203,9 @@ cmd_diff_exec(const struct ep_cmd *self, int argc, char **argv)
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
-	if (policy == NULL && a.policy != NULL) {
-		pname = xasprintf("%s/policy.json", a.name);
-		if (ep_policy_parse(&policy, a.policy, strlen(a.policy), pname,
-		    &err) < 0) {
+	if (policy == NULL && a.pol.n > 0) {
+		pname = xasprintf("%s#%s", a.info.store, a.info.ref);
+		if (ep_store_policy(&policy, &a.pol, pname, &err) < 0) {
 			rc = ep_cmd_fail(self, &err);
 			goto done;
 		}

@@ -122,7 +122,10 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 	struct ep_err err = { 0 };
 	const char *profile = NULL, *expect_text = NULL, *policy_file = NULL;
 	char *mtext = NULL, *ptext = NULL, *name = NULL, *pname = NULL;
-	char *hint;
+	char *hint, *where = NULL;
+	struct ep_store_policies pol = { 0 };
+	const char *more_texts[EP_PROFILE_MAX_DEPTH + 1];
+	const char *more_names[EP_PROFILE_MAX_DEPTH + 1];
 	int c, rc = EP_EXIT_NORUN, from_slurm = 0, quiet = 0, taken = 0;
 	int expiry = EP_EXPIRY_WARNING_DAYS;
 	time_t now = time(NULL);
@@ -214,13 +217,14 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 	}
 	if (so.spec != NULL) {
 		if (ep_store_open(&store, &so, &err) < 0 ||
-		    ep_store_read(&mtext, &ptext, &info, store, profile,
+		    ep_store_read(&mtext, &pol, &info, store, profile,
 		    &err) < 0) {
 			rc = ep_cmd_fail(self, &err);
 			goto done;
 		}
 		name = xasprintf("%s#%s:%s", info.store, info.ref, profile);
-		if (ep_store_policy(&policy, ptext, name, &err) < 0) {
+		where = xasprintf("%s#%s", info.store, info.ref);
+		if (ep_store_policy(&policy, &pol, where, &err) < 0) {
 			rc = ep_cmd_fail(self, &err);
 			goto done;
 		}
@@ -284,9 +288,19 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 		    profile);
 		ain.policy_name = pfile = xasprintf("%s/policy.json",
 		    profile);
-	} else
+		ain.policy_text = ep_store_policies_own(&pol);
+		for (size_t i = 0; i < pol.n; i++)
+			if (pol.v[i].scope != EP_SCOPE_PROFILE) {
+				more_texts[ain.nmore_policies] = pol.v[i].text;
+				more_names[ain.nmore_policies++] =
+				    pol.v[i].path;
+			}
+		ain.more_policy_texts = more_texts;
+		ain.more_policy_names = more_names;
+	} else {
 		ain.policy_name = policy_file;
-	ain.policy_text = ptext;
+		ain.policy_text = ptext;
+	}
 	ain.host = host;
 	ain.time = now;
 	if (ep_attestopt_write(&aopt, skey, &ain, &err) < 0) {
@@ -315,6 +329,8 @@ done:
 	ep_sigkey_free(skey);
 	free(mtext);
 	free(ptext);
+	ep_store_policies_clear(&pol);
+	free(where);
 	free(name);
 	free(pname);
 	ep_strv_clear(&expect);

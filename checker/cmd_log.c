@@ -15,6 +15,7 @@
 #include "cmd.h"
 #include "factdiff.h"
 #include "manifest.h"
+#include "policy.h"
 #include "store.h"
 #include "storeopt.h"
 
@@ -22,13 +23,17 @@ static int cmd_log_exec(const struct ep_cmd *, int, char **);
 
 const struct ep_cmd ep_cmd_log = {
 	.name = "log",
-	.summary = "list the history of a profile's golden manifest",
+	.summary = "list the history of a profile's golden and policy",
 	.usage =
 "usage: envparity log [store options] [-v] [--max N]\n"
 "\n"
-"List the commits that changed PROFILE/manifest.json, newest first: the\n"
-"commit, its date (UTC), author, how many facts it added (+), removed (-)\n"
-"and changed (~), and the first line of its message.\n"
+"List the commits that changed PROFILE/manifest.json or a policy file\n"
+"PROFILE is judged by, newest first: the commit, its date (UTC), author,\n"
+"what it changed, and the first line of its message.  What it changed:\n"
+"for the manifest, how many facts it added (+), removed (-) and changed\n"
+"(~); then \"policy\" (PROFILE/policy.json), \"shared policy\" (the\n"
+"store root's policy.json), or the path of a folder's policy.json above\n"
+"the profile (\"train/policy.json\"), comma-separated.\n"
 "\n"
 "  -v, --verbose        also list the keys, with old and new values\n"
 "  -n, --max N          at most N commits\n"
@@ -75,13 +80,36 @@ print_keys(const struct ep_factdiff *d, const struct ep_manifest *old,
 		    ep_manifest_get(cur, d->changed.v[i]));
 }
 
+/* The policy files c changed, named for a reader: "policy" (the
+ * profile's own), "shared policy" (the store root's), a folder's by its
+ * path ("train/policy.json"); "" for none.  New. */
+static char *
+policies_changed(const struct ep_store_commit *c)
+{
+	char *out = xstrdup(""), *next;
+	const char *what;
+
+	for (size_t i = 0; i < c->policies.n; i++) {
+		if (c->policy_scopes[i] == EP_SCOPE_PROFILE)
+			what = "policy";
+		else if (c->policy_scopes[i] == EP_SCOPE_SHARED)
+			what = "shared policy";
+		else
+			what = c->policies.v[i];
+		next = xasprintf("%s%s%s", out, out[0] ? ", " : "", what);
+		free(out);
+		out = next;
+	}
+	return out;
+}
+
 static void
 print_commit(const struct ep_store_commit *c, const char *profile,
     int verbose)
 {
 	struct ep_manifest *old, *cur;
 	struct ep_factdiff d = { 0 };
-	char when[32], *why = NULL;
+	char when[32], *why = NULL, *pols;
 	struct tm tm;
 	time_t t = c->when;
 	/* The subject, as git log --oneline shows it. */
@@ -89,21 +117,32 @@ print_commit(const struct ep_store_commit *c, const char *profile,
 
 	gmtime_r(&t, &tm);
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	pols = policies_changed(c);
+	if (!c->manifest_changed) {
+		ep_say(stdout, "%.12s  %s  %s  %s  %.*s", c->id, when,
+		    c->author, pols, subject, c->message != NULL ?
+		    c->message : "");
+		free(pols);
+		return;
+	}
 	cur = parse_or_null(c->manifest, c->id, profile, &why);
 	old = parse_or_null(c->parent_manifest, c->id, profile, &why);
 	if (why != NULL) {
-		ep_say(stdout, "%.12s  %s  %s  unreadable  %.*s", c->id, when,
-		    c->author, subject, c->message != NULL ? c->message : "");
+		ep_say(stdout, "%.12s  %s  %s  unreadable%s%s  %.*s", c->id,
+		    when, c->author, pols[0] ? ", " : "", pols, subject,
+		    c->message != NULL ? c->message : "");
 		if (verbose)
 			ep_say(stdout, "    %s", why);
 	} else {
 		ep_factdiff_compute(&d, old, cur);
-		ep_say(stdout, "%.12s  %s  %s  +%zu -%zu ~%zu  %.*s", c->id,
-		    when, c->author, d.added.n, d.removed.n, d.changed.n,
-		    subject, c->message != NULL ? c->message : "");
+		ep_say(stdout, "%.12s  %s  %s  +%zu -%zu ~%zu%s%s  %.*s",
+		    c->id, when, c->author, d.added.n, d.removed.n,
+		    d.changed.n, pols[0] ? ", " : "", pols, subject,
+		    c->message != NULL ? c->message : "");
 		if (verbose)
 			print_keys(&d, old, cur);
 	}
+	free(pols);
 	ep_factdiff_clear(&d);
 	ep_manifest_free(old);
 	ep_manifest_free(cur);

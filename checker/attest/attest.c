@@ -262,6 +262,12 @@ ep_attest_statement(char **out, size_t *len, const struct ep_attest_in *in,
 		    strlen(in->policy_text));
 		add_subject(subjects, in->policy_name, "gitBlob", blob);
 	}
+	for (size_t i = 0; i < in->nmore_policies; i++) {
+		ep_attest_git_blob(blob, in->more_policy_texts[i],
+		    strlen(in->more_policy_texts[i]));
+		add_subject(subjects, in->more_policy_names[i], "gitBlob",
+		    blob);
+	}
 	json_object_set_new(st, "_type", json_string(EP_INTOTO_STATEMENT));
 	json_object_set_new(st, "subject", subjects);
 	json_object_set_new(st, "predicateType",

@@ -11,8 +11,9 @@
  *     sha256 of the facts in canonical form (ep_manifest_facts_sha256);
  *   every --image, by its canonical name: sha256 of image.<name>.digest;
  *   <profile>/manifest.json and <profile>/policy.json (or the --policy
- *     file of a fleet without a store): gitBlob, the id git gives the
- *     text the store returned.
+ *     file of a fleet without a store), and the shared policy files the
+ *     profile was judged by too (policy.json, train/policy.json):
+ *     gitBlob, the id git gives the text the store returned.
  */
 #ifndef EP_ATTEST_H
 #define EP_ATTEST_H
@@ -52,6 +53,11 @@ struct ep_attest_in {
 	const char *policy_text;	/* the policy as read, or NULL (the
 					   defaults) */
 	const char *policy_name;	/* its subject name */
+	const char *const *more_policy_texts;	/* the other policy files
+						   the profile was judged
+						   by (shared, inherited) */
+	const char *const *more_policy_names;	/* their subject names */
+	size_t nmore_policies;
 	const char *host;
 	time_t time;
 };

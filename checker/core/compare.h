@@ -41,8 +41,8 @@ struct ep_result {
 	char *waiver_reason;
 	char *waiver_owner;
 	char *waiver_expires;	/* YYYY-MM-DD */
-	int waiver;		/* 1 + that waiver's index in the policy's
-				   "waivers", 0 for none */
+	int waiver;		/* 1 + that waiver's place in the merged
+				   policy (ep_waiver.seq), 0 for none */
 	char *node;		/* the node it is about (fleet), or NULL:
 				   this machine, or the fleet as a whole */
 };

@@ -39,6 +39,7 @@
 #include <jansson.h>
 
 #include "policy.h"
+#include "policy_int.h"
 #include "vercmp.h"
 
 static const char default_policy[] =
@@ -62,15 +63,15 @@ static const char default_policy[] =
 "{\"key\": \"*\", \"rule\": \"exact\", \"missing\": \"fail\"}"
 "]}";
 
-struct ep_policy {
-	struct ep_rule *rules;
-	size_t nrules;
-	struct ep_waiver *waivers;
-	size_t nwaivers;
-	struct ep_strv strings;	/* owns what rules and waivers name */
-	struct ep_verrange **ranges;	/* owned */
-	size_t nranges;
+/* Where the entries being parsed come from (one policy file, or the
+ * defaults). */
+struct layer {
+	const char *name;	/* for errors */
+	const char *origin;	/* owned by the policy */
+	int scope;		/* enum ep_policy_scope */
+	size_t rule0, waiver0;	/* the nearer layers' entries end here */
 };
+
 
 static const char *const kind_names[] = { "exact", "ignore", "version",
     "present", "absent", NULL };
@@ -100,9 +101,8 @@ lookup(const char *const *names, const char *s)
 	return -1;
 }
 
-/* 1 if s is a real calendar date written YYYY-MM-DD. */
-static int
-valid_date(const char *s)
+int
+ep_policy_valid_date(const char *s)
 {
 	static const int mdays[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31,
 	    30, 31 };
@@ -196,10 +196,36 @@ check_entry_key(const char *key, const char *where, const char *name,
 	    "key %s", name, where, why);
 }
 
+/* 1 when a nearer layer has an entry with the same key: that one wins,
+ * and this one could never match first (rules) or would only confuse
+ * (waivers), so it is left out. */
 static int
-parse_rule(struct ep_policy *p, json_t *o, size_t i, const char *name,
-    int builtin, struct ep_err *err)
+shadowed_rule(const struct ep_policy *p, const struct layer *l,
+    const char *key)
 {
+	if (l->scope == EP_SCOPE_DEFAULT)
+		return 0;
+	for (size_t i = 0; i < l->rule0; i++)
+		if (strcmp(p->rules[i].key, key) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+shadowed_waiver(const struct ep_policy *p, const struct layer *l,
+    const char *key)
+{
+	for (size_t i = 0; i < l->waiver0; i++)
+		if (strcmp(p->waivers[i].key, key) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+parse_rule(struct ep_policy *p, json_t *o, size_t i, const struct layer *l,
+    struct ep_err *err)
+{
+	const char *name = l->name;
 	static const char *const fields[] = { "key", "rule", "range",
 	    "missing", "severity", "reason", NULL };
 	struct ep_rule *r;
@@ -256,6 +282,10 @@ parse_rule(struct ep_policy *p, json_t *o, size_t i, const char *name,
 	if (range != NULL && ep_verrange_parse(&vr, range, &rerr) < 0)
 		return ep_err_set(err, EP_E_INPUT, "%s: %s: %s", name, where,
 		    rerr.msg);
+	if (shadowed_rule(p, l, key)) {
+		ep_verrange_free(vr);
+		return 0;
+	}
 
 	p->rules = xreallocarray(p->rules, p->nrules + 1, sizeof *p->rules);
 	r = &p->rules[p->nrules++];
@@ -265,7 +295,9 @@ parse_rule(struct ep_policy *p, json_t *o, size_t i, const char *name,
 	r->missing = m;
 	r->severity = sev;
 	r->reason = reason ? own(p, reason) : NULL;
-	r->builtin = builtin;
+	r->builtin = l->scope == EP_SCOPE_DEFAULT;
+	r->scope = l->scope;
+	r->origin = l->origin;
 	if (vr != NULL) {
 		p->ranges = xreallocarray(p->ranges, p->nranges + 1,
 		    sizeof *p->ranges);
@@ -300,9 +332,10 @@ matches_every_key(const char *glob)
 }
 
 static int
-parse_waiver(struct ep_policy *p, json_t *o, size_t i, const char *name,
+parse_waiver(struct ep_policy *p, json_t *o, size_t i, const struct layer *l,
     struct ep_err *err)
 {
+	const char *name = l->name;
 	static const char *const fields[] = { "key", "reason", "owner",
 	    "expires", "actual", "range", NULL };
 	struct ep_waiver *w;
@@ -324,7 +357,7 @@ parse_waiver(struct ep_policy *p, json_t *o, size_t i, const char *name,
 		return ep_err_set(err, EP_E_INPUT, "%s: %s: a waiver for every "
 		    "key hides every finding: use a rule \"ignore\", which "
 		    "reports what it ignores, or name the keys", name, where);
-	if (!valid_date(expires))
+	if (!ep_policy_valid_date(expires))
 		return ep_err_set(err, EP_E_INPUT, "%s: %s: expires \"%s\" "
 		    "is not a date (YYYY-MM-DD)", name, where, expires);
 	if (actual != NULL && range != NULL)
@@ -334,11 +367,18 @@ parse_waiver(struct ep_policy *p, json_t *o, size_t i, const char *name,
 	if (range != NULL && ep_verrange_parse(&vr, range, &rerr) < 0)
 		return ep_err_set(err, EP_E_INPUT, "%s: %s: %s", name, where,
 		    rerr.msg);
+	if (shadowed_waiver(p, l, key)) {
+		ep_verrange_free(vr);
+		return 0;
+	}
 	p->waivers = xreallocarray(p->waivers, p->nwaivers + 1,
 	    sizeof *p->waivers);
 	w = &p->waivers[p->nwaivers++];
 	memset(w, 0, sizeof *w);
 	w->index = i;
+	w->seq = p->nwaivers - 1;
+	w->scope = l->scope;
+	w->origin = l->origin;
 	w->key = own(p, key);
 	w->reason = own(p, reason);
 	w->owner = own(p, owner);
@@ -356,16 +396,21 @@ parse_waiver(struct ep_policy *p, json_t *o, size_t i, const char *name,
 	return 0;
 }
 
-/* Parse one policy text and append its rules and waivers to p. */
+/* Parse one policy text and append its rules and waivers to p, after
+ * those of the nearer layers parsed before it. */
 static int
 parse_into(struct ep_policy *p, const char *text, size_t len,
-    const char *name, int builtin, struct ep_err *err)
+    struct layer *l, struct ep_err *err)
 {
+	const char *name = l->name;
 	static const char *const fields[] = { "schema", "description",
 	    "rules", "waivers", NULL };
 	json_error_t jerr;
 	json_t *root, *v, *rules, *waivers;
 	int rc = -1;
+
+	l->rule0 = p->nrules;
+	l->waiver0 = p->nwaivers;
 
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (root == NULL)
@@ -404,11 +449,10 @@ parse_into(struct ep_policy *p, const char *text, size_t len,
 		goto done;
 	}
 	for (size_t i = 0; i < json_array_size(rules); i++)
-		if (parse_rule(p, json_array_get(rules, i), i, name, builtin,
-		    err) < 0)
+		if (parse_rule(p, json_array_get(rules, i), i, l, err) < 0)
 			goto done;
 	for (size_t i = 0; i < json_array_size(waivers); i++)
-		if (parse_waiver(p, json_array_get(waivers, i), i, name,
+		if (parse_waiver(p, json_array_get(waivers, i), i, l,
 		    err) < 0)
 			goto done;
 	rc = 0;
@@ -417,31 +461,81 @@ done:
 	return rc;
 }
 
+/*
+ * The defaults come last and are never shadowed: a user's rule for the
+ * same key comes first and wins anyway, and the catch-all must stay the
+ * last rule.
+ */
 static void
 append_defaults(struct ep_policy *p)
 {
 	struct ep_err err = { 0 };
+	struct layer l = { "built-in default policy", NULL, EP_SCOPE_DEFAULT,
+	    0, 0 };
 
-	if (parse_into(p, default_policy, sizeof default_policy - 1,
-	    "built-in default policy", 1, &err) < 0)
+	l.origin = own(p, "built-in default");
+	if (parse_into(p, default_policy, sizeof default_policy - 1, &l,
+	    &err) < 0)
 		abort();	/* a bug in default_policy: unit-tested */
+}
+
+int
+ep_policy_parse_layers(struct ep_policy **out,
+    const struct ep_policy_layer *v, size_t n, struct ep_err *err)
+{
+	struct ep_policy *p = xcalloc(1, sizeof *p);
+	struct layer l;
+
+	*out = NULL;
+	for (size_t i = 0; i < n; i++) {
+		l.name = v[i].name != NULL ? v[i].name : "policy";
+		l.origin = own(p, v[i].origin != NULL ? v[i].origin : l.name);
+		l.scope = v[i].scope;
+		if (parse_into(p, v[i].text, v[i].len, &l, err) < 0) {
+			ep_policy_free(p);
+			return -1;
+		}
+	}
+	append_defaults(p);
+	*out = p;
+	return 0;
 }
 
 int
 ep_policy_parse(struct ep_policy **out, const char *text, size_t len,
     const char *name, struct ep_err *err)
 {
-	struct ep_policy *p = xcalloc(1, sizeof *p);
+	struct ep_policy_layer l = { text, len, name, name,
+	    EP_SCOPE_PROFILE };
 
-	*out = NULL;
-	if (parse_into(p, text, len, name != NULL ? name : "policy", 0,
-	    err) < 0) {
-		ep_policy_free(p);
-		return -1;
-	}
-	append_defaults(p);
-	*out = p;
-	return 0;
+	return ep_policy_parse_layers(out, &l, 1, err);
+}
+
+const char *
+ep_policy_scope_name(int scope)
+{
+	static const char *const names[] = { "profile", "inherited",
+	    "shared", "default" };
+
+	if (scope < 0 || scope > EP_SCOPE_DEFAULT)
+		return "unknown";
+	return names[scope];
+}
+
+const char *
+ep_rule_kind_name(int kind)
+{
+	if (kind < 0 || kind > EP_RULE_ABSENT)
+		return "unknown";
+	return kind_names[kind];
+}
+
+const char *
+ep_rule_missing_name(int missing)
+{
+	if (missing < 0 || missing > EP_MISSING_IGNORE)
+		return "unknown";
+	return missing_names[missing];
 }
 
 int
@@ -480,114 +574,4 @@ ep_policy_free(struct ep_policy *p)
 	free(p->waivers);
 	ep_strv_clear(&p->strings);
 	free(p);
-}
-
-const struct ep_rule *
-ep_policy_match(const struct ep_policy *p, const char *key)
-{
-	for (size_t i = 0; i < p->nrules; i++)
-		if (ep_glob_match(p->rules[i].key, key))
-			return &p->rules[i];
-	return &p->rules[p->nrules - 1];	/* the catch-all */
-}
-
-const struct ep_rule *
-ep_policy_rules(const struct ep_policy *p, size_t *n)
-{
-	*n = p->nrules;
-	return p->rules;
-}
-
-/* Today's date in UTC as YYYY-MM-DD into buf (16 bytes); -1 if now
- * cannot be written so. */
-static int
-utc_date(char *buf, time_t now)
-{
-	struct tm tm;
-
-	if (gmtime_r(&now, &tm) == NULL ||
-	    strftime(buf, 16, "%Y-%m-%d", &tm) != 10)
-		return -1;
-	return 0;
-}
-
-static int
-accepts(const struct ep_waiver *w, const char *actual)
-{
-	if (w->actual == NULL && w->range == NULL)
-		return 1;
-	if (actual == NULL)
-		return 0;
-	if (w->actual != NULL)
-		return strcmp(w->actual, actual) == 0;
-	return ep_verrange_match(w->range, actual) == 1;
-}
-
-const struct ep_waiver *
-ep_policy_waiver(const struct ep_policy *p, const char *key,
-    const char *actual, time_t now, int *state)
-{
-	const struct ep_waiver *old = NULL, *other = NULL;
-	char today[16];
-
-	*state = EP_WAIVER_NONE;
-	if (utc_date(today, now) < 0)
-		return NULL;
-	for (size_t i = 0; i < p->nwaivers; i++) {
-		const struct ep_waiver *w = &p->waivers[i];
-		/* YYYY-MM-DD strings order as the dates do. */
-		int live = strcmp(w->expires, today) >= 0;
-
-		if (!ep_glob_match(w->key, key))
-			continue;
-		if (!accepts(w, actual)) {
-			if (live && other == NULL)
-				other = w;
-			continue;
-		}
-		if (live) {
-			*state = EP_WAIVER_LIVE;
-			return w;
-		}
-		if (old == NULL)
-			old = w;
-	}
-	if (old != NULL) {
-		*state = EP_WAIVER_EXPIRED;
-		return old;
-	}
-	if (other != NULL)
-		*state = EP_WAIVER_OTHER_VALUE;
-	return other;
-}
-
-int
-ep_waiver_expires_within(const struct ep_waiver *w, time_t now, int days,
-    int *left)
-{
-	struct tm tm = { 0 };
-	char today[16];
-	time_t end, start;
-
-	*left = 0;
-	if (utc_date(today, now) < 0 || strcmp(w->expires, today) < 0)
-		return 0;
-	tm.tm_year = atoi(w->expires) - 1900;
-	tm.tm_mon = atoi(w->expires + 5) - 1;
-	tm.tm_mday = atoi(w->expires + 8);
-	end = timegm(&tm);
-	memset(&tm, 0, sizeof tm);
-	tm.tm_year = atoi(today) - 1900;
-	tm.tm_mon = atoi(today + 5) - 1;
-	tm.tm_mday = atoi(today + 8);
-	start = timegm(&tm);
-	*left = (int)((end - start) / 86400);
-	return *left <= days;
-}
-
-const struct ep_waiver *
-ep_policy_waivers(const struct ep_policy *p, size_t *n)
-{
-	*n = p->nwaivers;
-	return p->waivers;
 }

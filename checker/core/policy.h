@@ -29,6 +29,47 @@ int ep_policy_parse(struct ep_policy **out, const char *text, size_t len,
 int ep_policy_load(struct ep_policy **out, const char *path,
     struct ep_err *err);
 
+/*
+ * Where a rule or a waiver comes from.  A store's profile "train/h100"
+ * is judged by policy.json at the store's root (shared by every
+ * profile), then train/policy.json (inherited), then
+ * train/h100/policy.json (the profile's own), then the defaults: the
+ * nearest wins.
+ */
+enum ep_policy_scope {
+	EP_SCOPE_PROFILE,	/* the profile's own policy.json (or a
+				   --policy FILE) */
+	EP_SCOPE_INHERITED,	/* a folder's above the profile */
+	EP_SCOPE_SHARED,	/* the store root's policy.json */
+	EP_SCOPE_DEFAULT,	/* the built-in defaults */
+};
+
+/* One policy file of a merged policy. */
+struct ep_policy_layer {
+	const char *text;
+	size_t len;
+	const char *name;	/* for errors: "STORE#REF:policy.json" */
+	const char *origin;	/* for messages and `envparity policy`:
+				   the file in the store ("policy.json",
+				   "train/policy.json"); NULL: name */
+	int scope;		/* enum ep_policy_scope */
+};
+
+/*
+ * Parse n policy files, the NEAREST FIRST (the profile's own, then the
+ * folders' above it, then the shared one), into one policy: the rules of
+ * each file in its order, nearer files' rules before farther ones', then
+ * the defaults; so the profile's rules win.  A rule or a waiver whose
+ * key (the glob, as written) a nearer file already has a rule or a
+ * waiver for is left out: the nearer one overrides it.  Each keeps its
+ * origin (copied).  Errors as ep_policy_parse, naming the file.
+ */
+int ep_policy_parse_layers(struct ep_policy **out,
+    const struct ep_policy_layer *v, size_t n, struct ep_err *err);
+
+/* "profile", "inherited", "shared", "default". */
+const char *ep_policy_scope_name(int scope);
+
 /* The defaults alone (no policy.json in the store). */
 struct ep_policy *ep_policy_default(void);
 
@@ -71,7 +112,14 @@ struct ep_rule {
 	const char *text;		/* for results: "exact",
 					   "version >=580.65,<590", ... */
 	int builtin;			/* one of the appended defaults */
+	int scope;			/* enum ep_policy_scope */
+	const char *origin;		/* the file it came from, or
+					   "built-in default" */
 };
+
+/* "exact", "ignore", ...; "fail", "skip", "ignore". */
+const char *ep_rule_kind_name(int kind);
+const char *ep_rule_missing_name(int missing);
 
 /* The first rule whose glob matches key.  Never NULL: the defaults end
  * with a catch-all. */
@@ -83,7 +131,10 @@ const struct ep_rule *ep_policy_rules(const struct ep_policy *p, size_t *n);
 
 /* One waiver, borrowed from its policy. */
 struct ep_waiver {
-	size_t index;			/* its place in "waivers" */
+	size_t index;			/* its place in its file's "waivers" */
+	size_t seq;			/* its place in the merged policy */
+	int scope;			/* enum ep_policy_scope */
+	const char *origin;		/* the file it came from */
 	const char *key;		/* the glob; never one that matches
 					   every key (use an ignore rule) */
 	const char *reason;
@@ -124,6 +175,52 @@ int ep_waiver_expires_within(const struct ep_waiver *w, time_t now,
 /* All the waivers (*n of them), for reports that list them. */
 const struct ep_waiver *ep_policy_waivers(const struct ep_policy *p,
     size_t *n);
+
+/* 1 if s is a real calendar date written YYYY-MM-DD. */
+int ep_policy_valid_date(const char *s);
+
+/* 1 when waiver w has expired at now (its date is before today's, UTC). */
+int ep_policy_waiver_expired(const struct ep_waiver *w, time_t now);
+
+/*
+ * Editing a policy file's waivers (policy_edit.c), for waive and
+ * unwaive.  cur is the file's text (NULL: there is none yet); name names
+ * it in messages.  The result (*out, new) keeps every other member and
+ * entry in its order, indented by two spaces, and has been parsed again
+ * by ep_policy_parse.  A cur that ep_policy_parse refuses is EP_E_INPUT
+ * (mend it by hand).
+ */
+struct ep_waiver_spec {
+	const char *key;
+	const char *reason;
+	const char *owner;
+	const char *expires;	/* YYYY-MM-DD, today or later */
+	const char *actual;	/* NULL: any value */
+};
+
+/* EP_E_INPUT naming what is wrong with w at now: an empty or blank key,
+ * reason or owner, a key with blanks or control bytes or that is no
+ * glob, an expiry that is no date or is already past (UTC). */
+int ep_policy_waiver_check(const struct ep_waiver_spec *w, time_t now,
+    struct ep_err *err);
+
+/* Add w to cur's "waivers", or replace the waiver with the same key
+ * (written the same) where it stands. */
+int ep_policy_waiver_set(char **out, const char *cur, const char *name,
+    const struct ep_waiver_spec *w, time_t now, struct ep_err *err);
+
+/* Remove every waiver whose key is written as key; none: EP_E_INPUT. */
+int ep_policy_waiver_remove(char **out, const char *cur, const char *name,
+    const char *key, struct ep_err *err);
+
+/* The merged policy p as JSON (*out, new, indented): head's members
+ * first (pairs of name and value, NULL-terminated; a NULL value is left
+ * out), then "rules" (key, rule, range, missing, severity, reason,
+ * origin, scope) in the order they are tried, then "waivers" (key,
+ * reason, owner, expires, actual or range, expired at now, origin,
+ * scope). */
+int ep_policy_json(char **out, const struct ep_policy *p, time_t now,
+    const char *const *head, struct ep_err *err);
 
 /* 1 if key matches the glob pattern, else 0.  fnmatch-style, but '*'
  * matches any run of bytes, dots included ("lib.*.sha256" matches

@@ -186,6 +186,39 @@ set_owned(char **field, char *value)
 	*field = value;
 }
 
+/* " (shared policy)" or " (train/policy.json)" for a waiver that is not
+ * the profile's own, "" for one that is (as messages always said). */
+static void
+from_where(char *buf, size_t size, const struct ep_waiver *w)
+{
+	if (w->scope == EP_SCOPE_SHARED)
+		snprintf(buf, size, " (shared policy)");
+	else if (w->scope == EP_SCOPE_INHERITED)
+		snprintf(buf, size, " (%.140s)", w->origin);
+	else
+		buf[0] = '\0';
+}
+
+/* The key of a result about waiver w: policy.waivers[I] for the
+ * profile's own, shared.policy.waivers[I] for the store root's,
+ * DIR/policy.waivers[I] for a folder's above the profile. */
+static void
+waiver_key(char *buf, size_t size, const struct ep_waiver *w)
+{
+	size_t n;
+
+	if (w->scope == EP_SCOPE_SHARED)
+		snprintf(buf, size, "shared.policy.waivers[%zu]", w->index);
+	else if (w->scope == EP_SCOPE_INHERITED) {
+		n = strlen(w->origin);
+		if (n > 5 && strcmp(w->origin + n - 5, ".json") == 0)
+			n -= 5;
+		snprintf(buf, size, "%.*s.waivers[%zu]", (int)(n > 200 ? 200 :
+		    n), w->origin, w->index);
+	} else
+		snprintf(buf, size, "policy.waivers[%zu]", w->index);
+}
+
 void
 ep_results_waive(struct ep_results *rs, size_t from,
     const struct ep_policy *policy, time_t now)
@@ -193,7 +226,7 @@ ep_results_waive(struct ep_results *rs, size_t from,
 	for (size_t i = from; i < rs->n; i++) {
 		struct ep_result *r = &rs->v[i];
 		const struct ep_waiver *w;
-		char *msg;
+		char *msg, where[160];
 		int state;
 
 		/* A failure, or a warning someone has accepted by name. */
@@ -214,14 +247,15 @@ ep_results_waive(struct ep_results *rs, size_t from,
 		set_owned(&r->waiver_reason, xstrdup(w->reason));
 		set_owned(&r->waiver_owner, xstrdup(w->owner));
 		set_owned(&r->waiver_expires, xstrdup(w->expires));
-		r->waiver = (int)w->index + 1;
+		r->waiver = (int)w->seq + 1;
+		from_where(where, sizeof where, w);
 		if (state == EP_WAIVER_EXPIRED)
-			msg = xasprintf("%s; waiver by %s expired on %s: %s",
-			    msg, w->owner, w->expires, w->reason);
+			msg = xasprintf("%s; waiver%s by %s expired on %s: %s",
+			    msg, where, w->owner, w->expires, w->reason);
 		else {
 			r->status = EP_WAIVED;
-			msg = xasprintf("%s; waived by %s until %s: %s", msg,
-			    w->owner, w->expires, w->reason);
+			msg = xasprintf("%s; waived%s by %s until %s: %s", msg,
+			    where, w->owner, w->expires, w->reason);
 		}
 		set_owned(&r->message, msg);
 	}
@@ -233,7 +267,7 @@ ep_waivers_review(struct ep_results *rs, const struct ep_policy *policy,
 {
 	const struct ep_waiver *w;
 	size_t nw, n = rs->n;
-	char *used, key[48];
+	char *used, key[256];
 	int left;
 
 	w = ep_policy_waivers(policy, &nw);
@@ -244,14 +278,14 @@ ep_waivers_review(struct ep_results *rs, const struct ep_policy *policy,
 		int ix = rs->v[i].waiver - 1;
 
 		for (size_t k = 0; ix >= 0 && k < nw; k++)
-			if ((int)w[k].index == ix)
+			if ((int)w[k].seq == ix)
 				used[k] = 1;
 	}
 	for (size_t k = 0; k < nw; k++) {
 		struct ep_result r = { 0 };
 		char *msg = NULL;
 
-		snprintf(key, sizeof key, "policy.waivers[%zu]", w[k].index);
+		waiver_key(key, sizeof key, &w[k]);
 		if (!used[k])
 			msg = xasprintf("%s: the waiver for %s (%s, until %s) "
 			    "waived nothing in this run: the drift it was for "

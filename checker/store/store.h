@@ -1,7 +1,10 @@
 /*
  * store.h: the golden store, a git repository (the only module that
  * includes <git2.h>).  A profile's golden manifest is
- * <profile>/manifest.json and its policy <profile>/policy.json.
+ * <profile>/manifest.json and its policy <profile>/policy.json; a profile
+ * may be nested ("train/h100").  policy.json at the store's root is
+ * shared by every profile, and a folder's policy.json by every profile
+ * under it; the nearest file wins (ep_store_policy).
  *
  * A store is a local path (bare, or with a work tree) or a remote URL
  * (file://, git://, https://, ssh://, scp-like user@host:path).  A remote
@@ -15,9 +18,13 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "policy.h"
 #include "util.h"
 
 struct ep_store;
+
+/* A profile has at most this many folders ("a/b/c" has 3). */
+#define EP_PROFILE_MAX_DEPTH	8
 
 /* The largest object the store reads or a bless writes: a manifest larger
  * than this is not one we wrote, and one bless committed could not be
@@ -80,29 +87,57 @@ void ep_store_spec_scrub(const char *spec, struct ep_err *err);
  * has none. */
 const char *ep_store_spec_ref(const char *arg);
 
-/* Read <profile>/manifest.json and <profile>/policy.json at the ref's
- * head.  *manifest is NULL when the profile has none (not an error: the
- * caller says how to bless one); *policy NULL when there is no policy.
- * Both are NUL-terminated and owned by the caller.  A file larger than
+/* The policy files that apply to a profile, the NEAREST first: the
+ * profile's own <profile>/policy.json, each folder's above it
+ * (train/policy.json for train/h100), the store root's policy.json.
+ * After ep_store_read only those present are listed. */
+struct ep_store_policy_file {
+	char *path;		/* "train/h100/policy.json" */
+	char *text;		/* NUL-terminated */
+	int scope;		/* enum ep_policy_scope */
+};
+struct ep_store_policies {
+	size_t n;
+	struct ep_store_policy_file v[EP_PROFILE_MAX_DEPTH + 1];
+};
+void ep_store_policies_clear(struct ep_store_policies *p);
+
+/* The text of the profile's own policy.json, or NULL. */
+const char *ep_store_policies_own(const struct ep_store_policies *p);
+
+/* The paths of every policy file that could apply to profile (a valid
+ * name), nearest first, with their scopes, texts NULL: *out is filled
+ * and must be cleared. */
+void ep_store_policy_paths(struct ep_store_policies *out,
+    const char *profile);
+
+/* Read <profile>/manifest.json and every policy file that applies to the
+ * profile at the ref's head, all from one commit.  *manifest is NULL
+ * when the profile has none (not an error: the caller says how to bless
+ * one); pol->n 0 when no policy file exists.  Texts are NUL-terminated
+ * and owned by the caller (ep_store_policies_clear).  A file larger than
  * EP_STORE_MAX_BLOB is EP_E_INPUT naming it, found from the object's
  * header before it is inflated.  info->rewritten says whether the branch
  * was rewritten since the cache saw it last (reported once). */
-int ep_store_read(char **manifest, char **policy, struct ep_store_info *info,
-    struct ep_store *s, const char *profile, struct ep_err *err);
+int ep_store_read(char **manifest, struct ep_store_policies *pol,
+    struct ep_store_info *info, struct ep_store *s, const char *profile,
+    struct ep_err *err);
 
 struct ep_policy;
 
-/* The profile's policy as the store holds it (ptext, from ep_store_read;
- * NULL: none, the defaults), parsed and every rule and waiver validated,
- * into *out; name is "<store>#<ref>:<profile>" for messages.  EP_E_INPUT
- * naming <name>/policy.json and the rule or waiver when it is malformed:
- * check, bless and log all refuse to go on with such a policy. */
-int ep_store_policy(struct ep_policy **out, const char *ptext,
-    const char *name, struct ep_err *err);
+/* The policy files as the store holds them (pol, from ep_store_read;
+ * none: the defaults), parsed, every rule and waiver validated, and
+ * merged nearest first (ep_policy_parse_layers) into *out; where is
+ * "<store>#<ref>" for messages.  EP_E_INPUT naming <where>:<path> and
+ * the rule or waiver when one is malformed: check, bless and log all
+ * refuse to go on with such a policy. */
+int ep_store_policy(struct ep_policy **out,
+    const struct ep_store_policies *pol, const char *where,
+    struct ep_err *err);
 
-/* Read the profile's policy from s and validate it as above, for the
- * commands that do not use it (bless, log): 0 when it is well formed or
- * absent. */
+/* Read the profile's policy files from s and validate them as above,
+ * for the commands that do not use them (bless, log): 0 when they are
+ * well formed or absent. */
 int ep_store_policy_valid(struct ep_store *s, const char *profile,
     struct ep_err *err);
 
@@ -112,26 +147,52 @@ struct ep_author {
 };
 
 /* Commit manifest (text) as <profile>/manifest.json on the ref, moving the
- * ref by compare-and-swap; for a remote store, push.  A race with a bless
- * of another profile is retried on top; with the same profile it fails
- * (EP_E_IO) saying so.  commit_out gets the new commit's id (or the
- * current one when the profile's manifest is already byte-identical).
- * author NULL: git config's user.name and user.email, else
- * "envparity <envparity@HOST>"; the committer is the author.  Objects are
- * written before the ref moves, so a failure leaves the store as it was.
- * A missing default store is created here. */
+ * ref by compare-and-swap; for a remote store, push.  A race with a commit
+ * that changed other files (another profile) is retried on top; one that
+ * changed this profile's manifest fails (EP_E_IO) saying so.  commit_out
+ * gets the new commit's id (or the current one when the profile's
+ * manifest is already byte-identical).  author NULL: git config's
+ * user.name and user.email, else "envparity <envparity@HOST>"; the
+ * committer is the author.  Objects are written before the ref moves, so
+ * a failure leaves the store as it was.  A missing default store is
+ * created here. */
 int ep_store_bless(char commit_out[41], struct ep_store *s,
     const char *profile, const char *manifest, const char *message,
     const struct ep_author *author, struct ep_err *err);
 
-/* One commit that changed <profile>/manifest.json, newest first; the
- * manifest text at that commit (NULL when the commit removed it) and at
- * its parent (NULL when it added it), for counting changed facts. */
+/* How a commit changes one file: given its text at the commit the new
+ * one builds on (cur, NULL when absent), give the new text in *out (new;
+ * NULL removes the file).  Return 0, 1 when nothing is to change (no
+ * commit is made), or -1 with err (the store untouched). */
+typedef int (*ep_store_edit_fn)(char **out, const char *cur, void *arg,
+    struct ep_err *err);
+
+/* Change the file at path ("policy.json", "train/policy.json") as edit
+ * says, committed and pushed as ep_store_bless commits a manifest (the
+ * same lock, compare-and-swap, retries, push and credentials).  edit is
+ * called once, with the file as the branch holds it under the lock; a
+ * commit landing meanwhile that changed the same file fails (EP_E_IO)
+ * rather than replace what nobody here has seen.  *changed gets 1 when a
+ * commit was made, 0 when edit said nothing changes (commit_out then
+ * names the current head). */
+int ep_store_commit_file(char commit_out[41], int *changed,
+    struct ep_store *s, const char *path, ep_store_edit_fn edit, void *arg,
+    const char *message, const struct ep_author *author,
+    struct ep_err *err);
+
+/* One commit that changed <profile>/manifest.json or a policy file that
+ * applies to the profile, newest first; the manifest text at that commit
+ * (NULL when the commit removed it or has none) and at its parent (NULL
+ * when it added it), for counting changed facts. */
 struct ep_store_commit {
 	char id[41];
 	time_t when;
 	char *author;		/* "Name <email>" */
 	char *message;		/* first line */
+	int manifest_changed;	/* it changed <profile>/manifest.json */
+	struct ep_strv policies;	/* the policy files it changed,
+					   nearest first */
+	int policy_scopes[EP_PROFILE_MAX_DEPTH + 1];	/* theirs */
 	char *manifest;
 	char *parent_manifest;
 };

@@ -1,15 +1,16 @@
 /*
- * store_bless.c: commit a profile's golden manifest and move the branch
- * by compare-and-swap.
+ * store_bless.c: commit a profile's golden manifest (bless) or a policy
+ * file (waive, unwaive) and move the branch by compare-and-swap.
  *
  * The blob, trees and commit are written first; the ref moves last, and
  * only if it still names the commit the new one was built on (a local
  * ref update with the expected old value, or a push whose old value the
  * server checks under its ref lock).  When another bless got there first
- * the new head is read back: if it changed a different profile, the
- * commit is rebuilt on top of it and tried again; if it changed this
- * profile's manifest, this bless fails rather than silently replace a
- * golden nobody here has seen.
+ * the new head is read back: if it changed other files (a different
+ * profile), the commit is rebuilt on top of it and tried again; if it
+ * changed the same file (this profile's manifest, the same policy.json),
+ * this commit fails rather than silently replace what nobody here has
+ * seen.
  *
  * file:// stores are written in place like local paths: libgit2's local
  * transport moves the remote ref without checking its old value.
@@ -136,48 +137,100 @@ refuse_checked_out(git_repository *w, struct ep_store *s, struct ep_err *err)
 	return rc;
 }
 
-/* Build the commit that puts blob at <profile>/manifest.json on top of
- * base (NULL: the first commit), keeping everything else. */
+/*
+ * The tree id (in *out) that is tree base (NULL: none) with the file at
+ * path set to blob (NULL: removed), writing the trees on the way; *empty
+ * 1 when that leaves the tree with nothing in it (git keeps no empty
+ * folder: the caller drops it).  full is the whole path, for messages.
+ */
+static int
+tree_put(git_oid *out, int *empty, git_repository *w, const git_oid *base,
+    const char *path, const char *full, const git_oid *blob,
+    struct ep_store *s, struct ep_err *err)
+{
+	git_tree *bt = NULL;
+	git_treebuilder *tb = NULL;
+	const git_tree_entry *e = NULL;
+	const char *slash = strchr(path, '/');
+	char *name;
+	git_oid sub;
+	int subempty, rc = -1;
+
+	name = slash != NULL ? xstrndup(path, (size_t)(slash - path)) :
+	    xstrdup(path);
+	if (base != NULL && git_tree_lookup(&bt, w, base) < 0) {
+		ep_store_git_err(err, EP_E_IO, s, "cannot read a tree");
+		goto done;
+	}
+	if (git_treebuilder_new(&tb, w, bt) < 0)
+		goto fail;
+	if (bt != NULL)
+		e = git_tree_entry_byname(bt, name);
+	if (slash == NULL) {
+		if (e != NULL && git_tree_entry_type(e) != GIT_OBJECT_BLOB) {
+			ep_err_set(err, EP_E_INPUT, "store %s: '%s' is a "
+			    "folder there, not a file", s->display, full);
+			goto done;
+		}
+		if (blob != NULL) {
+			if (git_treebuilder_insert(NULL, tb, name, blob,
+			    GIT_FILEMODE_BLOB) < 0)
+				goto fail;
+		} else if (e != NULL && git_treebuilder_remove(tb, name) < 0)
+			goto fail;
+	} else {
+		if (e != NULL && git_tree_entry_type(e) != GIT_OBJECT_TREE) {
+			ep_err_set(err, EP_E_INPUT, "store %s: '%.*s' is a "
+			    "file there, not a profile directory", s->display,
+			    (int)(slash - full), full);
+			goto done;
+		}
+		if (tree_put(&sub, &subempty, w, e != NULL ?
+		    git_tree_entry_id(e) : NULL, slash + 1, full, blob, s,
+		    err) < 0)
+			goto done;
+		if (!subempty) {
+			if (git_treebuilder_insert(NULL, tb, name, &sub,
+			    GIT_FILEMODE_TREE) < 0)
+				goto fail;
+		} else if (e != NULL && git_treebuilder_remove(tb, name) < 0)
+			goto fail;
+	}
+	*empty = git_treebuilder_entrycount(tb) == 0;
+	if (git_treebuilder_write(out, tb) < 0)
+		goto fail;
+	rc = 0;
+	goto done;
+fail:
+	ep_store_git_err(err, EP_E_IO, s, "cannot write a tree");
+done:
+	git_treebuilder_free(tb);
+	git_tree_free(bt);
+	free(name);
+	return rc;
+}
+
+/* Build the commit that puts blob (NULL: nothing) at path on top of base
+ * (NULL: the first commit), keeping everything else. */
 static int
 make_commit(git_oid *out, git_repository *w, const git_oid *base,
-    const char *profile, const git_oid *blob, const char *message,
+    const char *path, const git_oid *blob, const char *message,
     const git_signature *sig, struct ep_store *s, struct ep_err *err)
 {
 	git_commit *parent = NULL;
-	git_tree *btree = NULL, *sub = NULL, *tree = NULL;
-	git_treebuilder *tb = NULL, *rb = NULL;
-	const git_tree_entry *e;
+	git_tree *tree = NULL;
 	const git_commit *parents[1];
-	git_oid subid, treeid;
-	int rc = -1;
+	git_oid treeid;
+	int empty, rc = -1;
 
-	if (base != NULL && (git_commit_lookup(&parent, w, base) < 0 ||
-	    git_commit_tree(&btree, parent) < 0)) {
+	if (base != NULL && git_commit_lookup(&parent, w, base) < 0) {
 		ep_store_git_err(err, EP_E_IO, s, "cannot read the head");
 		goto done;
 	}
-	if (btree != NULL &&
-	    (e = git_tree_entry_byname(btree, profile)) != NULL) {
-		if (git_tree_entry_type(e) != GIT_OBJECT_TREE) {
-			ep_err_set(err, EP_E_INPUT, "store %s: '%s' is a file "
-			    "there, not a profile directory", s->display,
-			    profile);
-			goto done;
-		}
-		if (git_tree_lookup(&sub, w, git_tree_entry_id(e)) < 0) {
-			ep_store_git_err(err, EP_E_IO, s, profile);
-			goto done;
-		}
-	}
-	if (git_treebuilder_new(&tb, w, sub) < 0 ||
-	    git_treebuilder_insert(NULL, tb, "manifest.json", blob,
-	    GIT_FILEMODE_BLOB) < 0 ||
-	    git_treebuilder_write(&subid, tb) < 0 ||
-	    git_treebuilder_new(&rb, w, btree) < 0 ||
-	    git_treebuilder_insert(NULL, rb, profile, &subid,
-	    GIT_FILEMODE_TREE) < 0 ||
-	    git_treebuilder_write(&treeid, rb) < 0 ||
-	    git_tree_lookup(&tree, w, &treeid) < 0) {
+	if (tree_put(&treeid, &empty, w, parent != NULL ?
+	    git_commit_tree_id(parent) : NULL, path, path, blob, s, err) < 0)
+		goto done;
+	if (git_tree_lookup(&tree, w, &treeid) < 0) {
 		ep_store_git_err(err, EP_E_IO, s, "cannot write a tree");
 		goto done;
 	}
@@ -189,11 +242,7 @@ make_commit(git_oid *out, git_repository *w, const git_oid *base,
 	}
 	rc = 0;
 done:
-	git_treebuilder_free(rb);
-	git_treebuilder_free(tb);
 	git_tree_free(tree);
-	git_tree_free(sub);
-	git_tree_free(btree);
 	git_commit_free(parent);
 	return rc;
 }
@@ -202,7 +251,7 @@ done:
  * else moved or holds it, -1 error. */
 static int
 update_ref(struct ep_store *s, git_repository *w, const git_oid *commit,
-    const git_oid *base, const char *profile, struct ep_err *err)
+    const git_oid *base, const char *path, struct ep_err *err)
 {
 	git_reference *ref = NULL;
 	git_oid zero;
@@ -221,7 +270,7 @@ update_ref(struct ep_store *s, git_repository *w, const git_oid *commit,
 		return 0;
 	}
 	/* An expected value of zero means "must not exist yet". */
-	msg = xasprintf("envparity: bless %s", profile);
+	msg = xasprintf("envparity: commit %s", path);
 	e = git_reference_create_matching(&ref, w, s->refname, commit, 1,
 	    base ? base : &zero, msg);
 	free(msg);
@@ -236,11 +285,11 @@ update_ref(struct ep_store *s, git_repository *w, const git_oid *commit,
 	return ep_store_git_err(err, EP_E_IO, s, "cannot move the branch");
 }
 
-/* The newest commit after base up to tip that changed the profile's
- * manifest, for the message; tip when none is found. */
+/* The newest commit after base up to tip that changed the file at path,
+ * for the message; tip when none is found. */
 static void
 who_changed(char hex[13], git_repository *w, const git_oid *tip,
-    const git_oid *base, const char *profile, struct ep_store *s)
+    const git_oid *base, const char *path, struct ep_store *s)
 {
 	git_revwalk *rw = NULL;
 	git_commit *c = NULL;
@@ -258,9 +307,9 @@ who_changed(char hex[13], git_repository *w, const git_oid *tip,
 		c = NULL;
 		if (git_commit_lookup(&c, w, &id) < 0)
 			break;
-		r1 = ep_store_entry(&a, w, &id, profile, s, &ignore);
+		r1 = ep_store_entry(&a, w, &id, path, s, &ignore);
 		r2 = ep_store_entry(&b, w, git_commit_parentcount(c) ?
-		    git_commit_parent_id(c, 0) : NULL, profile, s, &ignore);
+		    git_commit_parent_id(c, 0) : NULL, path, s, &ignore);
 		if (r1 < 0 || r2 < 0)
 			break;
 		if (r1 != r2 || (r1 == 0 && !git_oid_equal(&a, &b))) {
@@ -284,46 +333,49 @@ reread(git_oid *tip, struct ep_store *s, git_repository *w,
 	return ep_store_tip(tip, w, s->refname, s, err);
 }
 
-/* 1 if the manifest entry differs between commits a and b (NULL: none). */
+/* 1 if the file at path differs between commits a and b (NULL: none). */
 static int
-manifest_moved(git_repository *w, const git_oid *a, const git_oid *b,
-    const char *profile, struct ep_store *s, struct ep_err *err)
+file_moved(git_repository *w, const git_oid *a, const git_oid *b,
+    const char *path, struct ep_store *s, struct ep_err *err)
 {
 	git_oid x, y;
 	int r1, r2;
 
-	if ((r1 = ep_store_entry(&x, w, a, profile, s, err)) < 0 ||
-	    (r2 = ep_store_entry(&y, w, b, profile, s, err)) < 0)
+	if ((r1 = ep_store_entry(&x, w, a, path, s, err)) < 0 ||
+	    (r2 = ep_store_entry(&y, w, b, path, s, err)) < 0)
 		return -1;
 	return r1 != r2 || (r1 == 0 && !git_oid_equal(&x, &y));
 }
 
-int
-ep_store_bless(char commit_out[41], struct ep_store *s,
-    const char *profile, const char *manifest, const char *message,
-    const struct ep_author *author, struct ep_err *err)
+/*
+ * Commit what edit makes of the file at path.  bless_profile names the
+ * profile when path is its manifest, for bless's own messages; NULL for
+ * any other file.
+ */
+static int
+commit_file(char commit_out[41], int *changed, struct ep_store *s,
+    const char *path, const char *bless_profile, ep_store_edit_fn edit,
+    void *arg, const char *message, const struct ep_author *author,
+    struct ep_err *err)
 {
 	git_repository *direct = NULL, *w;
 	git_signature *sig = NULL;
-	git_oid blob, base, tip, commit, have;
+	git_oid blob, base, tip, commit;
 	int hasbase, r, rc = -1;
-	char *msg = NULL, hex[13];
+	char *msg = NULL, *cur = NULL, *text = NULL, hex[13];
 	size_t mlen;
 
 	commit_out[0] = '\0';
+	*changed = 0;
 	/* A golden is reviewed on a branch; a tag or a commit names what
 	 * was reviewed, and never moves. */
 	if (s->pinned != EP_PIN_BRANCH)
 		return ep_err_set(err, EP_E_INPUT, "store %s: --ref %s is a "
-		    "%s, which is read-only: bless to a branch, then tag the "
+		    "%s, which is read-only: %s to a branch, then tag the "
 		    "reviewed commit", s->display, s->branch, s->pinned ==
-		    EP_PIN_TAG ? "tag" : "commit");
-	msg = xasprintf("%s/manifest.json", profile);
-	r = ep_profile_check(profile, err) < 0 ||
-	    ep_store_check_size(strlen(manifest), msg, err) < 0;
-	free(msg);
-	msg = NULL;
-	if (r || (s->repo == NULL && ep_store_create_default(s, err) < 0))
+		    EP_PIN_TAG ? "tag" : "commit", bless_profile != NULL ?
+		    "bless" : "commit");
+	if (s->repo == NULL && ep_store_create_default(s, err) < 0)
 		return -1;
 	w = s->repo;
 	if (s->kind == EP_STORE_FILE) {
@@ -335,47 +387,58 @@ ep_store_bless(char commit_out[41], struct ep_store *s,
 	}
 	if (s->kind != EP_STORE_NET && refuse_checked_out(w, s, err) < 0)
 		goto done;
-	/* Read the remote afresh under the cache's lock, so that "already
-	 * golden" and the base of the first attempt are what it holds now,
-	 * not what it held when the store was opened. */
+	/* Read the remote afresh under the cache's lock, so that what the
+	 * file holds and the base of the first attempt are what it holds
+	 * now, not what it held when the store was opened. */
 	if (s->kind == EP_STORE_NET && (ep_store_lock(s, err) < 0 ||
 	    ep_store_remote_sync(s, err) < 0))
+		goto done;
+	if ((r = ep_store_tip(&base, w, s->refname, s, err)) < 0)
+		goto done;
+	hasbase = r == 0;
+	if (ep_store_read_text(&cur, w, hasbase ? &base : NULL, path, s,
+	    err) < 0)
+		goto done;
+	if ((r = edit(&text, cur, arg, err)) < 0)
+		goto done;
+	/* Nothing to change, or already what the branch holds. */
+	if (r == 1 || (text == NULL && cur == NULL) || (text != NULL &&
+	    cur != NULL && strcmp(text, cur) == 0)) {
+		if (hasbase)
+			git_oid_tostr(commit_out, 41, &base);
+		/* Already what the branch holds: the person took the
+		 * branch's history as it is. */
+		ep_store_history_clear(s);
+		rc = 0;
+		goto done;
+	}
+	if (text != NULL && ep_store_check_size(strlen(text), path, err) < 0)
 		goto done;
 
 	mlen = strlen(message);
 	msg = xasprintf("%s%s", message,
 	    mlen > 0 && message[mlen - 1] == '\n' ? "" : "\n");
-	if (git_blob_create_from_buffer(&blob, w, manifest,
-	    strlen(manifest)) < 0) {
-		ep_store_git_err(err, EP_E_IO, s, "cannot write the manifest");
+	if (text != NULL && git_blob_create_from_buffer(&blob, w, text,
+	    strlen(text)) < 0) {
+		ep_store_git_err(err, EP_E_IO, s, bless_profile != NULL ?
+		    "cannot write the manifest" : "cannot write the file");
 		goto done;
 	}
 	if (make_sig(&sig, w, author, s, err) < 0)
 		goto done;
-	if ((r = ep_store_tip(&base, w, s->refname, s, err)) < 0)
-		goto done;
-	hasbase = r == 0;
 
 	for (unsigned attempt = 0;; attempt++) {
-		/* Already the golden one: nothing to commit. */
-		if ((r = ep_store_entry(&have, w, hasbase ? &base : NULL,
-		    profile, s, err)) < 0)
-			break;
-		if (r == 0 && git_oid_equal(&have, &blob)) {
-			git_oid_tostr(commit_out, 41, &base);
-			rc = 0;
-			break;
-		}
-		if (make_commit(&commit, w, hasbase ? &base : NULL, profile,
-		    &blob, msg, sig, s, err) < 0)
+		if (make_commit(&commit, w, hasbase ? &base : NULL, path,
+		    text != NULL ? &blob : NULL, msg, sig, s, err) < 0)
 			break;
 		if (ep_store_before_update != NULL)
 			ep_store_before_update(ep_store_before_update_arg);
 		if ((r = update_ref(s, w, &commit, hasbase ? &base : NULL,
-		    profile, err)) < 0)
+		    path, err)) < 0)
 			break;
 		if (r == 0) {
 			git_oid_tostr(commit_out, 41, &commit);
+			*changed = 1;
 			rc = 0;
 			break;
 		}
@@ -395,22 +458,31 @@ ep_store_bless(char commit_out[41], struct ep_store *s,
 		}
 		if (r == 1) {
 			ep_err_set(err, EP_E_IO, "store %s: branch %s was "
-			    "deleted while this bless ran; check again and "
-			    "re-bless", s->display, s->branch);
+			    "deleted while this %s ran; check again and %s",
+			    s->display, s->branch, bless_profile != NULL ?
+			    "bless" : "commit", bless_profile != NULL ?
+			    "re-bless" : "retry");
 			break;
 		}
-		if ((r = manifest_moved(w, hasbase ? &base : NULL, &tip,
-		    profile, s, err)) < 0)
+		if ((r = file_moved(w, hasbase ? &base : NULL, &tip, path, s,
+		    err)) < 0)
 			break;
 		if (r == 1) {
 			who_changed(hex, w, &tip, hasbase ? &base : NULL,
-			    profile, s);
-			ep_err_set(err, EP_E_IO, "profile %s was blessed by "
-			    "someone else (commit %s) while this bless ran; "
-			    "check again and re-bless", profile, hex);
+			    path, s);
+			if (bless_profile != NULL)
+				ep_err_set(err, EP_E_IO, "profile %s was "
+				    "blessed by someone else (commit %s) while "
+				    "this bless ran; check again and re-bless",
+				    bless_profile, hex);
+			else
+				ep_err_set(err, EP_E_IO, "%s was changed by "
+				    "someone else (commit %s) while this ran; "
+				    "nothing was committed: look at it again "
+				    "and retry", path, hex);
 			break;
 		}
-		/* Another profile moved: build on top of it. */
+		/* Another file moved: build on top of it. */
 		git_oid_cpy(&base, &tip);
 		hasbase = 1;
 	}
@@ -422,7 +494,7 @@ ep_store_bless(char commit_out[41], struct ep_store *s,
 			(void)ep_store_remote_sync(s, &ignore);
 		git_error_clear();
 	}
-	/* A golden blessed on top of a rewritten branch: acted on. */
+	/* A commit on top of a rewritten branch: acted on. */
 	if (rc == 0)
 		ep_store_history_clear(s);
 done:
@@ -430,5 +502,46 @@ done:
 	git_signature_free(sig);
 	git_repository_free(direct);
 	free(msg);
+	free(cur);
+	free(text);
 	return rc;
+}
+
+static int
+put_manifest(char **out, const char *cur, void *arg, struct ep_err *err)
+{
+	(void)cur;
+	(void)err;
+	*out = xstrdup(arg);
+	return 0;
+}
+
+int
+ep_store_bless(char commit_out[41], struct ep_store *s,
+    const char *profile, const char *manifest, const char *message,
+    const struct ep_author *author, struct ep_err *err)
+{
+	char *path;
+	int changed, rc;
+
+	commit_out[0] = '\0';
+	if (ep_profile_check(profile, err) < 0)
+		return -1;
+	path = xasprintf("%s/manifest.json", profile);
+	if (ep_store_check_size(strlen(manifest), path, err) < 0)
+		rc = -1;
+	else
+		rc = commit_file(commit_out, &changed, s, path, profile,
+		    put_manifest, (void *)manifest, message, author, err);
+	free(path);
+	return rc;
+}
+
+int
+ep_store_commit_file(char commit_out[41], int *changed, struct ep_store *s,
+    const char *path, ep_store_edit_fn edit, void *arg, const char *message,
+    const struct ep_author *author, struct ep_err *err)
+{
+	return commit_file(commit_out, changed, s, path, NULL, edit, arg,
+	    message, author, err);
 }

@@ -129,10 +129,16 @@ int ep_store_parse_spec(struct ep_store *s, const char *spec,
 int ep_store_tip(git_oid *id, git_repository *repo, const char *refname,
     struct ep_store *s, struct ep_err *err);
 
-/* The id of <profile>/manifest.json in commit (NULL commit: the empty
- * store): 0 with *id, 1 when absent, -1 on error. */
+/* The id of the file at path ("gpu/manifest.json") in commit (NULL
+ * commit: the empty store): 0 with *id, 1 when absent, -1 on error. */
 int ep_store_entry(git_oid *id, git_repository *repo, const git_oid *commit,
-    const char *profile, struct ep_store *s, struct ep_err *err);
+    const char *path, struct ep_store *s, struct ep_err *err);
+
+/* The text of the file at path in commit, each object sized before it is
+ * read: 0 and *out (NUL-terminated, new), 1 when absent, -1 on error. */
+int ep_store_read_text(char **out, git_repository *repo,
+    const git_oid *commit, const char *path, struct ep_store *s,
+    struct ep_err *err);
 
 /* Set s->branch and s->refname from "main" or "refs/heads/main";
  * EP_E_INPUT if that cannot be a branch. */

@@ -115,25 +115,26 @@ done:
 
 int
 ep_store_entry(git_oid *id, git_repository *repo, const git_oid *commit,
-    const char *profile, struct ep_store *s, struct ep_err *err)
+    const char *path, struct ep_store *s, struct ep_err *err)
 {
 	git_tree_entry *e = NULL;
-	char *path;
 	int rc;
 
 	if (commit == NULL)
 		return 1;
-	path = xasprintf("%s/manifest.json", profile);
-	if ((rc = lookup_entry(&e, repo, commit, path, s, err)) == 0)
-		git_oid_cpy(id, git_tree_entry_id(e));
+	if ((rc = lookup_entry(&e, repo, commit, path, s, err)) == 0) {
+		/* A folder where a file belongs is no file. */
+		if (git_tree_entry_type(e) != GIT_OBJECT_BLOB)
+			rc = 1;
+		else
+			git_oid_cpy(id, git_tree_entry_id(e));
+	}
 	git_tree_entry_free(e);
-	free(path);
 	return rc;
 }
 
-/* The text of the file at path in commit: 0 and *out, 1 when absent. */
-static int
-read_text(char **out, git_repository *repo, const git_oid *commit,
+int
+ep_store_read_text(char **out, git_repository *repo, const git_oid *commit,
     const char *path, struct ep_store *s, struct ep_err *err)
 {
 	git_tree_entry *e = NULL;
@@ -143,6 +144,8 @@ read_text(char **out, git_repository *repo, const git_oid *commit,
 	int rc;
 
 	*out = NULL;
+	if (commit == NULL)
+		return 1;
 	if ((rc = lookup_entry(&e, repo, commit, path, s, err)) != 0)
 		return rc;
 	rc = -1;
@@ -172,16 +175,91 @@ done:
 	return rc;
 }
 
+void
+ep_store_policies_clear(struct ep_store_policies *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		free(p->v[i].path);
+		free(p->v[i].text);
+	}
+	memset(p, 0, sizeof *p);
+}
+
+const char *
+ep_store_policies_own(const struct ep_store_policies *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i].scope == EP_SCOPE_PROFILE)
+			return p->v[i].text;
+	return NULL;
+}
+
+void
+ep_store_policy_paths(struct ep_store_policies *out, const char *profile)
+{
+	size_t len = strlen(profile);
+
+	memset(out, 0, sizeof *out);
+	/* The profile's own, then each folder up to the root's. */
+	for (;;) {
+		struct ep_store_policy_file *f = &out->v[out->n++];
+
+		if (len == 0) {
+			f->path = xstrdup("policy.json");
+			f->scope = EP_SCOPE_SHARED;
+			break;
+		}
+		f->path = xasprintf("%.*s/policy.json", (int)len, profile);
+		f->scope = out->n == 1 ? EP_SCOPE_PROFILE : EP_SCOPE_INHERITED;
+		while (len > 0 && profile[len - 1] != '/')
+			len--;
+		if (len > 0)
+			len--;	/* the '/' */
+		if (out->n == EP_PROFILE_MAX_DEPTH) {
+			/* ep_profile_check bounds the depth: the root's
+			 * comes last whatever. */
+			len = 0;
+		}
+	}
+}
+
+/* Every policy file that applies to profile, as it is at commit. */
+static int
+read_policies(struct ep_store_policies *pol, git_repository *repo,
+    const git_oid *commit, const char *profile, struct ep_store *s,
+    struct ep_err *err)
+{
+	struct ep_store_policies all;
+	int rc = 0;
+
+	memset(pol, 0, sizeof *pol);
+	ep_store_policy_paths(&all, profile);
+	for (size_t i = 0; i < all.n && rc >= 0; i++) {
+		if ((rc = ep_store_read_text(&all.v[i].text, repo, commit,
+		    all.v[i].path, s, err)) != 0)
+			continue;
+		pol->v[pol->n++] = all.v[i];
+		all.v[i].path = all.v[i].text = NULL;
+	}
+	ep_store_policies_clear(&all);
+	if (rc < 0) {
+		ep_store_policies_clear(pol);
+		return -1;
+	}
+	return 0;
+}
+
 int
-ep_store_read(char **manifest, char **policy, struct ep_store_info *info,
-    struct ep_store *s, const char *profile, struct ep_err *err)
+ep_store_read(char **manifest, struct ep_store_policies *pol,
+    struct ep_store_info *info, struct ep_store *s, const char *profile,
+    struct ep_err *err)
 {
 	char *path = NULL;
 	git_oid tip;
 	int rc;
 
 	*manifest = NULL;
-	*policy = NULL;
+	memset(pol, 0, sizeof *pol);
 	ep_store_describe(info, s);
 	if (ep_profile_check(profile, err) < 0)
 		return -1;
@@ -197,14 +275,11 @@ ep_store_read(char **manifest, char **policy, struct ep_store_info *info,
 			return -1;
 	}
 	path = xasprintf("%s/manifest.json", profile);
-	rc = read_text(manifest, s->repo, &tip, path, s, err);
+	rc = ep_store_read_text(manifest, s->repo, &tip, path, s, err);
 	free(path);
 	if (rc < 0)
 		return -1;
-	path = xasprintf("%s/policy.json", profile);
-	rc = read_text(policy, s->repo, &tip, path, s, err);
-	free(path);
-	if (rc < 0) {
+	if (read_policies(pol, s->repo, &tip, profile, s, err) < 0) {
 		free(*manifest);
 		*manifest = NULL;
 		return -1;
@@ -220,8 +295,26 @@ ep_store_log_free(struct ep_store_commit *v, size_t n)
 		free(v[i].message);
 		free(v[i].manifest);
 		free(v[i].parent_manifest);
+		ep_strv_clear(&v[i].policies);
 	}
 	free(v);
+}
+
+/* Whether the file at path differs between commit and parent: 1 yes, 0
+ * no, -1 error; *here whether commit has it. */
+static int
+file_changed(int *here, git_repository *repo, const git_oid *commit,
+    const git_oid *parent, const char *path, struct ep_store *s,
+    struct ep_err *err)
+{
+	git_oid a, b;
+	int r1, r2;
+
+	if ((r1 = ep_store_entry(&a, repo, commit, path, s, err)) < 0 ||
+	    (r2 = ep_store_entry(&b, repo, parent, path, s, err)) < 0)
+		return -1;
+	*here = r1 == 0;
+	return !(r1 == r2 && (r1 == 1 || git_oid_equal(&a, &b)));
 }
 
 int
@@ -231,11 +324,13 @@ ep_store_log(struct ep_store_commit **out, size_t *n, struct ep_store *s,
 	git_revwalk *w = NULL;
 	git_commit *c = NULL;
 	struct ep_store_commit *v = NULL, *e;
+	struct ep_store_policies paths = { 0 };
 	size_t cap = 0;
-	git_oid tip, id, mine, theirs;
+	git_oid tip, id;
 	const git_signature *a;
 	char *path = NULL;
-	int r1, r2, rc = -1;
+	int mchanged, mhere, r, here, rc = -1;
+	int pchanged[EP_PROFILE_MAX_DEPTH + 1];
 
 	*out = NULL;
 	*n = 0;
@@ -245,6 +340,7 @@ ep_store_log(struct ep_store_commit **out, size_t *n, struct ep_store *s,
 		return rc < 0 ? -1 : 0;
 	rc = -1;
 	path = xasprintf("%s/manifest.json", profile);
+	ep_store_policy_paths(&paths, profile);
 	if (git_revwalk_new(&w, s->repo) < 0 ||
 	    git_revwalk_sorting(w, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME) < 0 ||
 	    git_revwalk_simplify_first_parent(w) < 0 ||
@@ -254,6 +350,7 @@ ep_store_log(struct ep_store_commit **out, size_t *n, struct ep_store *s,
 	}
 	while ((max == 0 || *n < max) && git_revwalk_next(&id, w) == 0) {
 		const git_oid *parent;
+		int any;
 
 		git_commit_free(c);
 		c = NULL;
@@ -263,12 +360,19 @@ ep_store_log(struct ep_store_commit **out, size_t *n, struct ep_store *s,
 		}
 		parent = git_commit_parentcount(c) > 0 ?
 		    git_commit_parent_id(c, 0) : NULL;
-		if ((r1 = ep_store_entry(&mine, s->repo, &id, profile, s,
-		    err)) < 0 || (r2 = ep_store_entry(&theirs, s->repo, parent,
-		    profile, s, err)) < 0)
+		if ((mchanged = file_changed(&mhere, s->repo, &id, parent,
+		    path, s, err)) < 0)
 			goto done;
-		if (r1 == r2 && (r1 == 1 || git_oid_equal(&mine, &theirs)))
-			continue;	/* did not touch the manifest */
+		any = mchanged;
+		for (size_t i = 0; i < paths.n; i++) {
+			if ((r = file_changed(&here, s->repo, &id, parent,
+			    paths.v[i].path, s, err)) < 0)
+				goto done;
+			pchanged[i] = r;
+			any |= r;
+		}
+		if (!any)
+			continue;	/* touched nothing of this profile */
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 16;
 			v = xreallocarray(v, cap, sizeof *v);
@@ -281,9 +385,19 @@ ep_store_log(struct ep_store_commit **out, size_t *n, struct ep_store *s,
 		e->author = xasprintf("%s <%s>", a->name, a->email);
 		e->message = xstrdup(git_commit_summary(c) ?
 		    git_commit_summary(c) : "");
-		if ((r1 == 0 && read_text(&e->manifest, s->repo, &id, path, s,
-		    err) < 0) || (r2 == 0 && read_text(&e->parent_manifest,
-		    s->repo, parent, path, s, err) < 0))
+		e->manifest_changed = mchanged;
+		for (size_t i = 0; i < paths.n; i++)
+			if (pchanged[i]) {
+				e->policy_scopes[e->policies.n] =
+				    paths.v[i].scope;
+				ep_strv_push(&e->policies, paths.v[i].path);
+			}
+		/* The manifest as it stands at the commit and before, for
+		 * the counts (a policy commit shows none). */
+		if (mchanged && ((mhere && ep_store_read_text(&e->manifest,
+		    s->repo, &id, path, s, err) < 0) ||
+		    ep_store_read_text(&e->parent_manifest, s->repo, parent,
+		    path, s, err) < 0))
 			goto done;
 	}
 	*out = v;
@@ -294,6 +408,7 @@ done:
 		ep_store_log_free(v, *n);
 		*n = 0;
 	}
+	ep_store_policies_clear(&paths);
 	git_commit_free(c);
 	git_revwalk_free(w);
 	free(path);
@@ -301,20 +416,25 @@ done:
 }
 
 int
-ep_store_policy(struct ep_policy **out, const char *ptext,
-    const char *name, struct ep_err *err)
+ep_store_policy(struct ep_policy **out, const struct ep_store_policies *pol,
+    const char *where, struct ep_err *err)
 {
-	char *pname;
+	struct ep_policy_layer l[EP_PROFILE_MAX_DEPTH + 1];
+	char *names[EP_PROFILE_MAX_DEPTH + 1];
 	int rc;
 
 	*out = NULL;
-	if (ptext == NULL) {
-		*out = ep_policy_default();
-		return 0;
+	for (size_t i = 0; i < pol->n; i++) {
+		names[i] = xasprintf("%s:%s", where, pol->v[i].path);
+		l[i].text = pol->v[i].text;
+		l[i].len = strlen(pol->v[i].text);
+		l[i].name = names[i];
+		l[i].origin = pol->v[i].path;
+		l[i].scope = pol->v[i].scope;
 	}
-	pname = xasprintf("%s/policy.json", name);
-	rc = ep_policy_parse(out, ptext, strlen(ptext), pname, err);
-	free(pname);
+	rc = ep_policy_parse_layers(out, l, pol->n, err);
+	for (size_t i = 0; i < pol->n; i++)
+		free(names[i]);
 	return rc;
 }
 
@@ -323,20 +443,21 @@ ep_store_policy_valid(struct ep_store *s, const char *profile,
     struct ep_err *err)
 {
 	struct ep_store_info info = { 0 };
+	struct ep_store_policies pol = { 0 };
 	struct ep_policy *policy = NULL;
-	char *mtext = NULL, *ptext = NULL, *name;
+	char *mtext = NULL, *where;
 	int rc;
 
-	if (ep_store_read(&mtext, &ptext, &info, s, profile, err) < 0) {
+	if (ep_store_read(&mtext, &pol, &info, s, profile, err) < 0) {
 		ep_store_info_clear(&info);
 		return -1;
 	}
-	name = xasprintf("%s#%s:%s", info.store, info.ref, profile);
-	rc = ep_store_policy(&policy, ptext, name, err);
+	where = xasprintf("%s#%s", info.store, info.ref);
+	rc = ep_store_policy(&policy, &pol, where, err);
 	ep_policy_free(policy);
 	ep_store_info_clear(&info);
-	free(name);
+	ep_store_policies_clear(&pol);
+	free(where);
 	free(mtext);
-	free(ptext);
 	return rc;
 }

@@ -39,10 +39,13 @@ int
 ep_profile_check(const char *name, struct ep_err *err)
 {
 	static const char ok[] = "abcdefghijklmnopqrstuvwxyz"
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/";
+	const char *seg, *end;
+	size_t n, depth = 0;
 
-	/* A profile is one directory at the top of the store's tree: it
-	 * must not climb out of it, hide itself, or nest. */
+	/* A profile is a folder of the store's tree, nested or not
+	 * ("train/h100"): it must not climb out of it, hide itself, or
+	 * collide with the files a folder holds. */
 	if (name == NULL || name[0] == '\0')
 		return ep_err_set(err, EP_E_INPUT, "profile name is empty");
 	if (strlen(name) > 128)
@@ -50,10 +53,35 @@ ep_profile_check(const char *name, struct ep_err *err)
 		    "profile '%.40s...': longer than 128 characters", name);
 	if (strspn(name, ok) != strlen(name))
 		return ep_err_set(err, EP_E_INPUT, "profile '%s': only "
-		    "letters, digits, '.', '_' and '-' are allowed", name);
-	if (name[0] == '.' || strstr(name, "..") != NULL)
+		    "letters, digits, '.', '_', '-' and '/' between folders "
+		    "are allowed", name);
+	if (name[0] == '/')
 		return ep_err_set(err, EP_E_INPUT, "profile '%s': must not "
-		    "start with '.' or contain '..'", name);
+		    "start with '/' (a profile is a folder of the store, not "
+		    "an absolute path)", name);
+	for (seg = name;; seg = end + 1) {
+		end = strchr(seg, '/');
+		n = end != NULL ? (size_t)(end - seg) : strlen(seg);
+		if (n == 0)
+			return ep_err_set(err, EP_E_INPUT, "profile '%s': an "
+			    "empty folder name (\"//\" or a trailing '/')",
+			    name);
+		if (seg[0] == '.' || memmem(seg, n, "..", 2) != NULL)
+			return ep_err_set(err, EP_E_INPUT, "profile '%s': a "
+			    "folder name must not start with '.' or contain "
+			    "'..'", name);
+		if ((n == 13 && strncmp(seg, "manifest.json", n) == 0) ||
+		    (n == 11 && strncmp(seg, "policy.json", n) == 0))
+			return ep_err_set(err, EP_E_INPUT, "profile '%s': "
+			    "'%.*s' is a file of every profile, not a folder",
+			    name, (int)n, seg);
+		if (++depth > EP_PROFILE_MAX_DEPTH)
+			return ep_err_set(err, EP_E_INPUT, "profile '%s': "
+			    "deeper than %d folders", name,
+			    EP_PROFILE_MAX_DEPTH);
+		if (end == NULL)
+			break;
+	}
 	return 0;
 }
 
@@ -174,4 +202,47 @@ ep_storeopt_history(struct ep_results *rs, const struct ep_store_info *info,
 	ep_results_add(rs, &r);
 	free(msg);
 	ep_results_waive(rs, rs->n - 1, policy, now);
+}
+
+/* "Name <email>" into its parts (pointers into buf, which is modified). */
+static int
+parse_author(struct ep_author *a, char *buf)
+{
+	char *lt = strchr(buf, '<'), *gt;
+
+	if (lt == NULL || (gt = strchr(lt, '>')) == NULL || gt[1] != '\0' ||
+	    gt == lt + 1)
+		return -1;
+	*gt = '\0';
+	a->email = lt + 1;
+	*lt = '\0';
+	a->name = ep_trim(buf);
+	return a->name[0] != '\0' && strchr(a->email, '<') == NULL ? 0 : -1;
+}
+
+int
+ep_storeopt_author(struct ep_author *a, int *set, char **buf,
+    struct ep_err *err)
+{
+	const char *v;
+
+	*set = 0;
+	if ((v = getenv("ENVPARITY_AUTHOR")) != NULL && v[0] != '\0') {
+		*buf = xstrdup(v);
+		if (parse_author(a, *buf) < 0)
+			return ep_err_set(err, EP_E_INPUT, "ENVPARITY_AUTHOR "
+			    "'%s': expected \"Name <email>\"", v);
+		*set = 1;
+	} else if ((v = getenv("GITHUB_ACTOR")) != NULL && v[0] != '\0') {
+		*buf = xasprintf("%s <%s@users.noreply.github.com>", v, v);
+		if (parse_author(a, *buf) == 0)
+			*set = 1;
+	} else if ((v = getenv("GITLAB_USER_NAME")) != NULL && v[0] != '\0' &&
+	    getenv("GITLAB_USER_EMAIL") != NULL &&
+	    getenv("GITLAB_USER_EMAIL")[0] != '\0') {
+		*buf = xasprintf("%s <%s>", v, getenv("GITLAB_USER_EMAIL"));
+		if (parse_author(a, *buf) == 0)
+			*set = 1;
+	}
+	return 0;
 }

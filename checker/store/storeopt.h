@@ -39,7 +39,9 @@ enum {
 "                       a tag (NAME, or refs/tags/NAME) or a full commit\n" \
 "                       id, which pin the golden to what was reviewed\n" \
 "  --profile NAME       the profile (default $ENVPARITY_PROFILE, else\n" \
-"                       \"default\")\n"					\
+"                       \"default\"); may be nested, folders joined by\n" \
+"                       '/' (train/h100), each [A-Za-z0-9._-], not\n"	\
+"                       starting with '.'\n"				\
 "Credentials: ENVPARITY_GIT_TOKEN (https), ENVPARITY_SSH_KEY or an ssh\n" \
 "agent (ssh), sent only to the store URL's own host and port, never\n" \
 "shown.  GIT_SSL_CAINFO or GIT_SSL_CAPATH: the CAs for an https store.\n"
@@ -63,8 +65,12 @@ int ep_store_opt(struct ep_storeopt *o, int c, const char *arg);
 int ep_storeopt_resolve(struct ep_store_opts *so, const char **profile,
     const struct ep_storeopt *o, struct ep_err *err);
 
-/* A profile name is one directory of the store: [A-Za-z0-9._-]+, not
- * starting with '.', no "..".  0 if valid; else EP_E_INPUT naming it. */
+/* A profile name is a folder of the store, nested or not ("gpu",
+ * "train/h100"): folder names [A-Za-z0-9._-]+ joined by '/', none
+ * starting with '.', containing "..", or named manifest.json or
+ * policy.json; no empty folder ("a//b", "a/"), no leading '/', at most
+ * EP_PROFILE_MAX_DEPTH folders and 128 bytes.  0 if valid; else
+ * EP_E_INPUT naming it. */
 int ep_profile_check(const char *name, struct ep_err *err);
 
 /* The command that would bless a golden manifest for this store, ref and
@@ -73,6 +79,14 @@ int ep_profile_check(const char *name, struct ep_err *err);
  * "no golden manifest" messages of check, diff and log.  A new string. */
 char *ep_storeopt_bless_hint(const struct ep_store_opts *so,
     const char *profile);
+
+/* The author of a commit (bless, waive, unwaive) from the environment:
+ * $ENVPARITY_AUTHOR ("Name <email>"; malformed: EP_E_INPUT), else the
+ * CI's user ($GITHUB_ACTOR, $GITLAB_USER_NAME and $GITLAB_USER_EMAIL);
+ * else 0 with *set 0, letting the store use git config.  *buf (new)
+ * keeps a's strings alive. */
+int ep_storeopt_author(struct ep_author *a, int *set, char **buf,
+    struct ep_err *err);
 
 /* In CI (CI set and not "false" or "0", GITHUB_ACTIONS or GITLAB_CI
  * set) the implicit default store is never used: .envparity/store in the

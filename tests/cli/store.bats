@@ -193,7 +193,7 @@ setup_file() {
 	[[ "$output" == *"unsupported scheme 'ftp'"* ]]
 	run "$EP" bless --store "" m.json
 	[ "$status" -eq 2 ]
-	for p in ../up .hidden a/b "sp ace"; do
+	for p in ../up .hidden a//b a/../b /abs a/ a/./b "sp ace"; do
 		run "$EP" bless --profile "$p" m.json
 		[ "$status" -eq 2 ] || { echo "profile $p: $output"; false; }
 	done

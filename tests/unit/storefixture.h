@@ -123,14 +123,15 @@ static STFX_UNUSED char *
 read_manifest(struct ep_store *s, const char *profile, char commit[41])
 {
 	struct ep_store_info info = { 0 };
+	struct ep_store_policies p = { 0 };
 	struct ep_err err = { 0 };
-	char *m = NULL, *p = NULL;
+	char *m = NULL;
 
 	if (ep_store_read(&m, &p, &info, s, profile, &err) < 0)
 		fail_msg("read %s: %s", profile, err.msg);
 	if (commit != NULL)
 		strcpy(commit, info.commit);
-	free(p);
+	ep_store_policies_clear(&p);
 	ep_store_info_clear(&info);
 	return m;
 }

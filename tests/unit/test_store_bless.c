@@ -31,7 +31,8 @@ test_bare_bless_read(void **state)
 	struct ep_store *s;
 	struct ep_store_info info = { 0 };
 	struct ep_err err = { 0 };
-	char c1[41], c2[41], head[41], *m, *p, *want;
+	char c1[41], c2[41], head[41], *m, *want;
+	struct ep_store_policies p = { 0 };
 
 	(void)state;
 	assert_int_equal(sh("git init -q --bare -b trunk bare.git"), 0);
@@ -64,7 +65,7 @@ test_bare_bless_read(void **state)
 	/* A missing profile and a missing policy are not errors. */
 	assert_int_equal(ep_store_read(&m, &p, &info, s, "nope", &err), 0);
 	assert_null(m);
-	assert_null(p);
+	assert_int_equal(p.n, 0);
 	assert_string_equal(info.commit, c2);
 	ep_store_info_clear(&info);
 
@@ -82,7 +83,8 @@ test_nonbare_untouched(void **state)
 	struct ep_store *s;
 	struct ep_store_info info = { 0 };
 	struct ep_err err = { 0 };
-	char commit[41], head[41], *m, *p;
+	char commit[41], head[41], *m;
+	struct ep_store_policies p = { 0 };
 	char idx[EP_SHA256_HEX], idx2[EP_SHA256_HEX];
 
 	(void)state;
@@ -113,10 +115,13 @@ test_nonbare_untouched(void **state)
 	bless_ok(commit, s, "gpu", "{\"x\": \"y\"}\n");
 	assert_int_equal(ep_store_read(&m, &p, &info, s, "gpu", &err), 0);
 	assert_string_equal(m, "{\"x\": \"y\"}\n");
-	assert_string_equal(p, "{\"rules\": []}\n");	/* kept */
+	assert_int_equal(p.n, 1);
+	assert_string_equal(p.v[0].path, "gpu/policy.json");
+	assert_string_equal(ep_store_policies_own(&p),
+	    "{\"rules\": []}\n");	/* kept */
 	assert_string_equal(info.commit, commit);
 	free(m);
-	free(p);
+	ep_store_policies_clear(&p);
 	ep_store_info_clear(&info);
 	ep_store_free(s);
 

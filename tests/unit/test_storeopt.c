@@ -20,9 +20,12 @@ static void
 test_storeopt(void **state)
 {
 	static const char *const good[] = { "default", "gpu-a100", "x.y_z",
-	    "A1" };
-	static const char *const bad[] = { "", ".hidden", "a..b", "a/b",
-	    "/abs", "sp ace", "ünï" };
+	    "A1", "train/h100", "nodes/gpu07", "a/b/c/d/e/f/g/h",
+	    "x.y/z_1-2" };
+	static const char *const bad[] = { "", ".hidden", "a..b", "/abs",
+	    "sp ace", "ünï", "a/../b", "../a", "a/..", "a/./b", "./a", "a/.",
+	    "a//b", "a/", "/", "//a", "a/.hidden", "a/b..c", "a\\b",
+	    "a/policy.json", "manifest.json", "a/b/c/d/e/f/g/h/i" };
 	struct ep_storeopt o = { 0 };
 	struct ep_store_opts so;
 	struct ep_err err = { 0 };
@@ -53,8 +56,11 @@ test_storeopt(void **state)
 	assert_null(so.spec);
 	assert_string_equal(profile, "default");
 	unsetenv("ENVPARITY_STORE");
-	o.profile = "a/b";
+	o.profile = "a/b/";
 	assert_int_equal(ep_storeopt_resolve(&so, &profile, &o, &err), -1);
+	o.profile = "a/b";
+	assert_int_equal(ep_storeopt_resolve(&so, &profile, &o, &err), 0);
+	assert_string_equal(profile, "a/b");
 
 	so.spec = "https://tok@h/x it's";
 	so.ref = "main";

@@ -1,0 +1,201 @@
+/*
+ * cmd_policy.c: `envparity policy [store options] [--json]`: the policy
+ * a profile is judged by, as check merges it (the profile's own
+ * policy.json, each folder's above it, the store root's, the defaults),
+ * each rule and waiver with the file it comes from.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "clean.h"
+#include "cmd.h"
+#include "policy.h"
+#include "store.h"
+#include "storeopt.h"
+
+static int cmd_policy_exec(const struct ep_cmd *, int, char **);
+
+const struct ep_cmd ep_cmd_policy = {
+	.name = "policy",
+	.summary = "show a profile's effective policy, each rule's origin",
+	.usage =
+"usage: envparity policy [store options] [--json]\n"
+"\n"
+"Print the policy check applies to PROFILE: its rules in the order they\n"
+"are tried (the first whose key matches decides), then its waivers, each\n"
+"with the file it comes from: PROFILE/policy.json (profile), the\n"
+"policy.json of each folder above the profile (inherited: train/ for\n"
+"train/h100), the store root's policy.json (shared by every profile),\n"
+"or the built-in defaults.  A nearer file's rule or waiver for the same\n"
+"key replaces a farther one's.  Expired waivers are marked expired.\n"
+"\n"
+"  --json               print it as JSON: profile, store, ref, commit,\n"
+"                       rules and waivers, each with its origin\n"
+"                       (the file) and scope (profile, inherited, shared,\n"
+"                       default); a waiver has \"expired\": true or false\n"
+"  -h, --help           show this help\n"
+"\n"
+EP_STORE_HELP
+"\n"
+"Exit codes: 0 shown, 2 usage or a policy file check would refuse, 3 the\n"
+"store could not be read.\n",
+	.exec = cmd_policy_exec,
+};
+
+enum { OPT_JSON = 0x520 };
+
+/* Where a rule comes from, for a reader: "train/h100/policy.json",
+ * "inherited train/policy.json", "shared policy.json", "built-in
+ * default". */
+static const char *
+origin(int scope, const char *file)
+{
+	static char buf[256];
+
+	switch (scope) {
+	case EP_SCOPE_INHERITED:
+		snprintf(buf, sizeof buf, "inherited %s", file);
+		return buf;
+	case EP_SCOPE_SHARED:
+		snprintf(buf, sizeof buf, "shared %s", file);
+		return buf;
+	default:
+		return file;
+	}
+}
+
+static void
+print_text(const struct ep_policy *p, const struct ep_store_policies *pol,
+    const struct ep_store_info *info, const char *profile, time_t now)
+{
+	const struct ep_rule *r;
+	const struct ep_waiver *w;
+	size_t nr, nw, width = 0;
+
+	ep_say(stdout, "profile %s in %s %s%s%.12s", profile, info->store,
+	    info->ref, info->commit[0] ? " at " : "", info->commit);
+	if (pol->n == 0)
+		ep_say(stdout, "files: none (the defaults alone)");
+	for (size_t i = 0; i < pol->n; i++)
+		ep_say(stdout, "file: %s (%s)", pol->v[i].path,
+		    ep_policy_scope_name(pol->v[i].scope));
+	r = ep_policy_rules(p, &nr);
+	for (size_t i = 0; i < nr; i++)
+		if (strlen(r[i].key) > width)
+			width = strlen(r[i].key);
+	if (width > 40)
+		width = 40;
+	ep_say(stdout, "rules (the first that matches decides):");
+	for (size_t i = 0; i < nr; i++) {
+		char *extra = NULL;
+
+		if (r[i].kind == EP_RULE_EXACT || r[i].kind == EP_RULE_VERSION)
+			extra = xasprintf(", missing %s%s",
+			    ep_rule_missing_name(r[i].missing),
+			    r[i].severity == EP_SEVERITY_WARN ? ", warn" : "");
+		else if (r[i].severity == EP_SEVERITY_WARN)
+			extra = xstrdup(", warn");
+		ep_say(stdout, "  %-*s  %s%s  [%s]", (int)width, r[i].key,
+		    r[i].text, extra != NULL ? extra : "",
+		    origin(r[i].scope, r[i].origin));
+		free(extra);
+	}
+	w = ep_policy_waivers(p, &nw);
+	if (nw == 0) {
+		ep_say(stdout, "waivers: none");
+		return;
+	}
+	ep_say(stdout, "waivers:");
+	for (size_t i = 0; i < nw; i++)
+		ep_say(stdout, "  %s%s%s  by %s until %s%s: %s  [%s]",
+		    w[i].key, w[i].accepts != NULL ? " = " : "",
+		    w[i].accepts != NULL ? w[i].accepts : "", w[i].owner,
+		    w[i].expires, ep_policy_waiver_expired(&w[i], now) ?
+		    " (EXPIRED)" : "", w[i].reason,
+		    origin(w[i].scope, w[i].origin));
+}
+
+static int
+cmd_policy_exec(const struct ep_cmd *self, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		EP_STORE_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ep_storeopt sopt = { 0 };
+	struct ep_store_opts so;
+	struct ep_store_info info = { 0 };
+	struct ep_store_policies pol = { 0 };
+	struct ep_policy *policy = NULL;
+	struct ep_store *s = NULL;
+	struct ep_err err = { 0 };
+	const char *profile;
+	char *mtext = NULL, *where = NULL, *json = NULL;
+	int c, as_json = 0, rc = EP_EXIT_OK;
+	time_t now = time(NULL);
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (ep_store_opt(&sopt, c, optarg))
+			continue;
+		switch (c) {
+		case OPT_JSON:
+			as_json = 1;
+			break;
+		case 'h':
+			fputs(self->usage, stdout);
+			goto done;
+		default:
+			rc = ep_cmd_bad_option(self, c, longopts, argv);
+			goto done;
+		}
+	}
+	if (optind < argc) {
+		rc = ep_cmd_usage_error(self, "unexpected argument '%s'",
+		    argv[optind]);
+		goto done;
+	}
+	if (ep_storeopt_resolve(&so, &profile, &sopt, &err) < 0 ||
+	    ep_store_open(&s, &so, &err) < 0 ||
+	    ep_store_read(&mtext, &pol, &info, s, profile, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	where = xasprintf("%s#%s", info.store, info.ref);
+	if (ep_store_policy(&policy, &pol, where, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	if (as_json) {
+		const char *head[] = { "profile", profile, "store", info.store,
+		    "ref", info.ref, "commit", info.commit[0] ? info.commit :
+		    NULL, NULL };
+
+		if (ep_policy_json(&json, policy, now, head, &err) < 0) {
+			rc = ep_cmd_fail(self, &err);
+			goto done;
+		}
+		/* The text is already clean (ep_json_clean). */
+		fputs(json, stdout);
+	} else
+		print_text(policy, &pol, &info, profile, now);
+	if (fflush(stdout) == EOF) {
+		ep_err_set(&err, EP_E_IO, "standard output: write failed");
+		rc = ep_cmd_fail(self, &err);
+	}
+done:
+	free(json);
+	free(mtext);
+	free(where);
+	ep_policy_free(policy);
+	ep_store_policies_clear(&pol);
+	ep_store_info_clear(&info);
+	ep_store_free(s);
+	return rc;
+}

@@ -1,0 +1,309 @@
+/*
+ * policy_edit.c: changing a policy file's waivers (waive, unwaive) and
+ * showing a merged policy as JSON (`envparity policy --json`).
+ *
+ * An edit keeps the file as its owner wrote it: every other member and
+ * rule, in their order (jansson keeps an object's insertion order), and
+ * writes it back indented by two spaces as every JSON file the project
+ * writes.  What it writes is parsed again by ep_policy_parse, the parser
+ * check uses, before it is handed back: an edit never leaves a policy
+ * that check would refuse.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "clean.h"
+#include "policy.h"
+#include "vercmp.h"
+
+/* The text of root, as files are written: two spaces, members in order,
+ * a final newline, made safe for CI logs as every JSON we write. */
+static char *
+dump(json_t *root)
+{
+	char *raw = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	char *clean, *out;
+	size_t n;
+
+	if (raw == NULL)
+		return NULL;
+	clean = ep_json_clean(raw);
+	free(raw);
+	n = strlen(clean);
+	out = xmalloc(n + 2);
+	memcpy(out, clean, n);
+	out[n] = '\n';
+	out[n + 1] = '\0';
+	free(clean);
+	return out;
+}
+
+/* cur parsed (and validated as check would) into *root; NULL cur: a new
+ * policy holding only its schema. */
+static int
+load(json_t **root, const char *cur, const char *name, struct ep_err *err)
+{
+	struct ep_policy *p = NULL;
+	json_error_t jerr;
+
+	*root = NULL;
+	if (cur == NULL) {
+		*root = json_object();
+		json_object_set_new(*root, "schema",
+		    json_string(EP_POLICY_SCHEMA));
+		return 0;
+	}
+	/* A file check would refuse is mended by hand, not edited. */
+	if (ep_policy_parse(&p, cur, strlen(cur), name, err) < 0)
+		return -1;
+	ep_policy_free(p);
+	*root = json_loadb(cur, strlen(cur), JSON_REJECT_DUPLICATES, &jerr);
+	if (*root == NULL)
+		return ep_err_set(err, EP_E_INPUT, "%s: line %d column %d: %s",
+		    name, jerr.line, jerr.column, jerr.text);
+	return 0;
+}
+
+/* root dumped and parsed again as check parses it. */
+static int
+finish(char **out, json_t *root, const char *name, struct ep_err *err)
+{
+	struct ep_policy *p = NULL;
+	char *text = dump(root);
+
+	*out = NULL;
+	if (text == NULL)
+		return ep_err_set(err, EP_E_IO, "%s: cannot serialize", name);
+	if (ep_policy_parse(&p, text, strlen(text), name, err) < 0) {
+		free(text);
+		return -1;
+	}
+	ep_policy_free(p);
+	*out = text;
+	return 0;
+}
+
+/* 1 if s has a byte a key never holds: blanks and control bytes. */
+static int
+odd_bytes(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if (isspace((unsigned char)*s) || iscntrl((unsigned char)*s))
+			return 1;
+	return 0;
+}
+
+/* 1 if s is nothing but blanks. */
+static int
+blank(const char *s)
+{
+	return s == NULL || strspn(s, " \t\r\n") == strlen(s);
+}
+
+int
+ep_policy_waiver_check(const struct ep_waiver_spec *w, time_t now,
+    struct ep_err *err)
+{
+	const char *why;
+	struct tm tm;
+	char today[16];
+
+	if (w->key == NULL || w->key[0] == '\0')
+		return ep_err_set(err, EP_E_INPUT, "the key is empty");
+	if (odd_bytes(w->key))
+		return ep_err_set(err, EP_E_INPUT, "key '%s': a fact key "
+		    "holds no blanks or control characters", w->key);
+	if ((why = ep_glob_problem(w->key)) != NULL)
+		return ep_err_set(err, EP_E_INPUT, "key '%s': not a fact key "
+		    "or pattern: it %s", w->key, why);
+	if (blank(w->reason))
+		return ep_err_set(err, EP_E_INPUT, "--reason is empty: say "
+		    "why the drift is accepted");
+	if (blank(w->owner))
+		return ep_err_set(err, EP_E_INPUT, "--owner is empty: name "
+		    "who answers for the waiver");
+	if (w->actual != NULL && w->actual[0] == '\0')
+		return ep_err_set(err, EP_E_INPUT, "--actual is empty");
+	if (w->expires == NULL || !ep_policy_valid_date(w->expires))
+		return ep_err_set(err, EP_E_INPUT, "--expires '%s': not a "
+		    "date (YYYY-MM-DD)", w->expires ? w->expires : "");
+	if (gmtime_r(&now, &tm) == NULL ||
+	    strftime(today, sizeof today, "%Y-%m-%d", &tm) != 10)
+		return ep_err_set(err, EP_E_IO, "cannot tell today's date");
+	/* YYYY-MM-DD strings order as the dates do. */
+	if (strcmp(w->expires, today) < 0)
+		return ep_err_set(err, EP_E_INPUT, "--expires %s: already "
+		    "past (today is %s, UTC): a waiver must expire today or "
+		    "later", w->expires, today);
+	return 0;
+}
+
+int
+ep_policy_waiver_set(char **out, const char *cur, const char *name,
+    const struct ep_waiver_spec *w, time_t now, struct ep_err *err)
+{
+	json_t *root = NULL, *waivers, *o, *k;
+	size_t i, at = (size_t)-1;
+	int rc = -1;
+
+	*out = NULL;
+	if (ep_policy_waiver_check(w, now, err) < 0 ||
+	    load(&root, cur, name, err) < 0)
+		goto done;
+	o = json_object();
+	json_object_set_new(o, "key", json_string(w->key));
+	json_object_set_new(o, "reason", json_string(w->reason));
+	json_object_set_new(o, "owner", json_string(w->owner));
+	json_object_set_new(o, "expires", json_string(w->expires));
+	if (w->actual != NULL)
+		json_object_set_new(o, "actual", json_string(w->actual));
+	if ((waivers = json_object_get(root, "waivers")) == NULL) {
+		waivers = json_array();
+		json_object_set_new(root, "waivers", waivers);
+	}
+	/* The same key again replaces the waiver where it stands. */
+	for (i = 0; i < json_array_size(waivers);) {
+		k = json_object_get(json_array_get(waivers, i), "key");
+		if (!json_is_string(k) ||
+		    strcmp(json_string_value(k), w->key) != 0) {
+			i++;
+			continue;
+		}
+		if (at == (size_t)-1) {
+			at = i;
+			json_array_set(waivers, i, o);
+			i++;
+		} else
+			json_array_remove(waivers, i);
+	}
+	if (at == (size_t)-1)
+		json_array_append(waivers, o);
+	json_decref(o);
+	rc = finish(out, root, name, err);
+done:
+	json_decref(root);
+	return rc;
+}
+
+int
+ep_policy_waiver_remove(char **out, const char *cur, const char *name,
+    const char *key, struct ep_err *err)
+{
+	json_t *root = NULL, *waivers, *k;
+	size_t removed = 0;
+	int rc = -1;
+
+	*out = NULL;
+	if (cur == NULL)
+		return ep_err_set(err, EP_E_INPUT, "%s: no such file, so no "
+		    "waiver for '%s'", name, key);
+	if (load(&root, cur, name, err) < 0)
+		goto done;
+	waivers = json_object_get(root, "waivers");
+	for (size_t i = 0; i < json_array_size(waivers);) {
+		k = json_object_get(json_array_get(waivers, i), "key");
+		if (json_is_string(k) && strcmp(json_string_value(k),
+		    key) == 0) {
+			json_array_remove(waivers, i);
+			removed++;
+		} else
+			i++;
+	}
+	if (removed == 0) {
+		ep_err_set(err, EP_E_INPUT, "%s: no waiver for '%s' (the key "
+		    "must be written as the waiver names it)", name, key);
+		goto done;
+	}
+	if (json_array_size(waivers) == 0)
+		json_object_del(root, "waivers");
+	rc = finish(out, root, name, err);
+done:
+	json_decref(root);
+	return rc;
+}
+
+/* 1 when waiver w has expired at now. */
+static int
+expired(const struct ep_waiver *w, time_t now)
+{
+	struct tm tm;
+	char today[16];
+
+	if (gmtime_r(&now, &tm) == NULL ||
+	    strftime(today, sizeof today, "%Y-%m-%d", &tm) != 10)
+		return 0;
+	return strcmp(w->expires, today) < 0;
+}
+
+int
+ep_policy_waiver_expired(const struct ep_waiver *w, time_t now)
+{
+	return expired(w, now);
+}
+
+static void
+set_str(json_t *o, const char *k, const char *v)
+{
+	if (v != NULL)
+		json_object_set_new(o, k, json_string(v));
+}
+
+int
+ep_policy_json(char **out, const struct ep_policy *p, time_t now,
+    const char *const *head, struct ep_err *err)
+{
+	const struct ep_rule *r;
+	const struct ep_waiver *w;
+	json_t *root = json_object(), *rules = json_array();
+	json_t *waivers = json_array(), *o;
+	size_t nr, nw;
+
+	*out = NULL;
+	for (size_t i = 0; head != NULL && head[i] != NULL; i += 2)
+		set_str(root, head[i], head[i + 1]);
+	r = ep_policy_rules(p, &nr);
+	for (size_t i = 0; i < nr; i++) {
+		o = json_object();
+		set_str(o, "key", r[i].key);
+		set_str(o, "rule", ep_rule_kind_name(r[i].kind));
+		if (r[i].range != NULL)
+			set_str(o, "range", ep_verrange_text(r[i].range));
+		if (r[i].kind == EP_RULE_EXACT || r[i].kind == EP_RULE_VERSION)
+			set_str(o, "missing",
+			    ep_rule_missing_name(r[i].missing));
+		if (r[i].kind != EP_RULE_IGNORE)
+			set_str(o, "severity", r[i].severity ==
+			    EP_SEVERITY_WARN ? "warn" : "fail");
+		set_str(o, "reason", r[i].reason);
+		set_str(o, "origin", r[i].origin);
+		set_str(o, "scope", ep_policy_scope_name(r[i].scope));
+		json_array_append_new(rules, o);
+	}
+	w = ep_policy_waivers(p, &nw);
+	for (size_t i = 0; i < nw; i++) {
+		o = json_object();
+		set_str(o, "key", w[i].key);
+		set_str(o, "reason", w[i].reason);
+		set_str(o, "owner", w[i].owner);
+		set_str(o, "expires", w[i].expires);
+		set_str(o, "actual", w[i].actual);
+		if (w[i].range != NULL)
+			set_str(o, "range", ep_verrange_text(w[i].range));
+		json_object_set_new(o, "expired",
+		    json_boolean(expired(&w[i], now)));
+		set_str(o, "origin", w[i].origin);
+		set_str(o, "scope", ep_policy_scope_name(w[i].scope));
+		json_array_append_new(waivers, o);
+	}
+	json_object_set_new(root, "rules", rules);
+	json_object_set_new(root, "waivers", waivers);
+	*out = dump(root);
+	json_decref(root);
+	if (*out == NULL)
+		return ep_err_set(err, EP_E_IO, "cannot serialize the policy");
+	return 0;
+}
