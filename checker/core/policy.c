@@ -25,6 +25,10 @@
  *                         {"key": "lib.*.path", "rule": "ignore"}).
  *   gpu.driver.version  exact: a driver change changes kernels and
  *                         numerics; a version range is a policy choice.
+ *   gpu.*.remapped_rows_pending  ignore: the GPU's state now, not its
+ *                         setup; the check stack.gpu.<i>.remapped_rows
+ *                         fails on it (a pending remap would otherwise
+ *                         be said twice, once as drift).
  *   *             exact, missing fail: anything else (os, libc, cpu,
  *                         python, gpu, probe) must stay as blessed.  So
  *                         are artifact.* (a model's digest and file
@@ -60,6 +64,8 @@ static const char default_policy[] =
     "\"reason\": \"a changed library version, file or hash is drift\"},"
 "{\"key\": \"gpu.driver.version\", \"rule\": \"exact\", "
     "\"reason\": \"a driver change is drift\"},"
+"{\"key\": \"gpu.*.remapped_rows_pending\", \"rule\": \"ignore\", "
+    "\"reason\": \"a GPU's state now: judged by stack.gpu.<i>.remapped_rows\"},"
 "{\"key\": \"*\", \"rule\": \"exact\", \"missing\": \"fail\"}"
 "]}";
 

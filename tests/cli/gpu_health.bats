@@ -252,3 +252,17 @@ EOF
 	    --no-discover --site-packages "$BATS_FILE_TMPDIR/site" -o m2.json
 	[ "$(jq -r .meta.unavailable.gpu m2.json)" = "nvmlInit_v2: Invalid Argument (2)" ]
 }
+
+@test "a pending row remap is the check's finding, not drift of the fact from before the checks (a default ignore rule)" {
+	capture golden.json 8 ""
+	capture m.json 8 "6:remap_pending=1"
+	[ "$(jq -r '.facts["gpu.6.remapped_rows_pending"]' golden.json)" = no ]
+	[ "$(jq -r '.facts["gpu.6.remapped_rows_pending"]' m.json)" = yes ]
+	run "$EP" diff -q golden.json m.json --json r.json
+	[ "$status" -eq 1 ]
+	[[ "$(result stack.gpu.6.remapped_rows)" == "fail "*"row remappings are pending"* ]]
+	# The fact is ignored, and said so; nothing else failed.
+	[[ "$(result gpu.6.remapped_rows_pending)" == "skip "* ]] ||
+	    [ -z "$(result gpu.6.remapped_rows_pending)" ]
+	[ "$(jq -r '[.results[] | select(.status == "fail") | .key] | join(" ")' r.json)" = stack.gpu.6.remapped_rows ]
+}
