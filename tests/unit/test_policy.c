@@ -132,8 +132,13 @@ test_defaults(void **state)
 
 	(void)state;
 	r = ep_policy_rules(p, &n);
-	assert_int_equal(n, 9);
+	assert_int_equal(n, 10);
 	assert_string_equal(r[n - 1].key, "*");
+	/* A GPU's state now is the health checks', not drift. */
+	assert_int_equal(ep_policy_match(p,
+	    "gpu.6.remapped_rows_pending")->kind, EP_RULE_IGNORE);
+	assert_int_equal(ep_policy_match(p, "gpu.6.name")->kind,
+	    EP_RULE_EXACT);
 	for (size_t i = 0; i < n; i++)
 		assert_true(r[i].builtin);
 	assert_int_equal(ep_policy_match(p, "meta.captured_at")->kind,
