@@ -7,6 +7,8 @@
 #   make unit            build the cmocka unit tests
 #   make bench           envparity against the tools a user would use instead
 #   make install PREFIX=/usr/local DESTDIR=
+#   make dist            envparity-VERSION.tar.gz of HEAD (git archive)
+#   make deb             the Debian package, into build/deb/
 #
 # Dependencies come through pkg-config.  The NVIDIA libraries are never
 # linked: they are loaded at run time with dlopen.
@@ -17,6 +19,11 @@ PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
 MANDIR     ?= $(PREFIX)/share/man
 DATADIR    ?= $(PREFIX)/share/envparity
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
+
+# The release: checker/util/version.h is its one source (tags are vVERSION).
+VERSION    := $(shell sed -n 's/^\#define EP_VERSION "\(.*\)"$$/\1/p' checker/util/version.h)
 
 ifeq ($(SAN),1)
 B          := build-san
@@ -62,7 +69,7 @@ UNITS    := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 # PROBE_ALL / PROBE_UNITS / PROBE_INSTALL for the targets below.
 include gpu_probes/probe.mk
 
-.PHONY: all unit test bench install uninstall clean help deps
+.PHONY: all unit test bench install uninstall clean help deps dist deb version
 all: $(B)/envparity $(PROBE_ALL)
 
 $(B)/envparity: $(OBJS)
@@ -93,10 +100,35 @@ install: all $(PROBE_INSTALL)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/schemas
 	install -m 0755 $(B)/envparity $(DESTDIR)$(BINDIR)/envparity
 	install -m 0644 manifests/*.schema.json $(DESTDIR)$(DATADIR)/schemas/
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
+		$(DESTDIR)$(ZSHCOMPDIR)
+	install -m 0644 man/envparity.1 $(DESTDIR)$(MANDIR)/man1/envparity.1
+	install -m 0644 completions/envparity.bash \
+		$(DESTDIR)$(BASHCOMPDIR)/envparity
+	install -m 0644 completions/_envparity $(DESTDIR)$(ZSHCOMPDIR)/_envparity
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/envparity $(DESTDIR)$(BINDIR)/envparity-probe
 	rm -rf $(DESTDIR)$(DATADIR)
+	rm -f $(DESTDIR)$(MANDIR)/man1/envparity.1 \
+		$(DESTDIR)$(BASHCOMPDIR)/envparity $(DESTDIR)$(ZSHCOMPDIR)/_envparity
+
+version:
+	@echo $(VERSION)
+
+# The source tarball: HEAD as committed (what is not committed is not in
+# it), under envparity-VERSION/; .gitattributes says what is left out.
+DIST := envparity-$(VERSION)
+dist:
+	@mkdir -p build
+	git archive --format=tar.gz --prefix=$(DIST)/ -o build/$(DIST).tar.gz HEAD
+	@echo build/$(DIST).tar.gz
+
+# The Debian package (debian/), built outside the tree in a copy from
+# `make dist`'s tarball, so that the package is made of what is committed;
+# the .deb and its .buildinfo and .changes land in build/deb/.
+deb: dist
+	tools/deb.sh build/$(DIST).tar.gz build/deb
 
 deps:
 	tools/deps.sh build test
