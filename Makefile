@@ -118,11 +118,12 @@ version:
 
 # The source tarball: HEAD as committed (what is not committed is not in
 # it), under envparity-VERSION/; .gitattributes says what is left out.
-DIST := envparity-$(VERSION)
+DIST    := envparity-$(VERSION)
+DISTDIR ?= build
 dist:
-	@mkdir -p build
-	git archive --format=tar.gz --prefix=$(DIST)/ -o build/$(DIST).tar.gz HEAD
-	@echo build/$(DIST).tar.gz
+	@mkdir -p $(DISTDIR)
+	git archive --format=tar.gz --prefix=$(DIST)/ -o $(DISTDIR)/$(DIST).tar.gz HEAD
+	@echo $(DISTDIR)/$(DIST).tar.gz
 
 # The Debian package (debian/), built outside the tree in a copy from
 # `make dist`'s tarball, so that the package is made of what is committed;
