@@ -45,10 +45,11 @@ endif
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS   = $(shell $(PKG_CONFIG) --libs $(PKGS))
 
+CPPFLAGS ?=
 CFLAGS   ?=
 LDFLAGS  ?=
 ALL_CFLAGS  = -std=c17 $(OPT) $(WARN) $(SANFLAGS) -D_GNU_SOURCE \
-	-D_FILE_OFFSET_BITS=64 $(INCS) $(PKG_CFLAGS) $(CFLAGS)
+	-D_FILE_OFFSET_BITS=64 $(INCS) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SANFLAGS) -Wl,--as-needed $(LDFLAGS)
 LIBS        = $(PKG_LIBS) -lpthread -ldl
 
