@@ -112,6 +112,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/envparity $(DESTDIR)$(BINDIR)/envparity-probe
 	rm -rf $(DESTDIR)$(DATADIR)
 	rm -f $(DESTDIR)$(MANDIR)/man1/envparity.1 \
+		$(DESTDIR)$(MANDIR)/man1/envparity-probe.1 \
 		$(DESTDIR)$(BASHCOMPDIR)/envparity $(DESTDIR)$(ZSHCOMPDIR)/_envparity
 
 version:

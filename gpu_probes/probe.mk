@@ -92,5 +92,7 @@ $(PROBE_FAKE_CUDA): tests/probe/fake_cuda.c
 probe-install: $(B)/envparity-probe
 	install -d $(DESTDIR)$(BINDIR)
 	install -m 0755 $(B)/envparity-probe $(DESTDIR)$(BINDIR)/envparity-probe
+	install -d $(DESTDIR)$(MANDIR)/man1
+	install -m 0644 man/envparity-probe.1 $(DESTDIR)$(MANDIR)/man1/envparity-probe.1
 
 -include $(PROBE_OBJS:.o=.d)

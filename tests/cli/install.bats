@@ -11,6 +11,7 @@ load setup
 	[ -x "$T/root/opt/ep/bin/envparity-probe" ]
 	[ -f "$T/root/opt/ep/share/envparity/schemas/manifest.schema.json" ]
 	cmp "$REPO_ROOT/man/envparity.1" "$T/root/opt/ep/share/man/man1/envparity.1"
+	cmp "$REPO_ROOT/man/envparity-probe.1" "$T/root/opt/ep/share/man/man1/envparity-probe.1"
 	cmp "$REPO_ROOT/completions/envparity.bash" \
 	    "$T/root/opt/ep/share/bash-completion/completions/envparity"
 	cmp "$REPO_ROOT/completions/_envparity" \

@@ -56,18 +56,20 @@ complete_bash() { # words...
 	[[ "$output" != *"--store"* ]]
 }
 
-@test "the man page is clean under mandoc -T lint and groff -ww, and names this release" {
-	run mandoc -T lint -W all "$MAN"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[ -z "$output" ]
-	run groff -ww -z -man "$MAN"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[ -z "$output" ]
-	# .TH's source field is the binary's release (checker/util/version.h).
+@test "the man pages are clean under mandoc -T lint and groff -ww, and name this release" {
 	v=$("$EP" --version)
-	grep -q "^\.TH ENVPARITY 1 [^ ]* \"$v\"" "$MAN"
+	for m in "$MAN" "$REPO_ROOT/man/envparity-probe.1"; do
+		run mandoc -T lint -W all "$m"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		[ -z "$output" ]
+		run groff -ww -z -man "$m"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		[ -z "$output" ]
+		# .TH's source field is the binary's release (version.h).
+		grep -q "^\.TH ENVPARITY[-A-Z]* 1 [^ ]* \"$v\"" "$m"
+	done
 	# Rendered, it has the sections a manual page needs.
 	run groff -man -Tascii -P-bcou "$MAN"
 	[ "$status" -eq 0 ]
