@@ -19,7 +19,9 @@
 #           independent DSSE verifier of the attestations
 #           (python3-securesystemslib with python3-nacl; the other,
 #           @sigstore/verify, comes from npm), the manual page's linters
-#           (mandoc, groff) and zsh (the zsh completion loads)
+#           (mandoc, groff) and zsh (the zsh completion loads), the
+#           Debian package's tools (dpkg-dev, debhelper, lintian) and
+#           debootstrap (a fresh root to install it in)
 #   bench   test + hyperfine, pip, openssl
 #
 # Missing Debian packages are installed when run as root; otherwise they are
@@ -50,7 +52,9 @@ munge:'command -v munged' prometheus-node-exporter:'command -v prometheus-node-e
 prometheus:'command -v promtool' curl:'command -v curl' shellcheck:'command -v shellcheck'
 python3-securesystemslib:'/usr/bin/python3 -c \"import securesystemslib\"'
 python3-nacl:'/usr/bin/python3 -c \"import nacl\"'
-mandoc:'command -v mandoc' groff-base:'command -v groff' zsh:'command -v zsh'"
+mandoc:'command -v mandoc' groff-base:'command -v groff' zsh:'command -v zsh'
+dpkg-dev:'command -v dpkg-buildpackage' debhelper:'command -v dh' lintian:'command -v lintian'
+debootstrap:'command -v debootstrap'"
 bench_needs="$test_needs hyperfine:'command -v hyperfine'
 python3-pip:'python3 -m pip --version' openssl:'command -v openssl'"
 
