@@ -9,6 +9,7 @@
 #   make install PREFIX=/usr/local DESTDIR=
 #   make dist            envparity-VERSION.tar.gz of HEAD (git archive)
 #   make deb             the Debian package, into build/deb/
+#   make version         print the release (checker/util/version.h)
 #
 # Dependencies come through pkg-config.  The NVIDIA libraries are never
 # linked: they are loaded at run time with dlopen.
@@ -140,7 +141,7 @@ clean:
 	rm -rf build build-san
 
 help:
-	@sed -n '2,12s/^# \{0,1\}//p' Makefile
+	@sed -n '2,13s/^# \{0,1\}//p' Makefile
 
 # libFuzzer harnesses (tests/fuzz/): `make fuzz FUZZ_SECONDS=N` runs each
 # target N seconds on its corpus; `make unit` also builds them with a
