@@ -141,7 +141,7 @@ clean:
 	rm -rf build build-san
 
 help:
-	@sed -n '2,13s/^# \{0,1\}//p' Makefile
+	@sed -n '2,15s/^# \{0,1\}//p' Makefile
 
 # libFuzzer harnesses (tests/fuzz/): `make fuzz FUZZ_SECONDS=N` runs each
 # target N seconds on its corpus; `make unit` also builds them with a
