@@ -7,6 +7,9 @@
 #   make unit            build the cmocka unit tests
 #   make bench           envparity against the tools a user would use instead
 #   make install PREFIX=/usr/local DESTDIR=
+#   make dist            envparity-VERSION.tar.gz of HEAD (git archive)
+#   make deb             the Debian package, into build/deb/
+#   make version         print the release (checker/util/version.h)
 #
 # Dependencies come through pkg-config.  The NVIDIA libraries are never
 # linked: they are loaded at run time with dlopen.
@@ -17,6 +20,11 @@ PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
 MANDIR     ?= $(PREFIX)/share/man
 DATADIR    ?= $(PREFIX)/share/envparity
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
+
+# The release: checker/util/version.h is its one source (tags are vVERSION).
+VERSION    := $(shell sed -n 's/^\#define EP_VERSION "\(.*\)"$$/\1/p' checker/util/version.h)
 
 ifeq ($(SAN),1)
 B          := build-san
@@ -38,10 +46,11 @@ endif
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS   = $(shell $(PKG_CONFIG) --libs $(PKGS))
 
+CPPFLAGS ?=
 CFLAGS   ?=
 LDFLAGS  ?=
 ALL_CFLAGS  = -std=c17 $(OPT) $(WARN) $(SANFLAGS) -D_GNU_SOURCE \
-	-D_FILE_OFFSET_BITS=64 $(INCS) $(PKG_CFLAGS) $(CFLAGS)
+	-D_FILE_OFFSET_BITS=64 $(INCS) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SANFLAGS) -Wl,--as-needed $(LDFLAGS)
 LIBS        = $(PKG_LIBS) -lpthread -ldl
 
@@ -62,7 +71,7 @@ UNITS    := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 # PROBE_ALL / PROBE_UNITS / PROBE_INSTALL for the targets below.
 include gpu_probes/probe.mk
 
-.PHONY: all unit test bench install uninstall clean help deps
+.PHONY: all unit test bench install uninstall clean help deps dist deb version
 all: $(B)/envparity $(PROBE_ALL)
 
 $(B)/envparity: $(OBJS)
@@ -93,10 +102,37 @@ install: all $(PROBE_INSTALL)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/schemas
 	install -m 0755 $(B)/envparity $(DESTDIR)$(BINDIR)/envparity
 	install -m 0644 manifests/*.schema.json $(DESTDIR)$(DATADIR)/schemas/
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
+		$(DESTDIR)$(ZSHCOMPDIR)
+	install -m 0644 man/envparity.1 $(DESTDIR)$(MANDIR)/man1/envparity.1
+	install -m 0644 completions/envparity.bash \
+		$(DESTDIR)$(BASHCOMPDIR)/envparity
+	install -m 0644 completions/_envparity $(DESTDIR)$(ZSHCOMPDIR)/_envparity
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/envparity $(DESTDIR)$(BINDIR)/envparity-probe
 	rm -rf $(DESTDIR)$(DATADIR)
+	rm -f $(DESTDIR)$(MANDIR)/man1/envparity.1 \
+		$(DESTDIR)$(MANDIR)/man1/envparity-probe.1 \
+		$(DESTDIR)$(BASHCOMPDIR)/envparity $(DESTDIR)$(ZSHCOMPDIR)/_envparity
+
+version:
+	@echo $(VERSION)
+
+# The source tarball: HEAD as committed (what is not committed is not in
+# it), under envparity-VERSION/; .gitattributes says what is left out.
+DIST    := envparity-$(VERSION)
+DISTDIR ?= build
+dist:
+	@mkdir -p $(DISTDIR)
+	git archive --format=tar.gz --prefix=$(DIST)/ -o $(DISTDIR)/$(DIST).tar.gz HEAD
+	@echo $(DISTDIR)/$(DIST).tar.gz
+
+# The Debian package (debian/), built outside the tree in a copy from
+# `make dist`'s tarball, so that the package is made of what is committed;
+# the .deb and its .buildinfo and .changes land in build/deb/.
+deb: dist
+	tools/deb.sh build/$(DIST).tar.gz build/deb
 
 deps:
 	tools/deps.sh build test
@@ -105,7 +141,7 @@ clean:
 	rm -rf build build-san
 
 help:
-	@sed -n '2,12s/^# \{0,1\}//p' Makefile
+	@sed -n '2,15s/^# \{0,1\}//p' Makefile
 
 # libFuzzer harnesses (tests/fuzz/): `make fuzz FUZZ_SECONDS=N` runs each
 # target N seconds on its corpus; `make unit` also builds them with a

@@ -31,7 +31,7 @@ NVCC_FLAGS ?= -std=c++17 --fmad=false \
 # CFLAGS, so that a user's -ffast-math cannot change the hashes).
 PROBE_CFLAGS = -std=c17 $(OPT) $(WARN) $(SANFLAGS) -D_GNU_SOURCE \
 	-D_FILE_OFFSET_BITS=64 -pthread -Igpu_probes -Ichecker/util \
-	$(shell $(PKG_CONFIG) --cflags libcrypto) $(CFLAGS) \
+	$(shell $(PKG_CONFIG) --cflags libcrypto) $(CPPFLAGS) $(CFLAGS) \
 	-fno-fast-math -ffp-contract=off $(PROBE_DEFS)
 PROBE_LIBS = $(shell $(PKG_CONFIG) --libs libcrypto) -lpthread -ldl -lm
 
@@ -92,5 +92,7 @@ $(PROBE_FAKE_CUDA): tests/probe/fake_cuda.c
 probe-install: $(B)/envparity-probe
 	install -d $(DESTDIR)$(BINDIR)
 	install -m 0755 $(B)/envparity-probe $(DESTDIR)$(BINDIR)/envparity-probe
+	install -d $(DESTDIR)$(MANDIR)/man1
+	install -m 0644 man/envparity-probe.1 $(DESTDIR)$(MANDIR)/man1/envparity-probe.1
 
 -include $(PROBE_OBJS:.o=.d)

@@ -18,7 +18,11 @@
 #           prometheus, curl), shellcheck (the Slurm scripts), and an
 #           independent DSSE verifier of the attestations
 #           (python3-securesystemslib with python3-nacl; the other,
-#           @sigstore/verify, comes from npm)
+#           @sigstore/verify, comes from npm), the manual page's linters
+#           (mandoc, groff) and zsh (the zsh completion loads), the
+#           Debian package's tools (dpkg-dev, debhelper, lintian) and
+#           debootstrap (a fresh root to install it in) and buildah (the
+#           container image)
 #   bench   test + hyperfine, pip, openssl
 #
 # Missing Debian packages are installed when run as root; otherwise they are
@@ -48,7 +52,10 @@ slurm-wlm:'command -v slurmctld && command -v slurmd' slurm-client:'command -v s
 munge:'command -v munged' prometheus-node-exporter:'command -v prometheus-node-exporter'
 prometheus:'command -v promtool' curl:'command -v curl' shellcheck:'command -v shellcheck'
 python3-securesystemslib:'/usr/bin/python3 -c \"import securesystemslib\"'
-python3-nacl:'/usr/bin/python3 -c \"import nacl\"'"
+python3-nacl:'/usr/bin/python3 -c \"import nacl\"'
+mandoc:'command -v mandoc' groff-base:'command -v groff' zsh:'command -v zsh'
+dpkg-dev:'command -v dpkg-buildpackage' debhelper:'command -v dh' lintian:'command -v lintian'
+debootstrap:'command -v debootstrap' buildah:'command -v buildah'"
 bench_needs="$test_needs hyperfine:'command -v hyperfine'
 python3-pip:'python3 -m pip --version' openssl:'command -v openssl'"
 

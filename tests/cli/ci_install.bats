@@ -1,0 +1,116 @@
+#!/usr/bin/env bats
+# ci_install.bats: where the GitHub action's envparity comes from (input
+# install): "path" runs the one on PATH, "auto" runs it when its version is
+# the one wanted and builds from the action's source otherwise, "source"
+# builds, and "deb" installs a Debian package with apt-get and runs it.
+# The action's steps run as the runner runs them (tools/run-composite.js);
+# for "deb", which installs into the system, its steps run inside a fresh
+# Debian root (debootstrap, tests/cli/debroot.bash) instead of here.
+
+load setup
+load git_daemon
+load ci
+load debroot
+
+ACTION=$REPO_ROOT/ci/github/action.yml
+NM=$REPO_ROOT/tools/node_modules
+
+setup_file() {
+	unset ENVPARITY_STORE ENVPARITY_PROFILE ENVPARITY_GIT_TOKEN
+	unset GITHUB_OUTPUT GITHUB_STEP_SUMMARY GITHUB_ENV GITHUB_PATH
+}
+
+# A folder with an envparity that says it is version $2 and is otherwise
+# the binary under test; or with $EP itself when $2 is empty.
+fake_path() { # dir [version]
+	mkdir -p "$1"
+	if [ -z "${2:-}" ]; then
+		ln -s "$EP" "$1/envparity"
+	else
+		printf '#!/bin/sh\ncase $1 in --version) echo "envparity %s" ;; *) exec "%s" "$@" ;; esac\n' \
+		    "$2" "$EP" >"$1/envparity"
+		chmod +x "$1/envparity"
+	fi
+}
+
+@test "install: path and auto run the envparity on PATH of the version wanted" {
+	need_node
+	golden s.git sp 3
+	fake_path "$T/pbin"
+	v=$("$EP" --version | sed 's/^envparity //')
+	for how in path auto; do
+		PATH=$T/pbin:$PATH run_action r.json envparity= install=$how store=s.git \
+		    "args=--no-discover --site-packages sp"
+		[ "$status" -eq 0 ]
+		jq -e '.outputs.status == "parity"' r.json
+		[ "$(jq -r .outputs.envparity r.json)" = "$T/pbin/envparity" ]
+		[ "$(jq -r '.outputs["envparity-version"]' r.json)" = "$v" ]
+		[ ! -e runner/envparity-build ]
+	done
+	# path with a version that is not the one on PATH: exit 3, said why.
+	PATH=$T/pbin:$PATH run_action r.json envparity= install=path version=9.9.9 store=s.git
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"is envparity $v, not 9.9.9 (input version)"* ]]
+	[ "$(jq -r .steps.verdict.exit_code r.json)" != 0 ]
+	# An unknown install is refused before anything runs.
+	run_action r.json envparity= install=brew store=s.git
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"input install: not auto, path, deb or source"* ]]
+}
+
+@test "install: auto builds from the action's source when PATH has another version; source builds too" {
+	need_node
+	golden s.git sp 3
+	fake_path "$T/pbin" 0.0.1
+	PATH=$T/pbin:$PATH run_action r.json envparity= install=auto store=s.git \
+	    "args=--no-discover --site-packages sp"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"install auto: source"* ]]
+	[ "$(jq -r .outputs.envparity r.json)" = "$T/runner/envparity-build/envparity" ]
+	[ "$(jq -r '.outputs["envparity-version"]' r.json)" = "$(make -s -C "$REPO_ROOT" version)" ]
+	jq -e '.outputs.status == "parity"' r.json
+	# source, asked for: the same build (make finds it up to date).
+	PATH=$T/pbin:$PATH run_action r2.json envparity= install=source store=s.git \
+	    "args=--no-discover --site-packages sp"
+	[ "$status" -eq 0 ]
+	[ "$(jq -r .outputs.envparity r2.json)" = "$T/runner/envparity-build/envparity" ]
+}
+
+@test "install: deb installs the package with apt-get in a fresh Debian root and the check runs it" {
+	need_node
+	[ "$(id -u)" = 0 ] || skip "needs root (debootstrap, chroot)"
+	git -C "$REPO_ROOT" rev-parse --verify -q HEAD >/dev/null 2>&1 || skip "not a git checkout"
+	make -s -C "$REPO_ROOT" dist DISTDIR="$T/deb" >/dev/null
+	deb=$("$REPO_ROOT/tools/deb.sh" "$T"/deb/envparity-*.tar.gz "$T/deb")
+	debroot_make root
+	cp "$deb" root/tmp/envparity.deb
+	mkdir -p root/action/ci/github root/job root/work
+	git init -q --bare -b main root/tmp/s.git
+	# The action's two steps, as scripts, with the env: the runner gives.
+	yaml_json "$ACTION" | jq -r '.runs.steps[0].run' >root/job/setup.sh
+	yaml_json "$ACTION" | jq -r '.runs.steps[1].run' >root/job/check.sh
+	: >root/job/out
+	run chroot root env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+	    INPUT_ENVPARITY= INPUT_INSTALL=deb INPUT_VERSION= INPUT_DEB=/tmp/envparity.deb \
+	    INPUT_PROFILE=default INPUT_REPORTS_DIR=reports INPUT_JUNIT= INPUT_JSON= \
+	    INPUT_MARKDOWN= INPUT_ATTESTATION= INPUT_ARTIFACT_NAME= INPUT_CACHE_DIR= \
+	    ACTION_PATH=/action/ci/github BUILD_DIR=/job/build JOB_TEMP=/job \
+	    GITHUB_OUTPUT=/job/out sh -c 'cd /work && bash -e /job/setup.sh'
+	echo "$output" | tail -n 20
+	[ "$status" -eq 0 ]
+	grep -A1 '^bin<<' root/job/out | grep -qx /usr/bin/envparity
+	chroot root dpkg -s envparity | grep -qx 'Status: install ok installed'
+	# The check step runs what was installed: bless a golden, then parity.
+	chroot root envparity bless -q --store /tmp/s.git --no-discover
+	run chroot root env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+	    INPUT_STORE=/tmp/s.git INPUT_REF= INPUT_PROFILE=default INPUT_RUNS= \
+	    INPUT_ARGS=--no-discover ENVPARITY_BIN=/usr/bin/envparity \
+	    REPORT_JUNIT=/work/reports/j.xml REPORT_JSON=/work/reports/r.json \
+	    REPORT_MARKDOWN=/work/reports/r.md REPORT_ATTESTATION=/work/reports/a.json \
+	    XDG_CACHE_HOME=/job/cache ENVPARITY_GIT_TOKEN= SIGN_KEY_PEM= JOB_TEMP=/job \
+	    GITHUB_OUTPUT=/job/out sh -c 'cd /work && bash /job/check.sh'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -qx 'status=parity' root/job/out
+	[ "$(jq -r .tool root/work/reports/r.json)" = "envparity $(make -s -C "$REPO_ROOT" version)" ]
+}

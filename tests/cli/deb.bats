@@ -1,0 +1,77 @@
+#!/usr/bin/env bats
+# deb.bats: `make deb`'s package (debian/, built by tools/deb.sh from the
+# tarball of HEAD) passes lintian with no error, and installed by apt into
+# a fresh minimal Debian root (debootstrap, tests/cli/debroot.bash), with
+# the Depends apt resolves from the mirror, it runs: `envparity version`
+# and a capture.  The package is made of what is committed.
+
+load setup
+load debroot
+
+setup_file() {
+	[ "$(id -u)" = 0 ] || skip "needs root (debootstrap, chroot)"
+	git -C "$BATS_TEST_DIRNAME/../.." rev-parse --verify -q HEAD >/dev/null 2>&1 ||
+	    skip "not a git checkout"
+	# One package for the file's tests.
+	DEB_OUT=$(mktemp -d "${BATS_TMPDIR:-/tmp}/envparity-deb.XXXXXX")
+	export DEB_OUT
+	make -s -C "$BATS_TEST_DIRNAME/../.." dist DISTDIR="$DEB_OUT" >/dev/null
+	"$BATS_TEST_DIRNAME/../../tools/deb.sh" "$DEB_OUT"/envparity-*.tar.gz "$DEB_OUT" >/dev/null
+}
+
+teardown_file() {
+	[ -z "${DEB_OUT:-}" ] || rm -rf "$DEB_OUT"
+}
+
+@test "the package: this release, the files it should hold, runtime libraries only in Depends" {
+	v=$(make -s -C "$REPO_ROOT" version)
+	deb=$DEB_OUT/envparity_${v}_$(dpkg --print-architecture).deb
+	[ -f "$deb" ]
+	[ "$(dpkg-deb -f "$deb" Version)" = "$v" ]
+	dpkg-deb -c "$deb" | awk '{ print $6 }' >files
+	for f in usr/bin/envparity usr/bin/envparity-probe \
+	    usr/share/envparity/schemas/manifest.schema.json \
+	    usr/share/man/man1/envparity.1.gz usr/share/man/man1/envparity-probe.1.gz \
+	    usr/share/bash-completion/completions/envparity \
+	    usr/share/zsh/vendor-completions/_envparity usr/share/doc/envparity/copyright; do
+		grep -qx "\./$f" files || { echo "missing $f"; false; }
+	done
+	dep=$(dpkg-deb -f "$deb" Depends)
+	echo "$dep"
+	[[ "$dep" == *libgit2* && "$dep" == *libcurl* && "$dep" == *libjansson* ]]
+	[[ "$dep" != *-dev* ]]
+}
+
+@test "lintian: no error (and no warning) on the package" {
+	run lintian --pedantic "$DEB_OUT"/envparity_*.changes
+	echo "$output"
+	! grep -q '^E:' <<<"$output"
+	! grep -q '^W:' <<<"$output"
+}
+
+@test "apt installs the package into a fresh Debian root, where envparity runs and captures" {
+	debroot_make root
+	cp "$DEB_OUT"/envparity_*_"$(dpkg --print-architecture)".deb root/tmp/
+	run chroot root sh -c 'export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq && apt-get install -y -qq --no-install-recommends /tmp/envparity_*.deb'
+	echo "$output" | tail -n 20
+	[ "$status" -eq 0 ]
+	# Nothing of the build came along: no compiler, no -dev package.
+	! chroot root dpkg -l | grep -E '^ii +(gcc|[^ ]*-dev)[ :]'
+	run chroot root envparity version
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "envparity $(make -s -C "$REPO_ROOT" version)" ]
+	run chroot root sh -c 'cd /tmp && envparity capture -q -o /tmp/m.json'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(jq -r .schema root/tmp/m.json)" = envparity/manifest@1 ]
+	[ "$(jq -r '.facts["os.id"]' root/tmp/m.json)" = debian ]
+	# The probe beside it runs too, and the man page and completions are
+	# where the tools look.
+	run chroot root envparity probe --runs 2 --backend cpu
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -f root/usr/share/man/man1/envparity.1.gz ]
+	[ -f root/usr/share/bash-completion/completions/envparity ]
+}

@@ -1,0 +1,127 @@
+#!/usr/bin/env bats
+# manpage.bats: the manual page (man/envparity.1) and the bash and zsh
+# completions (completions/) know every command and every long option the
+# binary's --help lists (tests/cli/docsync.sh names each gap), the man
+# page is clean under mandoc's and groff's linters, and the bash
+# completion completes as bash calls it.
+
+load setup
+
+MAN=$REPO_ROOT/man/envparity.1
+BASHC=$REPO_ROOT/completions/envparity.bash
+ZSHC=$REPO_ROOT/completions/_envparity
+
+# What the bash completion offers for the last of WORDS, run in a bash of
+# its own as bash's programmable completion runs it.
+complete_bash() { # words...
+	bash --norc --noprofile -c '
+		. "$1"; shift
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+		COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+		_envparity envparity "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+		printf "%s\n" "${COMPREPLY[@]}"' bash "$BASHC" "$@"
+}
+
+@test "the man page and both completions name every command and long option of --help" {
+	run "$REPO_ROOT/tests/cli/docsync.sh" "$EP" "$REPO_ROOT"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+# The check bites: a binary with a command and options the documents do
+# not have gets each gap named, in each of the three.
+@test "docsync names a command and options the man page and completions lack" {
+	cat >fake <<-EOF
+	#!/bin/bash
+	case \$1 in
+	--help) "$EP" --help | sed 's/^  version /  frobnicate  frob the stack\n  version /' ;;
+	frobnicate) printf 'usage: envparity frobnicate [--frob-level N]\n\n  -q, --quux  q\n' ;;
+	log) "$EP" log --help; echo "  --since DATE   newer than DATE" ;;
+	*) exec "$EP" "\$@" ;;
+	esac
+	EOF
+	chmod +x fake
+	run "$REPO_ROOT/tests/cli/docsync.sh" ./fake "$REPO_ROOT"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	for d in man bash zsh; do
+		[[ "$output" == *"$d: log: --since"* ]]
+		[[ "$output" == *"$d: frobnicate"* ]]
+		[[ "$output" == *"$d: frobnicate: --frob-level"* ]]
+		[[ "$output" == *"$d: frobnicate: --quux"* ]]
+	done
+	# What the documents have is not named.
+	[[ "$output" != *"--verbose"* ]]
+	[[ "$output" != *"--store"* ]]
+}
+
+@test "the man pages are clean under mandoc -T lint and groff -ww, and name this release" {
+	v=$("$EP" --version)
+	for m in "$MAN" "$REPO_ROOT/man/envparity-probe.1"; do
+		run mandoc -T lint -W all "$m"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		[ -z "$output" ]
+		run groff -ww -z -man "$m"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		[ -z "$output" ]
+		# .TH's source field is the binary's release (version.h).
+		grep -q "^\.TH ENVPARITY[-A-Z]* 1 [^ ]* \"$v\"" "$m"
+	done
+	# Rendered, it has the sections a manual page needs.
+	run groff -man -Tascii -P-bcou "$MAN"
+	[ "$status" -eq 0 ]
+	for s in NAME SYNOPSIS DESCRIPTION COMMANDS "EXIT STATUS" ENVIRONMENT \
+	    FILES EXAMPLES "SEE ALSO"; do
+		grep -q "^$s\$" <<<"$output" || { echo "no section $s"; false; }
+	done
+	[[ "$output" == *"x-access-token"* ]]
+	[[ "$output" == *"ENVPARITY_STORE"* ]]
+}
+
+@test "bash completion: commands, options, values, and files where an option takes one" {
+	run complete_bash envparity ch
+	[ "$status" -eq 0 ]
+	[ "$output" = check ]
+	run complete_bash envparity help ver
+	[ "$output" = "$(printf 'verify\nversion')" ]
+	run complete_bash envparity check --no-
+	[[ "$output" == *--no-cache* ]]
+	[[ "$output" == *--no-discover* ]]
+	[[ "$output" != *--store* ]]
+	run complete_bash envparity probe --backend cu
+	[ "$output" = "$(printf 'cuda\ncublas\ncudnn')" ]
+	run complete_bash envparity verify x --require p
+	[ "$output" = parity ]
+	# A report option takes a file, --lib-path a folder.
+	mkdir -p out libs && touch out/report.json golden.json
+	run complete_bash envparity check --json out/
+	[ "$output" = out/report.json ]
+	run complete_bash envparity capture --lib-path l
+	[ "$output" = libs ]
+	run complete_bash envparity diff gold
+	[ "$output" = golden.json ]
+	# Where a value is free text, nothing is made up.
+	run complete_bash envparity check --profile ''
+	[ -z "$output" ]
+}
+
+@test "zsh completion: loads under compinit, registers _envparity, and has every command's specs" {
+	command -v zsh >/dev/null || skip "zsh is not installed"
+	# Sourced after compinit: it registers itself.
+	run zsh -fc 'autoload -U compinit; compinit -u -D; source "$1"
+		print -r -- ${_comps[envparity]}
+		_envparity_specs capture; print -r -- $#reply' zsh "$ZSHC"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = _envparity ]
+	[ "${lines[1]}" -gt 20 ]
+	# From fpath, as installed: compinit finds it by its #compdef line.
+	mkdir fp && cp "$ZSHC" fp/
+	run zsh -fc 'fpath=("$1" $fpath); autoload -U compinit; compinit -u -D
+		print -r -- ${_comps[envparity]}' zsh "$PWD/fp"
+	[ "$status" -eq 0 ]
+	[ "$output" = _envparity ]
+}
