@@ -32,10 +32,12 @@ _envparity_options()
 		    "-h --help $_envparity_store $_envparity_collect" \
 		    "$_envparity_registry $_envparity_probe" ;;
 	waive)
-		echo "--reason --owner --expires --actual --shared -h --help" \
+		echo "--reason --owner --expires --actual --shared -m --message" \
+		    "-q --quiet -h --help" \
 		    "$_envparity_store" ;;
 	unwaive)
-		echo "--shared -h --help $_envparity_store" ;;
+		echo "--shared -m --message -q --quiet -h --help" \
+		    "$_envparity_store" ;;
 	policy)
 		echo "--json -h --help $_envparity_store" ;;
 	diff)
@@ -48,10 +50,11 @@ _envparity_options()
 		    "-q --quiet --attest --sign-key --progress --no-progress" \
 		    "-h --help $_envparity_store $_envparity_report" ;;
 	probe)
-		echo "$_envparity_probe -o --output --progress --no-progress" \
+		echo "$_envparity_probe -o --output -q --quiet --progress --no-progress" \
 		    "-h --help $_envparity_report $_envparity_collect" ;;
 	digest)
-		echo "--json --no-cache -h --help $_envparity_registry" ;;
+		echo "--json --no-cache --progress --no-progress -h --help" \
+		    "$_envparity_registry" ;;
 	verify)
 		echo "--key --require --max-age --subject --image --profile" \
 		    "-h --help" ;;
