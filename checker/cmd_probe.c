@@ -17,6 +17,7 @@
 #include "capture.h"
 #include "cmd.h"
 #include "probe.h"
+#include "probeopt.h"
 #include "version.h"
 
 static int cmd_probe_exec(const struct ep_cmd *, int, char **);
@@ -27,7 +28,7 @@ const struct ep_cmd ep_cmd_probe = {
 	.usage =
 "usage: envparity probe [--runs N] [--backend cpu|cuda|cublas|cudnn|all]\n"
 "                       [--timeout S] [--require-gpu] [--probe PATH]\n"
-"                       [-o FILE] [collector options]\n"
+"                       [--gpus LIST] [-o FILE] [collector options]\n"
 "\n"
 "Run envparity-probe N times per backend, each run a fresh process with\n"
 "a deadline, and check that the runs' output hashes are identical and\n"
@@ -43,6 +44,7 @@ const struct ep_cmd ep_cmd_probe = {
 "                       not a skip\n"
 "  --probe PATH         the probe binary (default: $ENVPARITY_PROBE, else\n"
 "                       envparity-probe beside envparity, else on PATH)\n"
+EP_PROBE_GPUS_HELP
 "  -o, --output FILE    also write the probe's facts as a manifest\n"
 "  -h, --help           show this help\n"
 "\n"
@@ -60,6 +62,7 @@ enum {
 	OPT_TIMEOUT,
 	OPT_REQUIRE_GPU,
 	OPT_PROBE,
+	OPT_GPUS,
 };
 
 /* A decimal integer in [1, max], or 0. */
@@ -109,6 +112,7 @@ cmd_probe_exec(const struct ep_cmd *self, int argc, char **argv)
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "require-gpu", no_argument, NULL, OPT_REQUIRE_GPU },
 		{ "probe", required_argument, NULL, OPT_PROBE },
+		{ "gpus", required_argument, NULL, OPT_GPUS },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		EP_CAPTURE_LONGOPTS,
@@ -166,6 +170,13 @@ cmd_probe_exec(const struct ep_cmd *self, int argc, char **argv)
 			break;
 		case OPT_PROBE:
 			given = optarg;
+			break;
+		case OPT_GPUS:
+			if (ep_probe_gpus_parse(optarg, &err) < 0) {
+				rc = ep_cmd_usage_error(self, "%s", err.msg);
+				goto done;
+			}
+			po.gpus = optarg;
 			break;
 		case 'o':
 			output = optarg;
