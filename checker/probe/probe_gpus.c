@@ -31,6 +31,8 @@ split_visible(struct ep_strv *out, const char *cvd)
 	}
 }
 
+#define NODUP	((unsigned)-1)
+
 /* The indexes of --gpus into idx (at most EP_PROBE_GPUS_MAX), or -1. */
 static int
 parse_list(const char *arg, unsigned *idx, size_t *n, unsigned *dup)
@@ -40,15 +42,15 @@ parse_list(const char *arg, unsigned *idx, size_t *n, unsigned *dup)
 	unsigned long v;
 
 	*n = 0;
-	*dup = EP_PROBE_GPUS_MAX;
+	*dup = NODUP;
 	for (;;) {
 		if (*p < '0' || *p > '9')
 			return -1;
 		v = strtoul(p, &end, 10);
-		if (v >= EP_PROBE_GPUS_MAX || (*end != ',' && *end != '\0'))
+		if (v > 9999 || (*end != ',' && *end != '\0'))
 			return -1;
 		for (size_t i = 0; i < *n; i++)
-			if (idx[i] == v && *dup == EP_PROBE_GPUS_MAX)
+			if (idx[i] == v && *dup == NODUP)
 				*dup = (unsigned)v;
 		idx[(*n)++] = (unsigned)v;
 		if (*end == '\0')
@@ -69,9 +71,9 @@ ep_probe_gpus_parse(const char *arg, struct ep_err *err)
 		return 0;
 	if (parse_list(arg, idx, &n, &dup) < 0)
 		return ep_err_set(err, EP_E_INPUT, "--gpus %s: not \"all\" or "
-		    "a comma-separated list of GPU indexes from 0 to %d (such "
-		    "as 0,3)", arg, EP_PROBE_GPUS_MAX - 1);
-	if (dup != EP_PROBE_GPUS_MAX)
+		    "a comma-separated list of at most %d GPU indexes (such "
+		    "as 0,3)", arg, EP_PROBE_GPUS_MAX);
+	if (dup != NODUP)
 		return ep_err_set(err, EP_E_INPUT, "--gpus %s: GPU %u named "
 		    "twice", arg, dup);
 	return 0;
@@ -335,7 +337,7 @@ agree_workload(struct ep_results *rs, struct ep_manifest *facts,
 		goto done;
 	/* The first GPU's domain speaks for the node when it agrees. */
 	agg = it[0].hash;
-	for (size_t i = 1; i < nit; i++)
+	for (size_t i = 1; i < nit && agg != NULL; i++)
 		if (it[i].group == 0 && strcmp(it[i].hash, agg) != 0)
 			agg = NULL;
 	if (agg != NULL) {
