@@ -190,3 +190,59 @@ unset CUDA_VISIBLE_DEVICES CUDA_DEVICE_ORDER
 	st=$(ps -o stat= -p "$pid" || true)
 	[ -z "$st" ] || [[ "$st" == Z* ]]
 }
+
+# The comparison with a golden (`diff A B` compares as `check` does).
+H='NVIDIA H100 80GB HBM3 cc 9.0 132 SMs driver 580.159.04 cuda 13.0 envparity-probe 1'
+A='NVIDIA A100-SXM4-80GB cc 8.0 108 SMs driver 580.159.04 cuda 13.0 envparity-probe 1'
+
+# Facts of a node whose GPUs ($2...) computed gemm $1.
+node() { # hash gpu...
+	local h=$1 f
+	shift
+	f=$(jq -n --arg d "$H" --arg h "$h" '{"os.id": "debian", "probe.domain": $d, "probe.cuda.gemm.sha256": $h}')
+	for i in "$@"; do
+		f=$(jq --arg i "$i" --arg d "$H" --arg h "$h" '. + {("probe.gpu" + $i + ".domain"): $d, ("probe.cuda.gpu" + $i + ".gemm.sha256"): $h}' <<<"$f")
+	done
+	echo "$f"
+}
+status_of() { jq -r --arg k "$1" '.results[] | select(.key == $k) | .status' r.json; }
+
+@test "diff: a golden blessed before per-GPU probing compares on one GPU without drift" {
+	manifest old.json "$(jq -n --arg d "$H" '{"os.id": "debian", "probe.domain": $d, "probe.cuda.gemm.sha256": "aaaa"}')"
+	manifest new.json "$(node aaaa 0)"
+	run "$EP" diff old.json new.json --json r.json
+	[ "$status" -eq 0 ]
+	[ "$(status_of probe.cuda.gemm.sha256)" = pass ]
+	# The per-GPU facts the old golden lacks are not reported.
+	[ "$(jq -r '[.results[] | select(.key | test("gpu"))] | length' r.json)" = 0 ]
+	# On 8 GPUs too; and the node-wide hash still fails where it changed.
+	manifest new.json "$(node bbbb 0 1 2 3 4 5 6 7)"
+	run "$EP" diff old.json new.json --json r.json
+	[ "$status" -eq 1 ]
+	[ "$(status_of probe.cuda.gemm.sha256)" = fail ]
+	[ "$(jq -r '[.results[] | select(.key | test("gpu"))] | length' r.json)" = 0 ]
+}
+
+@test "diff: per-GPU hashes compare GPU by GPU, within each GPU's domain" {
+	manifest golden.json "$(node aaaa 0 1 2 3)"
+	# GPU 3 computes other bits here: that GPU's key fails.
+	manifest here.json "$(node aaaa 0 1 2 3 | jq '."probe.cuda.gpu3.gemm.sha256" = "cccc" | del(."probe.cuda.gemm.sha256")')"
+	run "$EP" diff golden.json here.json --json r.json
+	[ "$status" -eq 1 ]
+	[ "$(status_of probe.cuda.gpu3.gemm.sha256)" = fail ]
+	[ "$(status_of probe.cuda.gpu2.gemm.sha256)" = pass ]
+	# Probed on GPUs 0 and 3 only (--gpus 0,3): the others are skips.
+	manifest here.json "$(node aaaa 0 3)"
+	run "$EP" diff golden.json here.json --json r.json
+	[ "$status" -eq 0 ]
+	[ "$(status_of probe.cuda.gpu1.gemm.sha256)" = skip ]
+	[[ "$(jq -r '.results[] | select(.key == "probe.cuda.gpu1.gemm.sha256") | .message' r.json)" == *"GPU 1 was not probed here"* ]]
+	[ "$(status_of probe.cuda.gpu3.gemm.sha256)" = pass ]
+	# GPU 2 is another model here: its hash does not bind.
+	manifest here.json "$(node aaaa 0 1 2 3 | jq --arg a "$A" '."probe.gpu2.domain" = $a | ."probe.cuda.gpu2.gemm.sha256" = "dddd"')"
+	run "$EP" diff golden.json here.json --json r.json
+	[ "$status" -eq 0 ]
+	[ "$(status_of probe.cuda.gpu2.gemm.sha256)" = skip ]
+	[ "$(status_of probe.gpu2.domain)" = skip ]
+	[[ "$(jq -r '.results[] | select(.key == "probe.cuda.gpu2.gemm.sha256") | .message' r.json)" == *"determinism domains differ"* ]]
+}
