@@ -10,7 +10,9 @@
  * lines, probe.c aggregates runs; probe_run.c finds the binary and runs
  * it.
  *
- * Result keys and what decides them:
+ * Result keys and what decides them (with more than one GPU, the GPU
+ * backends' keys carry the GPU: probe.<b>.gpu<i>.<w>.runs, ...; see
+ * "Every GPU" below):
  *	probe.<b>.<w>.runs		run-to-run identity: pass when every
  *					run's sha256 equals run 1's, fail
  *					naming the runs that differ.  Canary
