@@ -19,6 +19,7 @@
 #include "cmd.h"
 #include "progress.h"
 #include "probe.h"
+#include "probeopt.h"
 #include "report.h"
 #include "version.h"
 
@@ -30,8 +31,8 @@ const struct ep_cmd ep_cmd_probe = {
 	.usage =
 "usage: envparity probe [--runs N] [--backend cpu|cuda|cublas|cudnn|all]\n"
 "                       [--timeout S] [--require-gpu] [--probe PATH]\n"
-"                       [-o FILE] [-q] [report options] [collector options]\n"
-"\n"
+"                       [--gpus LIST] [-o FILE] [-q] [report options]\n"
+"                       [collector options]\n""\n"
 "Run envparity-probe N times per backend, each run a fresh process with\n"
 "a deadline, and check that the runs' output hashes are identical and\n"
 "that the known answers are exact.  The GPU backends load the CUDA\n"
@@ -46,6 +47,7 @@ const struct ep_cmd ep_cmd_probe = {
 "                       not a skip\n"
 "  --probe PATH         the probe binary (default: $ENVPARITY_PROBE, else\n"
 "                       envparity-probe beside envparity, else on PATH)\n"
+EP_PROBE_GPUS_HELP
 "  -o, --output FILE    also write the probe's facts as a manifest; - for\n"
 "                       standard output (the summary then goes to\n"
 "                       standard error)\n"
@@ -69,6 +71,7 @@ enum {
 	OPT_TIMEOUT,
 	OPT_REQUIRE_GPU,
 	OPT_PROBE,
+	OPT_GPUS,
 };
 
 /* A decimal integer in [1, max], or 0. */
@@ -121,6 +124,7 @@ cmd_probe_exec(const struct ep_cmd *self, int argc, char **argv)
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "require-gpu", no_argument, NULL, OPT_REQUIRE_GPU },
 		{ "probe", required_argument, NULL, OPT_PROBE },
+		{ "gpus", required_argument, NULL, OPT_GPUS },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -188,6 +192,13 @@ cmd_probe_exec(const struct ep_cmd *self, int argc, char **argv)
 			break;
 		case OPT_PROBE:
 			given = optarg;
+			break;
+		case OPT_GPUS:
+			if (ep_probe_gpus_parse(optarg, &err) < 0) {
+				rc = ep_cmd_usage_error(self, "%s", err.msg);
+				goto done;
+			}
+			po.gpus = optarg;
 			break;
 		case 'o':
 			output = optarg;

@@ -74,6 +74,85 @@ may_lack(const char *area)
 	return strcmp(area, "gpu") == 0 || strcmp(area, "probe") == 0;
 }
 
+/*
+ * Per-GPU probe facts: probe.<b>.gpu<N>.<w>.sha256 and probe.gpu<N>.domain
+ * (N among the GPUs the probe ran on).  The GPU number of key, or -1.
+ */
+static long
+probe_gpu_of(const char *key)
+{
+	const char *p;
+	char *end;
+	long n;
+
+	if (!ep_startswith(key, "probe."))
+		return -1;
+	p = key + 6;
+	if (!ep_startswith(p, "gpu")) {
+		/* probe.<b>.gpuN. */
+		if ((p = strchr(p, '.')) == NULL || !ep_startswith(++p, "gpu"))
+			return -1;
+	}
+	p += 3;
+	if (*p < '0' || *p > '9')
+		return -1;
+	n = strtol(p, &end, 10);
+	return *end == '.' ? n : -1;
+}
+
+/* 1 when m has a per-GPU probe fact (of GPU gpu, or of any when gpu is
+ * -1). */
+static int
+has_probe_gpu(const struct ep_manifest *m, long gpu)
+{
+	const char *k;
+	json_t *v;
+
+	if (m == NULL || m->facts == NULL)
+		return 0;
+	json_object_foreach(m->facts, k, v) {
+		long n = probe_gpu_of(k);
+
+		if (n >= 0 && (gpu < 0 || n == gpu))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * A per-GPU probe fact on one side only is a GPU probed on one side only
+ * (another --gpus, another GPU count), not drift: a skip that says so.
+ * Against a golden with no per-GPU fact at all (blessed before the probe
+ * ran on every GPU) the per-GPU facts here are not reported: the
+ * node-wide probe.<b>.<w>.sha256, which keeps its meaning, is compared.
+ * 0: not reported; 1: *msg and r->status set; -1: not such a case.
+ */
+static int
+probe_gpu_oneside(struct ep_result *r, char **msg, const char *key,
+    const char *g, const char *c, const struct ep_manifest *golden,
+    const struct ep_manifest *current)
+{
+	long n = probe_gpu_of(key);
+	char *dkey;
+	int probed;
+
+	if (n < 0 || (g != NULL) == (c != NULL))
+		return -1;
+	if (g == NULL && !has_probe_gpu(golden, -1))
+		return 0;
+	dkey = xasprintf("probe.gpu%ld.domain", n);
+	probed = fact(g == NULL ? golden : current, dkey) != NULL;
+	free(dkey);
+	if (probed)
+		return -1;	/* the GPU ran on both sides: a real difference */
+	r->status = EP_SKIP;
+	*msg = g == NULL ? xasprintf("%s: new here (%s); GPU %ld was not "
+	    "probed for the golden manifest (not compared)", key, c, n) :
+	    xasprintf("%s: GPU %ld was not probed here (the golden's: %s; "
+	    "not compared)", key, n, g);
+	return 1;
+}
+
 /* The verdict of a version rule on the current value c. */
 static char *
 version_verdict(int *status, const struct ep_rule *rule, const char *key,
@@ -158,6 +237,13 @@ decide(struct ep_result *r, char **msg, const struct ep_rule *rule,
 		    "not check %s: %s", key, area, why);
 		return 1;
 	}
+	if (rule->kind == EP_RULE_EXACT && (c == NULL || g == NULL)) {
+		int one = probe_gpu_oneside(r, msg, key, g, c, golden,
+		    current);
+
+		if (one >= 0)
+			return one;
+	}
 	if (rule->missing == EP_MISSING_IGNORE)
 		return 0;
 	r->status = rule->missing == EP_MISSING_SKIP ? EP_SKIP : EP_FAIL;
@@ -200,6 +286,8 @@ bind_probe_domains(struct ep_results *rs, size_t from,
 	for (size_t i = from; i < rs->n; i++) {
 		struct ep_result *r = &rs->v[i];
 		const char *dkey, *g, *c;
+		char *gdkey;
+		long gpu;
 		int is_domain;
 
 		if (r->status != EP_FAIL || !ep_startswith(r->key, "probe."))
@@ -210,10 +298,17 @@ bind_probe_domains(struct ep_results *rs, size_t from,
 			continue;
 		dkey = ep_startswith(r->key, "probe.cpu.") ? "probe.cpu.domain" :
 		    "probe.domain";
+		/* A GPU's facts bind within its own domain. */
+		gpu = probe_gpu_of(r->key);
+		gdkey = gpu >= 0 ? xasprintf("probe.gpu%ld.domain", gpu) : NULL;
+		if (gdkey != NULL)
+			dkey = gdkey;
 		g = fact(golden, dkey);
 		c = fact(current, dkey);
-		if (!is_domain && g != NULL && c != NULL && strcmp(g, c) == 0)
+		if (!is_domain && g != NULL && c != NULL && strcmp(g, c) == 0) {
+			free(gdkey);
 			continue;	/* same domain: a real difference */
+		}
 		r->status = EP_SKIP;
 		set_owned(&r->message, is_domain ?
 		    xasprintf("%s: determinism domain differs (golden: %s; "
@@ -222,6 +317,7 @@ bind_probe_domains(struct ep_results *rs, size_t from,
 		    xasprintf("%s: golden hash does not bind: determinism "
 		    "domains differ (golden: %s; here: %s)", r->key,
 		    g ? g : "none", c ? c : "none"));
+		free(gdkey);
 	}
 }
 

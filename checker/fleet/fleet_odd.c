@@ -8,7 +8,8 @@
  *
  * Probe output hashes (probe.<b>.<w>.sha256) bind only within one
  * determinism domain (probe.domain for the GPU backends,
- * probe.cpu.domain for the CPU): they are grouped within each domain,
+ * probe.cpu.domain for the CPU, probe.gpu<N>.domain for a GPU's own
+ * probe.<b>.gpu<N>.<w>.sha256): they are grouped within each domain,
  * and nodes in different domains are said (EP_SPLIT_DOMAIN), never
  * failed.  When a domain's hashes split, the facts whose values set
  * apart exactly the same nodes are named next to it: the likely cause.
@@ -339,6 +340,31 @@ is_domain(const char *key)
 	return ep_startswith(key, "probe.") && ep_endswith(key, "domain");
 }
 
+/* The domain of a per-GPU probe hash (probe.<b>.gpu<N>.<w>.sha256):
+ * probe.gpu<N>.domain's key id, else fallback.  A GPU binds within its
+ * own domain: on a node of two models, GPU 5 may be another. */
+static uint32_t
+gpu_domain(const struct fl_fleet *f, const char *key, uint32_t fallback)
+{
+	const char *p = strchr(key + 6, '.');
+	char *end, *dkey;
+	uint32_t kid;
+	long n;
+
+	if (p == NULL || !ep_startswith(++p, "gpu") || p[3] < '0' ||
+	    p[3] > '9')
+		return fallback;
+	n = strtol(p + 3, &end, 10);
+	if (*end != '.')
+		return fallback;
+	dkey = xasprintf("probe.gpu%ld.domain", n);
+	for (kid = 0; kid < f->keys.n; kid++)
+		if (strcmp(f->keys.s[kid], dkey) == 0)
+			break;
+	free(dkey);
+	return kid < f->keys.n ? kid : fallback;
+}
+
 void
 ep_fl_odd(struct ep_results *rs, struct ep_fleet_view *v,
     struct fl_fleet *f, const struct ep_policy *policy, time_t now)
@@ -395,7 +421,8 @@ ep_fl_odd(struct ep_results *rs, struct ep_fleet_view *v,
 		}
 		/* Within each domain: order the members by domain, then
 		 * judge each run of one domain on its own. */
-		dkid = ep_startswith(key, "probe.cpu.") ? cpu_dkid : gpu_dkid;
+		dkid = ep_startswith(key, "probe.cpu.") ? cpu_dkid :
+		    gpu_domain(f, key, gpu_dkid);
 		dm = xcalloc(n ? n : 1, sizeof *dm);
 		for (i = 0; i < n; i++) {
 			dm[i].node = m[i].node;

@@ -70,6 +70,50 @@ push_summary(struct ep_strv *summary, const char *backend, const char *what,
 	    what, ep_status_name(status), text));
 }
 
+/* A result key of s: "probe.<b>.<rest>", or "probe.<b>.gpu<i>.<rest>"
+ * when its results are per GPU; rest NULL: the backend's own key. */
+static char *
+rkey(const struct ep_probe_set *s, const char *rest)
+{
+	const char *gpu = s->gpu_results ? s->gpu : NULL;
+
+	if (rest == NULL)
+		return gpu ? xasprintf("probe.%s.%s", s->backend, gpu) :
+		    xasprintf("probe.%s", s->backend);
+	return gpu ? xasprintf("probe.%s.%s.%s", s->backend, gpu, rest) :
+	    xasprintf("probe.%s.%s", s->backend, rest);
+}
+
+/* rkey of "<a><b>". */
+static char *
+rkeyf(const struct ep_probe_set *s, const char *a, const char *b)
+{
+	char *rest = xasprintf("%s%s", a, b), *k = rkey(s, rest);
+
+	free(rest);
+	return k;
+}
+
+/* The summary's first column: "cuda", or "cuda:3" per GPU. */
+static char *
+sname(const struct ep_probe_set *s)
+{
+	if (s->gpu_results && s->gpu != NULL)
+		return xasprintf("%s:%s", s->backend, s->gpu + 3);
+	return xstrdup(s->backend);
+}
+
+/* push_summary for set s. */
+static void
+set_summary(struct ep_strv *summary, const struct ep_probe_set *s,
+    const char *what, int status, const char *text)
+{
+	char *b = sname(s);
+
+	push_summary(summary, b, what, status, text);
+	free(b);
+}
+
 /* The runs of a backend, sorted for one workload. */
 struct wl {
 	size_t *ok, nok;		/* run numbers with status "ok" */
@@ -153,7 +197,7 @@ runs_result(struct ep_results *rs, struct ep_manifest *facts,
 	}
 	if (w->nok < s->n)
 		of = xasprintf(" (of %zu)", s->n);
-	key = xasprintf("probe.%s.%s.runs", s->backend, workload);
+	key = rkeyf(s, workload, ".runs");
 	if (canary && distinct > 1) {
 		status = EP_PASS;
 		msg = xasprintf("canary: varied across runs (%zu distinct "
@@ -174,7 +218,9 @@ runs_result(struct ep_results *rs, struct ep_manifest *facts,
 	    canary ? "probe:canary" : "probe:runs", msg);
 	free(key);
 	if (!canary && ndiffer == 0) {
-		key = xasprintf("probe.%s.%s.sha256", s->backend, workload);
+		key = s->gpu != NULL ? xasprintf("probe.%s.%s.%s.sha256",
+		    s->backend, s->gpu, workload) :
+		    xasprintf("probe.%s.%s.sha256", s->backend, workload);
 		ep_manifest_set(facts, key, ref);
 		free(key);
 	}
@@ -216,7 +262,7 @@ kat_result(struct ep_results *rs, const struct ep_probe_set *s,
 		runs = fmt_runs(wrong, nwrong);
 		*text = xasprintf("known answer wrong in %s", runs);
 	}
-	key = xasprintf("probe.%s.%s.known_answer", s->backend, workload);
+	key = rkeyf(s, workload, ".known_answer");
 	add_result(rs, key, status, "exact", nwrong ? "wrong" : "exact",
 	    "probe:known-answer", *text);
 	free(key);
@@ -230,9 +276,10 @@ done:
  * for a GPU backend. */
 static void
 skip_result(struct ep_results *rs, struct ep_strv *summary,
-    const char *backend, const char *key, const char *what,
+    const struct ep_probe_set *s, const char *key, const char *what,
     const char *reason, int require_gpu)
 {
+	const char *backend = s->backend;
 	char *msg;
 	int status;
 
@@ -245,7 +292,7 @@ skip_result(struct ep_results *rs, struct ep_strv *summary,
 	}
 	add_result(rs, key, status, NULL, NULL,
 	    status == EP_FAIL ? "probe:require-gpu" : "probe:skip", msg);
-	push_summary(summary, backend, what, status, msg);
+	set_summary(summary, s, what, status, msg);
 	free(msg);
 }
 
@@ -255,7 +302,7 @@ aggregate_workload(struct ep_results *rs, struct ep_manifest *facts,
     const char *workload, int require_gpu)
 {
 	struct wl w;
-	char *key = xasprintf("probe.%s.%s.runs", s->backend, workload);
+	char *key = rkeyf(s, workload, ".runs");
 	char *msg = NULL, *runs = NULL, *kat = NULL, *text;
 	int status, kst, all_skip = 1;
 	double ms = 0;
@@ -268,7 +315,7 @@ aggregate_workload(struct ep_results *rs, struct ep_manifest *facts,
 		runs = fmt_runs(w.missing, w.nmissing);
 		msg = xasprintf("missing from the output of %s", runs);
 		add_result(rs, key, EP_ERROR, NULL, NULL, "probe:contract", msg);
-		push_summary(summary, s->backend, workload, EP_ERROR, msg);
+		set_summary(summary, s, workload, EP_ERROR, msg);
 		goto done;
 	}
 	if (w.nbad > 0) {
@@ -276,7 +323,7 @@ aggregate_workload(struct ep_results *rs, struct ep_manifest *facts,
 			if (strcmp(str_field(w.badl[i], "status"), "skip") != 0)
 				all_skip = 0;
 		if (w.nok == 0 && all_skip) {
-			skip_result(rs, summary, s->backend, key, workload,
+			skip_result(rs, summary, s, key, workload,
 			    reason_of(w.badl[0]), require_gpu);
 			goto done;
 		}
@@ -284,7 +331,7 @@ aggregate_workload(struct ep_results *rs, struct ep_manifest *facts,
 		msg = xasprintf("%s reported %s: %s", runs,
 		    str_field(w.badl[0], "status"), reason_of(w.badl[0]));
 		add_result(rs, key, EP_FAIL, NULL, NULL, "probe:runs", msg);
-		push_summary(summary, s->backend, workload, EP_FAIL, msg);
+		set_summary(summary, s, workload, EP_FAIL, msg);
 		goto done;
 	}
 
@@ -296,7 +343,7 @@ aggregate_workload(struct ep_results *rs, struct ep_manifest *facts,
 		    "elapsed_ms"));
 	text = xasprintf("%s%s%s; %.2f ms mean", msg, kat ? "; " : "",
 	    kat ? kat : "", ms / (double)w.nok);
-	push_summary(summary, s->backend, workload, status, text);
+	set_summary(summary, s, workload, status, text);
 	free(text);
 done:
 	wl_clear(&w);
@@ -349,12 +396,13 @@ run_failures(struct ep_results *rs, struct ep_strv *summary,
 		 * else is the probe breaking its contract. */
 		status = (r->outcome == EP_PROBE_HUNG ||
 		    r->outcome == EP_PROBE_CRASHED) ? EP_FAIL : EP_ERROR;
-		key = xasprintf("probe.%s.run%zu", s->backend, i + 1);
 		what = xasprintf("run %zu", i + 1);
-		msg = xasprintf("run %zu of %s: %s", i + 1, s->backend,
+		key = rkeyf(s, "run", what + 4);
+		msg = xasprintf("run %zu of %s%s%s: %s", i + 1, s->backend,
+		    s->where ? " on " : "", s->where ? s->where : "",
 		    r->why ? r->why : "failed");
 		add_result(rs, key, status, NULL, NULL, "probe:run", msg);
-		push_summary(summary, s->backend, what, status, msg);
+		set_summary(summary, s, what, status, msg);
 		free(key);
 		free(what);
 		free(msg);
@@ -414,8 +462,8 @@ ep_probe_aggregate(struct ep_results *rs, struct ep_manifest *facts,
 
 	run_failures(rs, summary, s);
 	if (backend_skipped(s, &first)) {
-		key = xasprintf("probe.%s", s->backend);
-		skip_result(rs, summary, s->backend, key, "-",
+		key = rkey(s, NULL);
+		skip_result(rs, summary, s, key, "-",
 		    reason_of(first), require_gpu);
 		free(key);
 		return;
@@ -444,6 +492,29 @@ domain_part(char **d, const char *label, const char *sep, char *value)
 void
 ep_probe_domain(struct ep_manifest *facts, const struct ep_probe_set *sets,
     size_t n)
+{
+	ep_probe_domain_key(facts, "probe.domain", sets, n);
+}
+
+const char *
+ep_probe_device_name(const struct ep_probe_set *sets, size_t n)
+{
+	const char *name;
+	size_t j;
+	json_t *l;
+
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < sets[k].n; i++)
+			json_array_foreach(sets[k].runs[i].lines, j, l)
+				if ((name = str_field(json_object_get(l,
+				    "device"), "name")) != NULL)
+					return name;
+	return NULL;
+}
+
+void
+ep_probe_domain_key(struct ep_manifest *facts, const char *key,
+    const struct ep_probe_set *sets, size_t n)
 {
 	json_t *dev = NULL, *devline = NULL, *l, *libs;
 	char *cublas = NULL, *cudnn = NULL, *d, *sm;
@@ -485,6 +556,6 @@ ep_probe_domain(struct ep_manifest *facts, const struct ep_probe_set *sets,
 	domain_part(&d, "cublas", " ", cublas);
 	domain_part(&d, "cudnn", " ", cudnn);
 	domain_part(&d, "", "", field_text(devline, "probe"));
-	ep_manifest_set(facts, "probe.domain", d);
+	ep_manifest_set(facts, key, d);
 	free(d);
 }

@@ -10,7 +10,9 @@
  * lines, probe.c aggregates runs; probe_run.c finds the binary and runs
  * it.
  *
- * Result keys and what decides them:
+ * Result keys and what decides them (with more than one GPU, the GPU
+ * backends' keys carry the GPU: probe.<b>.gpu<i>.<w>.runs, ...; see
+ * "Every GPU" below):
  *	probe.<b>.<w>.runs		run-to-run identity: pass when every
  *					run's sha256 equals run 1's, fail
  *					naming the runs that differ.  Canary
@@ -80,9 +82,16 @@ struct ep_probe_run {
 				   output order (EP_PROBE_OK only); owned */
 };
 
-/* The runs of one backend, in order: runs[i] is run i + 1. */
+/* The runs of one backend (on one GPU), in order: runs[i] is run i + 1. */
 struct ep_probe_set {
 	const char *backend;	/* static: one of ep_probe_backends */
+	const char *gpu;	/* "gpu3": its hashes are the facts
+				   probe.<b>.gpu3.<w>.sha256; NULL:
+				   probe.<b>.<w>.sha256 (not per GPU) */
+	int gpu_results;	/* its results are per GPU too
+				   (probe.<b>.gpu3.<w>.runs, summary
+				   "cuda:3"): more than one GPU ran */
+	const char *where;	/* "GPU 3" for run messages, or NULL */
 	struct ep_probe_run *runs;
 	size_t n, cap;
 };
@@ -135,6 +144,82 @@ int ep_probe_set_skipped(const struct ep_probe_set *s);
  * a device. */
 void ep_probe_domain(struct ep_manifest *facts,
     const struct ep_probe_set *sets, size_t n);
+/* The same under another key (probe.gpu<i>.domain for one GPU's sets). */
+void ep_probe_domain_key(struct ep_manifest *facts, const char *key,
+    const struct ep_probe_set *sets, size_t n);
+/* The device name of the first GPU line among sets that has one
+ * (borrowed), or NULL. */
+const char *ep_probe_device_name(const struct ep_probe_set *sets, size_t n);
+
+/*
+ * Every GPU (probe_gpus.c).  The GPU backends run once per GPU, the GPUs
+ * of one run in parallel, each process given one GPU through
+ * CUDA_VISIBLE_DEVICES:
+ *  - without CUDA_VISIBLE_DEVICES, the GPUs are 0 to gpu.count - 1 of the
+ *    capture (NVML's, in PCI bus order), and each process gets
+ *    CUDA_VISIBLE_DEVICES=<i> and CUDA_DEVICE_ORDER=PCI_BUS_ID, so that
+ *    GPU i is NVML's gpu.<i>;
+ *  - with CUDA_VISIBLE_DEVICES set (Slurm, the user), the GPUs are its
+ *    entries (up to the first empty one, as CUDA reads it), GPU i is
+ *    entry i, and each process gets that entry as it is, in the order
+ *    the caller's CUDA_DEVICE_ORDER gives it;
+ *  - with neither, one process runs with the environment as it is (CUDA's
+ *    device 0): GPU 0.
+ * --gpus LIST picks among them by index ("0,3").
+ *
+ * Facts per GPU: probe.<b>.gpu<i>.<w>.sha256 and probe.gpu<i>.domain.
+ * probe.<b>.<w>.sha256 is the hash on which every GPU of the first GPU's
+ * domain that gave a stable hash agrees (on one GPU: its hash, as
+ * before), and probe.domain the first GPU's domain.  With more than one
+ * GPU the results are per GPU (probe.<b>.gpu<i>.<w>.runs, ...) and
+ * probe.<b>.<w>.gpus says whether the GPUs of one domain agree: a GPU
+ * that differs from the majority of its domain fails, named; GPUs of
+ * other domains are said, never failed.
+ */
+#define EP_PROBE_GPUS_MAX	64
+
+struct ep_probe_gpu {
+	unsigned index;		/* among the visible GPUs */
+	char *key;		/* "gpu3" */
+	char *label;		/* "GPU 3", "GPU 1 (CUDA_VISIBLE_DEVICES
+				   entry 5)" */
+	char *visible;		/* CUDA_VISIBLE_DEVICES for its process;
+				   NULL: the environment as it is */
+	int pci_order;		/* and CUDA_DEVICE_ORDER=PCI_BUS_ID */
+};
+
+struct ep_probe_gpus {
+	struct ep_probe_gpu *v;
+	size_t n;
+};
+
+/* Check the text of --gpus: "all", or GPU indexes (0 to
+ * EP_PROBE_GPUS_MAX - 1), comma-separated, none twice.  EP_E_INPUT with
+ * one line naming it when it is not. */
+int ep_probe_gpus_parse(const char *arg, struct ep_err *err);
+
+/* The GPUs to run on: want is --gpus (NULL or "all": every one), cvd
+ * $CUDA_VISIBLE_DEVICES (may be NULL), captured the capture (its
+ * gpu.count; may be NULL).  At least one entry on success.  EP_E_INPUT
+ * when want names a GPU that is not visible. */
+int ep_probe_gpus_select(struct ep_probe_gpus *out, const char *want,
+    const char *cvd, const struct ep_manifest *captured, struct ep_err *err);
+void ep_probe_gpus_clear(struct ep_probe_gpus *g);
+
+/* What the agreement needs of one GPU. */
+struct ep_probe_gpuinfo {
+	unsigned index;
+	const char *key;	/* "gpu3" */
+	const char *model;	/* device name, or NULL */
+	const char *domain;	/* probe.gpu<i>.domain, or NULL */
+};
+
+/* From the per-GPU facts of backend in facts: set probe.<b>.<w>.sha256
+ * (see above), and with n > 1 add probe.<b>.<w>.gpus results and their
+ * summary lines. */
+void ep_probe_gpus_agree(struct ep_results *rs, struct ep_manifest *facts,
+    struct ep_strv *summary, const char *backend,
+    const struct ep_probe_gpuinfo *g, size_t n);
 
 /* What to run (probe_run.c). */
 struct ep_probe_opts {
@@ -143,6 +228,7 @@ struct ep_probe_opts {
 	unsigned runs;		/* processes per backend, >= 1 */
 	unsigned timeout_s;	/* deadline of each run, >= 1 */
 	int require_gpu;
+	const char *gpus;	/* --gpus, or NULL: every visible GPU */
 };
 
 /* The probe binary: given (--probe) if not NULL, else $ENVPARITY_PROBE,

@@ -189,10 +189,12 @@ judge(struct ep_probe_run *out, const char *backend, unsigned timeout_s,
 	free(tail);
 }
 
-int
-ep_probe_run_once(struct ep_probe_run *out, const char *probe,
-    const char *backend, const struct ep_strv *extra, unsigned timeout_s,
-    struct ep_err *err)
+/* Run probe for backend once on each of n environments at the same time
+ * (envs[i] NULL: ours), into outs[i]. */
+static int
+run_many(struct ep_probe_run **outs, size_t n, const char *probe,
+    const char *backend, const struct ep_strv *extra, char *const **envs,
+    unsigned timeout_s, struct ep_err *err)
 {
 	struct ep_child_opts o = {
 		.timeout_ms = timeout_s * 1000u,
@@ -200,23 +202,121 @@ ep_probe_run_once(struct ep_probe_run *out, const char *probe,
 		.err_keep = ERR_KEEP,
 		.grace_ms = REAP_GRACE_MS,
 	};
-	struct ep_child_result r;
+	struct ep_child_run_job *jobs = xcalloc(n ? n : 1, sizeof *jobs);
 	struct ep_strv argv = { 0 };
 	int rc = -1;
 
-	memset(out, 0, sizeof *out);
 	ep_strv_push(&argv, probe);
 	ep_strv_push(&argv, "--backend");
 	ep_strv_push(&argv, backend);
 	for (size_t i = 0; extra != NULL && i < extra->n; i++)
 		ep_strv_push(&argv, extra->v[i]);
-	if (ep_child_run(&r, probe, argv.v, &o, err) < 0)
+	for (size_t i = 0; i < n; i++) {
+		memset(outs[i], 0, sizeof *outs[i]);
+		jobs[i].path = probe;
+		jobs[i].argv = argv.v;
+		jobs[i].envp = envs != NULL ? envs[i] : NULL;
+	}
+	if (ep_child_run_all(jobs, n, &o, err) < 0)
 		goto done;
-	judge(out, backend, timeout_s, &r);
-	ep_child_result_clear(&r);
+	for (size_t i = 0; i < n; i++) {
+		judge(outs[i], backend, timeout_s, &jobs[i].r);
+		ep_child_result_clear(&jobs[i].r);
+	}
 	rc = 0;
 done:
 	ep_strv_clear(&argv);
+	free(jobs);
+	return rc;
+}
+
+int
+ep_probe_run_once(struct ep_probe_run *out, const char *probe,
+    const char *backend, const struct ep_strv *extra, unsigned timeout_s,
+    struct ep_err *err)
+{
+	return run_many(&out, 1, probe, backend, extra, NULL, timeout_s, err);
+}
+
+/* The environment of GPU g's process: ours (no credentials) with its
+ * CUDA_VISIBLE_DEVICES; empty (envp NULL) when g leaves it as it is. */
+static void
+gpu_env(struct ep_strv *env, const struct ep_probe_gpu *g)
+{
+	memset(env, 0, sizeof *env);
+	if (g->visible == NULL)
+		return;
+	ep_child_env(env);
+	ep_child_env_set(env, "CUDA_VISIBLE_DEVICES", g->visible);
+	if (g->pci_order)
+		ep_child_env_set(env, "CUDA_DEVICE_ORDER", "PCI_BUS_ID");
+}
+
+/* 1 when some run of the n sets failed as a process. */
+static int
+any_run_failed(const struct ep_probe_set *sets, size_t n)
+{
+	for (size_t g = 0; g < n; g++)
+		for (size_t i = 0; i < sets[g].n; i++)
+			if (sets[g].runs[i].outcome != EP_PROBE_OK)
+				return 1;
+	return 0;
+}
+
+/* Run GPU backend b o->runs times on every GPU of gs, the GPUs of one run
+ * at once, into sets[0..gs->n), and aggregate them. */
+static int
+run_gpu_backend(struct ep_results *rs, struct ep_manifest *facts,
+    struct ep_strv *summary, const struct ep_probe_opts *o, const char *b,
+    const struct ep_probe_gpus *gs, struct ep_probe_set *sets,
+    const struct ep_strv *libs, char *const **envs, struct ep_progress *prog,
+    struct ep_err *err)
+{
+	size_t n = gs->n, k, g, skipped;
+	struct ep_probe_run **outs = xcalloc(n, sizeof *outs);
+	char *const **ev = xcalloc(n, sizeof *ev);
+	int *stopped = xcalloc(n, sizeof *stopped), rc = -1;
+
+	for (g = 0; g < n; g++) {
+		sets[g].backend = b;
+		sets[g].gpu = gs->v[g].key;
+		sets[g].gpu_results = n > 1;
+		sets[g].where = n > 1 ? gs->v[g].label : NULL;
+	}
+	for (unsigned r = 0; r < o->runs; r++) {
+		for (g = k = 0; g < n; g++) {
+			if (stopped[g])
+				continue;
+			outs[k] = ep_probe_set_add(&sets[g]);
+			ev[k++] = envs[g];
+		}
+		if (k == 0)
+			break;
+		if (run_many(outs, k, o->probe, b, libs, ev, o->timeout_s,
+		    err) < 0)
+			goto done;
+		ep_progress_add(prog, k, 0);
+		/* A missing driver does not come back in run 2. */
+		for (g = 0; r == 0 && g < n; g++)
+			if ((stopped[g] = ep_probe_set_skipped(&sets[g])))
+				ep_progress_add(prog, o->runs - 1, 0);
+	}
+	for (g = skipped = 0; g < n; g++)
+		skipped += ep_probe_set_skipped(&sets[g]) != 0;
+	if (n > 1 && skipped == n && !any_run_failed(sets, n)) {
+		/* Skipped on every GPU alike: one skip, as on one GPU. */
+		sets[0].gpu_results = 0;
+		ep_probe_aggregate(rs, facts, summary, &sets[0],
+		    o->require_gpu);
+	} else
+		for (g = 0; g < n; g++)
+			ep_probe_aggregate(rs, facts, summary, &sets[g],
+			    o->require_gpu);
+	rc = 0;
+done:
+	free(outs);
+	free(ev);
+	free(stopped);
 	return rc;
 }
 
@@ -225,47 +325,90 @@ ep_probe_all(struct ep_results *rs, struct ep_manifest *facts,
     struct ep_strv *summary, const struct ep_probe_opts *o,
     const struct ep_manifest *captured, struct ep_err *err)
 {
-	struct ep_probe_set sets[4];
-	struct ep_strv libs = { 0 };
-	struct ep_probe_run *run;
+	struct ep_probe_set cpu = { 0 }, *gsets = NULL, *one;
 	struct ep_progress prog;
-	size_t nsets = 0, nb = 0;
-	const char *b;
-	int rc = -1;
+	struct ep_probe_gpuinfo *info = NULL;
+	struct ep_probe_gpus gs = { 0 };
+	struct ep_strv libs = { 0 }, *envs = NULL;
+	char *const **envp = NULL;
+	size_t nb = 0, ng = 0, bi, g;
+	const char *b, *gpub[4];
+	char *key;
+	int rc = -1, first = -1, with_cpu;
 
-	memset(sets, 0, sizeof sets);
-	ep_probe_lib_args(&libs, captured);
 	for (size_t i = 0; (b = ep_probe_backends[i]) != NULL; i++)
-		nb += strcmp(o->backend, "all") == 0 ||
-		    strcmp(o->backend, b) == 0;
-	ep_progress_start(&prog, "probe", "runs", nb * o->runs, 0);
-	for (size_t i = 0; (b = ep_probe_backends[i]) != NULL; i++) {
-		if (strcmp(o->backend, "all") != 0 && strcmp(o->backend, b) != 0)
-			continue;
-		sets[nsets].backend = b;
+		if (ep_probe_backend_is_gpu(b) && (strcmp(o->backend, "all") ==
+		    0 || strcmp(o->backend, b) == 0))
+			gpub[nb++] = b;
+	if (nb > 0 && ep_probe_gpus_select(&gs, o->gpus,
+	    getenv("CUDA_VISIBLE_DEVICES"), captured, err) < 0)
+		return -1;
+	ng = gs.n;
+	ep_probe_lib_args(&libs, captured);
+	with_cpu = strcmp(o->backend, "all") == 0 ||
+	    strcmp(o->backend, "cpu") == 0;
+	ep_progress_start(&prog, "probe", "runs",
+	    ((with_cpu ? 1 : 0) + nb * ng) * o->runs, 0);
+	if (with_cpu) {
+		cpu.backend = "cpu";
 		for (unsigned r = 0; r < o->runs; r++) {
-			run = ep_probe_set_add(&sets[nsets]);
-			if (ep_probe_run_once(run, o->probe, b,
-			    ep_probe_backend_is_gpu(b) ? &libs : NULL,
-			    o->timeout_s, err) < 0)
+			if (ep_probe_run_once(ep_probe_set_add(&cpu), o->probe,
+			    "cpu", NULL, o->timeout_s, err) < 0)
 				goto done;
 			ep_progress_add(&prog, 1, 0);
 			/* A missing driver does not come back in run 2. */
-			if (r == 0 && ep_probe_set_skipped(&sets[nsets])) {
+			if (r == 0 && ep_probe_set_skipped(&cpu)) {
 				ep_progress_add(&prog, o->runs - 1, 0);
 				break;
 			}
 		}
-		ep_probe_aggregate(rs, facts, summary, &sets[nsets],
-		    o->require_gpu);
-		nsets++;
+		ep_probe_aggregate(rs, facts, summary, &cpu, o->require_gpu);
 	}
-	ep_probe_domain(facts, sets, nsets);
+	/* gsets[bi * ng + g]: backend gpub[bi] on GPU g. */
+	gsets = xcalloc(nb * ng + 1, sizeof *gsets);
+	envs = xcalloc(ng + 1, sizeof *envs);
+	envp = xcalloc(ng + 1, sizeof *envp);
+	for (g = 0; g < ng; g++) {
+		gpu_env(&envs[g], &gs.v[g]);
+		envp[g] = gs.v[g].visible != NULL ? envs[g].v : NULL;
+	}
+	for (bi = 0; bi < nb; bi++)
+		if (run_gpu_backend(rs, facts, summary, o, gpub[bi], &gs,
+		    &gsets[bi * ng], &libs, envp, &prog, err) < 0)
+			goto done;
+	/* Each GPU's domain, from its lines of every GPU backend. */
+	info = xcalloc(ng + 1, sizeof *info);
+	one = xcalloc(nb + 1, sizeof *one);
+	for (g = 0; g < ng; g++) {
+		for (bi = 0; bi < nb; bi++)
+			one[bi] = gsets[bi * ng + g];
+		key = xasprintf("probe.%s.domain", gs.v[g].key);
+		ep_probe_domain_key(facts, key, one, nb);
+		info[g] = (struct ep_probe_gpuinfo){ gs.v[g].index,
+		    gs.v[g].key, ep_probe_device_name(one, nb),
+		    ep_manifest_get(facts, key) };
+		if (first < 0 && info[g].domain != NULL) {
+			first = (int)g;
+			ep_probe_domain(facts, one, nb);
+		}
+		free(key);
+	}
+	free(one);
+	for (bi = 0; bi < nb; bi++)
+		ep_probe_gpus_agree(rs, facts, summary, gpub[bi], info, ng);
 	rc = 0;
 done:
 	ep_progress_end(&prog);
-	for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
-		ep_probe_set_clear(&sets[i]);
+	ep_probe_set_clear(&cpu);
+	for (size_t i = 0; gsets != NULL && i < nb * ng; i++)
+		ep_probe_set_clear(&gsets[i]);
+	for (g = 0; envs != NULL && g < ng; g++)
+		ep_strv_clear(&envs[g]);
+	free(gsets);
+	free(envs);
+	free(envp);
+	free(info);
+	ep_probe_gpus_clear(&gs);
 	ep_strv_clear(&libs);
 	return rc;
 }

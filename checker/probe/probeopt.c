@@ -60,6 +60,11 @@ ep_probe_opt(struct ep_probeopt *o, int c, const char *arg,
 	case EP_OPT_PROBE:
 		o->given = arg;
 		return 1;
+	case EP_OPT_GPUS:
+		if (ep_probe_gpus_parse(arg, err) < 0)
+			return -1;
+		o->po.gpus = arg;
+		return 1;
 	}
 	return 0;
 }

@@ -18,13 +18,15 @@ enum {
 	EP_OPT_TIMEOUT,
 	EP_OPT_REQUIRE_GPU,
 	EP_OPT_PROBE,
+	EP_OPT_GPUS,
 };
 #define EP_PROBE_LONGOPTS						\
 	{ "runs", required_argument, NULL, EP_OPT_RUNS },		\
 	{ "backend", required_argument, NULL, EP_OPT_BACKEND },		\
 	{ "timeout", required_argument, NULL, EP_OPT_TIMEOUT },		\
 	{ "require-gpu", no_argument, NULL, EP_OPT_REQUIRE_GPU },	\
-	{ "probe", required_argument, NULL, EP_OPT_PROBE }
+	{ "probe", required_argument, NULL, EP_OPT_PROBE },		\
+	{ "gpus", required_argument, NULL, EP_OPT_GPUS }
 
 #define EP_PROBE_HELP							\
 "Reference workload (envparity-probe; not run unless --runs is given):\n" \
@@ -35,7 +37,15 @@ enum {
 "  --backend B          cpu, cuda, cublas, cudnn or all (default all)\n" \
 "  --timeout S          kill a run after S seconds (default 60)\n"	\
 "  --require-gpu        a GPU backend that cannot run fails, not skips\n" \
-"  --probe PATH         the probe binary (default: beside envparity)\n"
+"  --probe PATH         the probe binary (default: beside envparity)\n" \
+EP_PROBE_GPUS_HELP
+
+/* --gpus, shared with `envparity probe`. */
+#define EP_PROBE_GPUS_HELP						\
+"  --gpus LIST          the GPUs the GPU backends run on, by index among\n" \
+"                       the visible ones (0,3), one process each, all at\n" \
+"                       once; default every visible GPU (gpu.count, or\n" \
+"                       the entries of a CUDA_VISIBLE_DEVICES already set)\n"
 
 struct ep_probeopt {
 	struct ep_probe_opts po;	/* runs 0: not asked for */

@@ -315,121 +315,219 @@ spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[],
 	return rc;
 }
 
+/* One child of ep_child_run_all at work. */
+struct job {
+	pid_t pid;		/* -1: not started, or reaped */
+	int outp, errp, pidfd;
+	int exited;
+	unsigned long long since;
+};
+
+/* Kill job j's tree, keeping the other jobs not yet reaped and theirs:
+ * a sibling is an orphan of ours by its parentage, and one that started
+ * after j did would otherwise be taken for j's. */
+static void
+end_job(struct job *jobs, size_t n, size_t j, int grace_ms)
+{
+	pid_t *keep = xcalloc(n, sizeof *keep);
+	size_t nkeep = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (i != j && jobs[i].pid > 0)
+			keep[nkeep++] = jobs[i].pid;
+	ep_child_kill_tree(jobs[j].pid, jobs[j].since, keep, nkeep, grace_ms);
+	free(keep);
+}
+
+/* Reap job j (killed or exited) into r within grace_ms; a sibling's
+ * zombie is never reaped by the kill of another (see end_job). */
+static void
+reap_job(struct job *jb, struct ep_child_result *r, int grace_ms)
+{
+	if (jb->exited || wait_exit(jb->pid, jb->pidfd, ep_now_ns() +
+	    (uint64_t)grace_ms * 1000000u))
+		r->reaped = waitpid(jb->pid, &r->status, 0) == jb->pid;
+	jb->pid = -1;
+}
+
+int
+ep_child_run_all(struct ep_child_run_job *v, size_t n,
+    const struct ep_child_opts *o, struct ep_err *err)
+{
+	struct ep_strv env = { 0 };
+	struct pollfd *pfd = xcalloc(3 * n + 1, sizeof *pfd);
+	struct job *jobs = xcalloc(n + 1, sizeof *jobs);
+	int *slot = xcalloc(3 * n + 1, sizeof *slot), open, nfd, e, rc = -1;
+	struct ep_child_result *r;
+	uint64_t deadline, now;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		memset(&v[i].r, 0, sizeof v[i].r);
+		jobs[i] = (struct job){ -1, -1, -1, -1, 0, 0 };
+	}
+	ep_child_env(&env);
+	ep_child_reaper();
+	for (i = 0; i < n; i++) {
+		int outp[2], errp[2];
+
+		if (pipe2(outp, O_CLOEXEC) < 0) {
+			ep_err_set(err, EP_E_IO, "%s: pipe: %s", v[i].path,
+			    strerror(errno));
+			goto done;
+		}
+		if (pipe2(errp, O_CLOEXEC) < 0) {
+			ep_err_set(err, EP_E_IO, "%s: pipe: %s", v[i].path,
+			    strerror(errno));
+			close(outp[0]);
+			close(outp[1]);
+			goto done;
+		}
+		jobs[i].outp = outp[0];
+		jobs[i].errp = errp[0];
+		e = spawn(&jobs[i].pid, v[i].path, v[i].argv, v[i].envp != NULL ?
+		    v[i].envp : env.v, o->dir, outp[1], errp[1]);
+		close(outp[1]);
+		close(errp[1]);
+		if (e != 0) {
+			jobs[i].pid = -1;
+			ep_err_set(err, EP_E_IO, "%s: cannot run: %s",
+			    v[i].path, strerror(e));
+			goto done;
+		}
+		jobs[i].since = ep_child_start_time(jobs[i].pid);
+#ifdef SYS_pidfd_open
+		jobs[i].pidfd = (int)syscall(SYS_pidfd_open, jobs[i].pid, 0);
+#endif
+	}
+	deadline = ep_now_ns() + (uint64_t)o->timeout_ms * 1000000u;
+
+	for (;;) {
+		int nopidfd = 0;
+
+		nfd = open = 0;
+		for (i = 0; i < n; i++) {
+			struct job *jb = &jobs[i];
+
+			if (jb->outp >= 0) {
+				slot[nfd] = (int)i;
+				pfd[nfd++] = (struct pollfd){ jb->outp, POLLIN, 0 };
+			}
+			if (jb->errp >= 0) {
+				slot[nfd] = (int)(n + i);
+				pfd[nfd++] = (struct pollfd){ jb->errp, POLLIN, 0 };
+			}
+			if (!jb->exited && jb->pidfd >= 0) {
+				slot[nfd] = (int)(2 * n + i);
+				pfd[nfd++] = (struct pollfd){ jb->pidfd, POLLIN, 0 };
+			}
+			if (!jb->exited && jb->pidfd < 0)
+				nopidfd = 1;
+			open += !jb->exited || jb->outp >= 0 || jb->errp >= 0;
+		}
+		if (open == 0 || (now = ep_now_ns()) >= deadline)
+			break;
+		if (poll(pfd, (nfds_t)nfd, nopidfd ? 10 :
+		    (int)((deadline - now) / 1000000) + 1) < 0 &&
+		    errno != EINTR) {
+			ep_err_set(err, EP_E_IO, "%s: poll: %s", v[0].path,
+			    strerror(errno));
+			goto done;
+		}
+		for (int k = 0; k < nfd; k++) {
+			struct job *jb = &jobs[slot[k] % (int)n];
+
+			r = &v[slot[k] % (int)n].r;
+			if (pfd[k].revents == 0 || slot[k] >= 2 * (int)n)
+				continue;
+			if (slot[k] < (int)n && drain(jb->outp, &r->out,
+			    &r->out_len, o->out_max, 0, &r->overflow)) {
+				close(jb->outp);
+				jb->outp = -1;
+			} else if (slot[k] >= (int)n && drain(jb->errp,
+			    &r->err, &r->err_len, 0, o->err_keep,
+			    &r->overflow)) {
+				close(jb->errp);
+				jb->errp = -1;
+			}
+		}
+		for (i = 0; i < n; i++) {
+			struct job *jb = &jobs[i];
+
+			r = &v[i].r;
+			if (r->overflow && jb->outp >= 0) {
+				/* Nothing more of it is wanted. */
+				close(jb->outp);
+				jb->outp = -1;
+				end_job(jobs, n, i, o->grace_ms);
+			}
+			if (!jb->exited && ep_child_exited(jb->pid)) {
+				/* Whatever it left behind would hold the
+				 * pipes open, and must not outlive it. */
+				jb->exited = 1;
+				end_job(jobs, n, i, o->grace_ms);
+				reap_job(jb, r, o->grace_ms);
+			}
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (jobs[i].pid <= 0)
+			continue;
+		v[i].r.timed_out = 1;
+		end_job(jobs, n, i, o->grace_ms);
+		reap_job(&jobs[i], &v[i].r, o->grace_ms);
+	}
+	for (i = 0; i < n; i++) {
+		r = &v[i].r;
+		if (!r->timed_out && !r->reaped) {
+			/* Only when waitpid itself failed. */
+			ep_err_set(err, EP_E_IO, "%s: waitpid: %s", v[i].path,
+			    strerror(errno));
+			goto done;
+		}
+	}
+	rc = 0;
+done:
+	for (i = 0; i < n; i++) {
+		struct job *jb = &jobs[i];
+
+		if (jb->pid > 0) {
+			/* Only on a failure: none may run on without us. */
+			end_job(jobs, n, i, o->grace_ms);
+			if (wait_exit(jb->pid, jb->pidfd, ep_now_ns() +
+			    (uint64_t)o->grace_ms * 1000000u))
+				waitpid(jb->pid, NULL, 0);
+			jb->pid = -1;
+		}
+		if (jb->outp >= 0)
+			close(jb->outp);
+		if (jb->errp >= 0)
+			close(jb->errp);
+		if (jb->pidfd >= 0)
+			close(jb->pidfd);
+		r = &v[i].r;
+		if (r->out == NULL)
+			r->out = xstrdup("");
+		if (r->err == NULL)
+			r->err = xstrdup("");
+		if (rc < 0)
+			ep_child_result_clear(r);
+	}
+	ep_strv_clear(&env);
+	free(pfd);
+	free(jobs);
+	free(slot);
+	return rc;
+}
+
 int
 ep_child_run(struct ep_child_result *r, const char *path,
     char *const argv[], const struct ep_child_opts *o, struct ep_err *err)
 {
-	struct ep_strv env = { 0 };
-	struct pollfd pfd[3];
-	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, pidfd = -1;
-	int exited = 0, nfd, io, ie, ip, e, rc = -1;
-	unsigned long long since = 0;
-	uint64_t deadline, now;
-	pid_t pid = -1;
+	struct ep_child_run_job j = { .path = path, .argv = argv,
+	    .envp = o->envp };
+	int rc = ep_child_run_all(&j, 1, o, err);
 
-	memset(r, 0, sizeof *r);
-	if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
-		ep_err_set(err, EP_E_IO, "%s: pipe: %s", path, strerror(errno));
-		goto done;
-	}
-	if (o->envp == NULL)
-		ep_child_env(&env);
-	ep_child_reaper();
-	e = spawn(&pid, path, argv, o->envp != NULL ? o->envp : env.v, o->dir,
-	    outp[1], errp[1]);
-	close(outp[1]);
-	close(errp[1]);
-	outp[1] = errp[1] = -1;
-	if (e != 0) {
-		pid = -1;
-		ep_err_set(err, EP_E_IO, "%s: cannot run: %s", path,
-		    strerror(e));
-		goto done;
-	}
-	since = ep_child_start_time(pid);
-#ifdef SYS_pidfd_open
-	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-#endif
-	deadline = ep_now_ns() + (uint64_t)o->timeout_ms * 1000000u;
-
-	while (!exited || outp[0] >= 0 || errp[0] >= 0) {
-		if ((now = ep_now_ns()) >= deadline)
-			break;
-		nfd = 0;
-		io = ie = ip = -1;
-		if (outp[0] >= 0)
-			pfd[io = nfd++] = (struct pollfd){ outp[0], POLLIN, 0 };
-		if (errp[0] >= 0)
-			pfd[ie = nfd++] = (struct pollfd){ errp[0], POLLIN, 0 };
-		if (!exited && pidfd >= 0)
-			pfd[ip = nfd++] = (struct pollfd){ pidfd, POLLIN, 0 };
-		if (poll(pfd, (nfds_t)nfd, (!exited && pidfd < 0) ? 10 :
-		    (int)((deadline - now) / 1000000) + 1) < 0 &&
-		    errno != EINTR) {
-			ep_err_set(err, EP_E_IO, "%s: poll: %s", path,
-			    strerror(errno));
-			goto done;
-		}
-		if (io >= 0 && pfd[io].revents != 0 && drain(outp[0], &r->out,
-		    &r->out_len, o->out_max, 0, &r->overflow)) {
-			close(outp[0]);
-			outp[0] = -1;
-		}
-		if (ie >= 0 && pfd[ie].revents != 0 && drain(errp[0], &r->err,
-		    &r->err_len, 0, o->err_keep, &r->overflow)) {
-			close(errp[0]);
-			errp[0] = -1;
-		}
-		if (r->overflow && outp[0] >= 0) {
-			/* Nothing more of it is wanted. */
-			close(outp[0]);
-			outp[0] = -1;
-			ep_child_kill_tree(pid, since, NULL, 0, o->grace_ms);
-		}
-		if (!exited && ep_child_exited(pid)) {
-			/* Whatever it left behind would hold the pipes open,
-			 * and must not outlive it anyway. */
-			exited = 1;
-			ep_child_kill_tree(pid, since, NULL, 0, o->grace_ms);
-		}
-	}
-	if (!exited) {
-		r->timed_out = 1;
-		ep_child_kill_tree(pid, since, NULL, 0, o->grace_ms);
-	}
-	if (exited || wait_exit(pid, pidfd, ep_now_ns() +
-	    (uint64_t)o->grace_ms * 1000000u))
-		r->reaped = waitpid(pid, &r->status, 0) == pid;
-	pid = -1;
-	if (!r->timed_out && !r->reaped) {
-		/* Only when waitpid itself failed. */
-		ep_err_set(err, EP_E_IO, "%s: waitpid: %s", path,
-		    strerror(errno));
-		goto done;
-	}
-	rc = 0;
-done:
-	if (pid > 0) {
-		/* Only when poll failed: it must not run on without us. */
-		ep_child_kill_tree(pid, since, NULL, 0, o->grace_ms);
-		if (wait_exit(pid, pidfd, ep_now_ns() +
-		    (uint64_t)o->grace_ms * 1000000u))
-			waitpid(pid, NULL, 0);
-	}
-	for (int i = 0; i < 2; i++) {
-		if (outp[i] >= 0)
-			close(outp[i]);
-		if (errp[i] >= 0)
-			close(errp[i]);
-	}
-	if (pidfd >= 0)
-		close(pidfd);
-	if (r->out == NULL)
-		r->out = xstrdup("");
-	if (r->err == NULL)
-		r->err = xstrdup("");
-	ep_strv_clear(&env);
-	if (rc < 0)
-		ep_child_result_clear(r);
+	*r = j.r;
 	return rc;
 }

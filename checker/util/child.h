@@ -131,4 +131,20 @@ void ep_child_result_clear(struct ep_child_result *r);
 int ep_child_run(struct ep_child_result *r, const char *path,
     char *const argv[], const struct ep_child_opts *o, struct ep_err *err);
 
+/* Several programs at once, as ep_child_run runs one: all started
+ * together, each with its own argv and environment (envp NULL:
+ * ep_child_env()), under o's deadline (from the start of them all), dir
+ * and limits (o->envp is not used).  When one ends, its tree is killed
+ * and the others' trees are kept.  v[i].r is filled for every i.  -1 with
+ * err (EP_E_IO) when one cannot be started (the others are then killed
+ * and every r is empty) or a pipe or poll fails. */
+struct ep_child_run_job {
+	const char *path;
+	char *const *argv;
+	char *const *envp;
+	struct ep_child_result r;	/* out */
+};
+int ep_child_run_all(struct ep_child_run_job *v, size_t n,
+    const struct ep_child_opts *o, struct ep_err *err);
+
 #endif

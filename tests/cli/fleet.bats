@@ -121,6 +121,47 @@ probe_nodes() {
 	validate_schema fleet r.json
 }
 
+# Per-GPU probe facts as capture --runs writes them on 2-GPU nodes.
+gpu_nodes() {
+	probe_nodes "NVIDIA H100 80GB HBM3 cc 9.0"
+	for n in n1 n2 n3 n4; do
+		jq '.facts += {"probe.gpu0.domain": .facts."probe.domain", "probe.gpu1.domain": .facts."probe.domain", "probe.cublas.gpu0.gemm.sha256": "aaaa", "probe.cublas.gpu1.gemm.sha256": "aaaa"}' \
+		    "d/$n.json" > d/t && mv d/t "d/$n.json"
+	done
+}
+
+@test "fleet: one node's GPU 1 computing other bits fails that node, by the per-GPU key" {
+	gpu_nodes
+	jq '.facts."probe.cublas.gpu1.gemm.sha256" = "cccc"' d/n3.json > d/t && mv d/t d/n3.json
+	run "$EP" fleet d --json r.json
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"n3: probe.cublas.gpu1.gemm.sha256: 'cccc' here, 'aaaa' on the fleet's majority (3 of 4 nodes in domain NVIDIA H100"* ]]
+	[ "$(jq -r '[.results[] | select(.status == "fail") | .key | select(endswith("probe.cublas.gpu1.gemm.sha256") | not)] | length' r.json)" = 0 ]
+}
+
+@test "fleet: a GPU of another model binds within its own domain, said and not failed" {
+	gpu_nodes
+	# On n4, GPU 1 is an A100 (the node's probe.domain, GPU 0's, is the
+	# H100 of the others): its hash binds to probe.gpu1.domain, where it
+	# is alone, and is no odd node out of the H100s.
+	jq '.facts."probe.gpu1.domain" = "NVIDIA A100-SXM4-80GB cc 8.0" | .facts."probe.cublas.gpu1.gemm.sha256" = "dddd"' \
+	    d/n4.json > d/t && mv d/t d/n4.json
+	run "$EP" fleet d --json r.json
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(jq -r '[.results[] | select(.status == "fail")] | length' r.json)" = 0 ]
+	[ "$(jq -r '.fleet.splits[] | select(.key == "probe.gpu1.domain") | .kind' r.json)" = domain ]
+	# Nodes that probed fewer GPUs: the GPU they lack is no value of theirs.
+	gpu_nodes
+	for n in n3 n4; do
+		jq '.facts |= del(."probe.gpu1.domain", ."probe.cublas.gpu1.gemm.sha256")' "d/$n.json" > d/t && mv d/t "d/$n.json"
+	done
+	run "$EP" fleet d --json r.json
+	echo "$output"
+	[ "$(jq -r '[.results[] | select(.status == "fail" and (.key | startswith("probe.cublas")))] | length' r.json)" = 0 ]
+}
+
 @test "fleet: nodes in different determinism domains are grouped and said, never failed" {
 	probe_nodes "NVIDIA H100 80GB HBM3 cc 9.0"
 	for n in n3 n4; do

@@ -40,6 +40,22 @@
 #                     skip: "no NVIDIA driver (libcuda.so.1 not found)".
 #   FAKE_PROBE_ON     the backend that misbehaves (default cpu)
 #   FAKE_PROBE_RUN    the run that misbehaves (default 2)
+#
+# One GPU per process: envparity gives each GPU's process its
+# CUDA_VISIBLE_DEVICES (CVD below); this double reads it as "the GPU".
+# With CVD set, the run counter is count.<backend>.<CVD> (the GPUs run at
+# once), env.<backend> gets "CVD CUDA_DEVICE_ORDER" per start, and log
+# gets "start|end <backend> <CVD> <run> <ns>" lines.
+#   FAKE_PROBE_ON_GPU      misbehave (FAKE_PROBE_MODE) only where CVD is this
+#   FAKE_PROBE_DIVERGE_GPU where CVD is this, every GPU workload but kat and
+#                          the canary computes other bits (a bad GPU)
+#   FAKE_PROBE_OTHER_MODEL CVD values (comma-separated) that are an A100:
+#                          another model, so another determinism domain,
+#                          computing other gemm bits
+#   FAKE_PROBE_BARRIER=N   after starting, wait (at most 10 s) until N
+#                          processes of this backend and run have started;
+#                          log "barrier-timeout ..." when they did not: run
+#                          one after the other, they never would
 set -u
 
 backend="" libs=()
@@ -62,15 +78,38 @@ esac
 mode=${FAKE_PROBE_MODE:-ok} on=${FAKE_PROBE_ON:-cpu} bad_run=${FAKE_PROBE_RUN:-2}
 state=${FAKE_PROBE_STATE:-}
 run=1
+cvd=${CUDA_VISIBLE_DEVICES-}
+counter=count.$backend
+[ -n "${CUDA_VISIBLE_DEVICES+set}" ] && counter=count.$backend.$cvd
 if [ -n "$state" ]; then
-	n=$(cat "$state/count.$backend" 2>/dev/null || echo 0)
+	n=$(cat "$state/$counter" 2>/dev/null || echo 0)
 	run=$((n + 1))
-	echo "$run" >"$state/count.$backend"
+	echo "$run" >"$state/$counter"
 	echo "${libs[*]:-}" >>"$state/args.$backend"
+	if [ -n "${CUDA_VISIBLE_DEVICES+set}" ]; then
+		echo "$cvd ${CUDA_DEVICE_ORDER-unset}" >>"$state/env.$backend"
+		echo "start $backend $cvd $run $(date +%s%N)" >>"$state/log"
+	fi
 fi
+if [ -n "${FAKE_PROBE_BARRIER:-}" ] && [ -n "$state" ]; then
+	touch "$state/up.$backend.$run.$cvd"
+	waited=0
+	while [ "$(ls "$state" | grep -c "^up\.$backend\.$run\.")" -lt "$FAKE_PROBE_BARRIER" ]; do
+		if [ "$waited" -ge 500 ]; then
+			echo "barrier-timeout $backend $cvd $run" >>"$state/log"
+			break
+		fi
+		sleep 0.02
+		waited=$((waited + 1))
+	done
+fi
+in_list() { case ",$2," in *",$1,"*) return 0 ;; esac; return 1; }
 # Misbehave only where asked.
 me=0
 [ "$backend" = "$on" ] && me=1
+[ -n "${FAKE_PROBE_ON_GPU:-}" ] && [ "$cvd" != "$FAKE_PROBE_ON_GPU" ] && me=0
+other_model=0
+in_list "$cvd" "${FAKE_PROBE_OTHER_MODEL:-}" && [ -n "$cvd" ] && other_model=1
 this_run=0
 [ "$me" = 1 ] && [ "$run" = "$bad_run" ] && this_run=1
 
@@ -98,6 +137,8 @@ emit() { # workload status reason sha known_answer canary ms
 		device='{"arch": "x86_64"}'
 	elif [ "$2" = skip ]; then
 		device=null
+	elif [ "$other_model" = 1 ]; then
+		device='{"name": "NVIDIA A100-SXM4-80GB", "cc": "8.0", "sm_count": 108, "driver": "580.159.04", "cuda_driver": "13.0"}'
 	else
 		device='{"name": "NVIDIA H100 80GB HBM3", "cc": "9.0", "sm_count": 132, "driver": "580.159.04", "cuda_driver": "13.0"}'
 	fi
@@ -153,9 +194,17 @@ for w in $workloads; do
 	if [ "$mode" = other ] && [ "$me" = 1 ] && [ "$w" = gemm ]; then
 		seed="$seed/other"
 	fi
+	if [ "$backend" != cpu ] && [ -n "$cvd" ] && [ "$w" != kat ] &&
+	    [ "$canary" = false ]; then
+		[ "$cvd" = "${FAKE_PROBE_DIVERGE_GPU:-none}" ] && seed="$seed/diverged"
+		[ "$other_model" = 1 ] && [ "$w" = gemm ] && seed="$seed/a100"
+	fi
 	if [ "$mode" = kat_wrong ] && [ "$this_run" = 1 ] && [ "$w" = kat ]; then
 		kat=false seed="$seed/wrong"
 	fi
 	emit "$w" ok null "\"$(hash "$seed")\"" "$kat" "$canary" "$i.5"
 done
+if [ -n "$state" ] && [ -n "${CUDA_VISIBLE_DEVICES+set}" ]; then
+	echo "end $backend $cvd $run $(date +%s%N)" >>"$state/log"
+fi
 exit 0

@@ -472,6 +472,69 @@ test_run(void **state)
 	free(pidfile);
 }
 
+/* Several at once: each waits for the other's mark, so run one after the
+ * other they could only time out; each gets its own environment, and the
+ * end of the first does not kill the one still at work. */
+static void
+test_run_all(void **state)
+{
+	struct ep_child_opts o = { .timeout_ms = 20000, .out_max = 4096,
+	    .err_keep = 256, .grace_ms = 2000 };
+	struct ep_child_run_job v[3];
+	struct ep_strv env[3];
+	struct ep_err err = { 0 };
+	char *script[3], *argv[3][4];
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		script[i] = xasprintf("touch %s/up%d; for j in 0 1 2; do "
+		    "while [ ! -e %s/up$j ]; do sleep 0.01; done; done; "
+		    "echo \"job %d $EP_TEST_GPU\"; [ %d != 1 ] || sleep 0.3",
+		    tmp, i, tmp, i, i);
+		argv[i][0] = (char *)"/bin/sh";
+		argv[i][1] = (char *)"-c";
+		argv[i][2] = script[i];
+		argv[i][3] = NULL;
+		memset(&env[i], 0, sizeof env[i]);
+		ep_child_env(&env[i]);
+		ep_child_env_set(&env[i], "EP_TEST_GPU", i == 0 ? "zero" :
+		    i == 1 ? "one" : "two");
+		v[i] = (struct ep_child_run_job){ .path = "/bin/sh",
+		    .argv = argv[i], .envp = env[i].v };
+	}
+	assert_int_equal(ep_child_run_all(v, 3, &o, &err), 0);
+	for (int i = 0; i < 3; i++) {
+		char *want = xasprintf("job %d %s\n", i, i == 0 ? "zero" :
+		    i == 1 ? "one" : "two");
+
+		assert_false(v[i].r.timed_out);
+		assert_true(WIFEXITED(v[i].r.status));
+		assert_int_equal(WEXITSTATUS(v[i].r.status), 0);
+		assert_string_equal(v[i].r.out, want);
+		free(want);
+		ep_child_result_clear(&v[i].r);
+		ep_strv_clear(&env[i]);
+		free(script[i]);
+	}
+
+	/* One that hangs is killed at the deadline; the others finish. */
+	o.timeout_ms = 500;
+	argv[0][2] = (char *)"echo a";
+	argv[1][2] = (char *)"sleep 100";
+	argv[2][2] = (char *)"echo c";
+	for (int i = 0; i < 3; i++)
+		v[i] = (struct ep_child_run_job){ .path = "/bin/sh",
+		    .argv = argv[i] };
+	assert_int_equal(ep_child_run_all(v, 3, &o, &err), 0);
+	assert_false(v[0].r.timed_out);
+	assert_true(v[1].r.timed_out);
+	assert_false(v[2].r.timed_out);
+	assert_string_equal(v[0].r.out, "a\n");
+	assert_string_equal(v[2].r.out, "c\n");
+	for (int i = 0; i < 3; i++)
+		ep_child_result_clear(&v[i].r);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -484,6 +547,8 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_kill_tree, setup_tmp,
 		    teardown_tmp),
 		cmocka_unit_test_setup_teardown(test_run, setup_tmp,
+		    teardown_tmp),
+		cmocka_unit_test_setup_teardown(test_run_all, setup_tmp,
 		    teardown_tmp),
 	};
 
