@@ -148,6 +148,48 @@ done:
 	return rc;
 }
 
+/*
+ * A bless that captures without --image keeps the images its golden
+ * recorded (meta.images): they are resolved again, as check resolves
+ * them (collect_image.c), so that a bless after a driver upgrade does
+ * not drop them unseen.  With --image, the images named are the ones
+ * blessed.  The store is only read here (the default one not created).
+ */
+static int
+golden_images(struct ep_capture_opts *copts, struct ep_manifest **golden,
+    struct ep_policy **policy, char **gname, const struct ep_store_opts *so,
+    const char *profile, struct ep_err *err)
+{
+	struct ep_store_info info = { 0 };
+	struct ep_store_policies pol = { 0 };
+	struct ep_store *s = NULL;
+	struct ep_store_opts o = *so;
+	char *mtext = NULL, *where = NULL;
+	int rc = -1;
+
+	o.create = 0;
+	if (ep_store_open(&s, &o, err) < 0 ||
+	    ep_store_read(&mtext, &pol, &info, s, profile, err) < 0)
+		goto done;
+	where = xasprintf("%s#%s", info.store, info.ref);
+	*gname = xasprintf("%s:%s/manifest.json", where, profile);
+	if (ep_store_policy(policy, &pol, where, err) < 0 ||
+	    (mtext != NULL && ep_manifest_parse(golden, mtext, strlen(mtext),
+	    *gname, err) < 0))
+		goto done;
+	copts->golden = *golden;
+	copts->golden_name = *gname;
+	copts->policy = *policy;
+	rc = 0;
+done:
+	ep_store_policies_clear(&pol);
+	ep_store_info_clear(&info);
+	ep_store_free(s);
+	free(mtext);
+	free(where);
+	return rc;
+}
+
 static int
 cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 {
@@ -170,11 +212,13 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 	struct ep_store_opts so;
 	struct ep_store_info info = { 0 };
 	struct ep_author author = { 0 };
-	struct ep_manifest *m = NULL;
+	struct ep_manifest *m = NULL, *golden = NULL;
+	struct ep_policy *policy = NULL;
 	struct ep_store *s = NULL;
 	struct ep_err err = { 0 };
 	const char *message = NULL, *profile, *file = NULL, *host;
-	char *text = NULL, *msg = NULL, *abuf = NULL, commit[41];
+	char *text = NULL, *msg = NULL, *abuf = NULL, *gname = NULL;
+	char commit[41];
 	char hostbuf[256] = "";
 	int c, v, quiet = 0, captured_opts = 0, have_author, rc = EP_EXIT_OK;
 	int dry_run = 0;
@@ -243,7 +287,12 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 		goto done;
 	}
 
-	/* Validated before the store is touched: a bad manifest commits
+	if (file == NULL && copts.images.n == 0 && golden_images(&copts,
+	    &golden, &policy, &gname, &so, profile, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	/* Validated before the store is written: a bad manifest commits
 	 * nothing. */
 	if (file != NULL ? ep_manifest_load(&m, file, &err) < 0 :
 	    ep_capture(&m, &copts, &err) < 0) {
@@ -315,6 +364,9 @@ done:
 	ep_store_info_clear(&info);
 	ep_store_free(s);
 	ep_manifest_free(m);
+	ep_manifest_free(golden);
+	ep_policy_free(policy);
+	free(gname);
 	ep_capture_opts_clear(&copts);
 	ep_results_clear(&prs);
 	free(text);

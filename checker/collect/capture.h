@@ -52,7 +52,8 @@ enum {
 "                       [HOST/]NAME[:TAG][@DIGEST], oci:DIR[:TAG],\n"	\
 "                       docker-archive:FILE[:NAME:TAG]; see the registry\n" \
 "                       options.  check also resolves every image its\n" \
-"                       golden recorded, named here or not\n"		\
+"                       golden recorded, named here or not; bless\n"	\
+"                       without --image keeps the golden's images\n"	\
 "  --node NAME          the node name meta.node records, by which `fleet`\n" \
 "                       tells nodes apart (default: $SLURMD_NODENAME, else\n" \
 "                       the host name; host names can repeat in a cluster)\n" \

@@ -304,3 +304,51 @@ commit_policy() { # policy-json
 	[ "$status" -eq 3 ]
 	[[ "$output" == *"$down/app:v1: registry $down: "*"(an image the golden manifest recorded)" ]]
 }
+
+@test "bless without --image keeps the golden's images (resolved again); with --image, the images named are the golden's" {
+	push_images
+	run "$EP" bless -q --no-discover --site-packages sp \
+	    --insecure-registry "$PLAIN" --image "$PLAIN/$R/app:v1"
+	[ "$status" -eq 0 ]
+	# The tag moves; a bless without --image resolves it again and
+	# records where it points now.
+	retag_v1
+	run "$EP" bless --dry-run --no-discover --site-packages sp \
+	    --insecure-registry "$PLAIN"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"~ image.$PLAIN/$R/app:v1.digest: $V1 -> $OTHER"* ]]
+	[[ "$output" != *"- image."* ]]
+	run "$EP" bless -q --no-discover --site-packages sp \
+	    --insecure-registry "$PLAIN"
+	[ "$status" -eq 0 ]
+	golden > g.json
+	[ "$(jq -c .meta.images g.json)" = "[{\"ref\":\"$PLAIN/$R/app:v1\"}]" ]
+	[ "$(fact g.json "image.$PLAIN/$R/app:v1.digest")" = "$OTHER" ]
+
+	# --image names the images: the golden's other one is not kept.
+	run "$EP" bless -q --no-discover --site-packages sp \
+	    --insecure-registry "$PLAIN" --image "$PLAIN/$R/app:other"
+	[ "$status" -eq 0 ]
+	golden > g2.json
+	[ "$(jq -c .meta.images g2.json)" = "[{\"ref\":\"$PLAIN/$R/app:other\"}]" ]
+	[ -z "$(fact g2.json "image.$PLAIN/$R/app:v1.digest")" ]
+
+	# A registry that is down stops a bless without --image as it stops
+	# check: nothing committed.
+	reg_start "$T/down" || return 1
+	local down=$REG_HOST pid=$REG_PID
+	reg_push_image "$down" app v1 >/dev/null
+	run "$EP" bless -q --no-discover --site-packages sp \
+	    --insecure-registry "$down" --image "$down/app:v1"
+	[ "$status" -eq 0 ]
+	head=$(git --git-dir=.envparity/store rev-parse main)
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+	run "$EP" bless -q --no-discover --site-packages sp \
+	    --insecure-registry "$down" --registry-timeout 2
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"$down/app:v1"*"(an image the golden manifest recorded)"* ]]
+	[ "$(git --git-dir=.envparity/store rev-parse main)" = "$head" ]
+}
