@@ -195,6 +195,12 @@ W="--reason rollout --owner ml-platform --expires 2099-12-31"
 	bad "no such file, so no waiver for 'a'" unwaive --store s.git --profile p2 a
 	bad "which is read-only" waive --store s.git --ref v1 --profile p1 $W b
 	bad "the message is empty" waive --store s.git -m " " $W b
+	# Not UTF-8: refused, never written without the field (a waiver
+	# without its --actual would waive any value).
+	bad "--actual is not UTF-8" waive --store s.git $W --actual $'2.\xff' b
+	bad "--reason is not UTF-8" waive --store s.git --reason $'r\xc0' --owner o --expires 2099-01-01 b
+	bad "--owner is not UTF-8" waive --store s.git --reason r --owner $'\xff' --expires 2099-01-01 b
+	bad "is not UTF-8" waive --store s.git $W $'b.\xff'
 	for p in a/../b /abs a//b a/ ./a a/.x "sp ace"; do
 		bad "profile '$p'" waive --store s.git --profile "$p" $W a
 		bad "profile '$p'" unwaive --store s.git --profile "$p" a
