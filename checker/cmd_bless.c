@@ -217,7 +217,7 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 	struct ep_store *s = NULL;
 	struct ep_err err = { 0 };
 	const char *message = NULL, *profile, *file = NULL, *host;
-	char *text = NULL, *msg = NULL, *abuf = NULL, *gname = NULL;
+	char *text = NULL, *msg = NULL, *abuf = NULL, *gname = NULL, *line;
 	char commit[41];
 	char hostbuf[256] = "";
 	int c, v, quiet = 0, captured_opts = 0, have_author, rc = EP_EXIT_OK;
@@ -337,7 +337,10 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 				strcpy(hostbuf, "unknown");
 			host = hostbuf;
 		}
-		msg = xasprintf("bless %s from %s", profile, host);
+		/* One line: the host is the manifest's word. */
+		line = xasprintf("bless %s from %s", profile, host);
+		msg = ep_line_clean(line);
+		free(line);
 		message = msg;
 	}
 

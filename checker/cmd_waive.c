@@ -225,13 +225,20 @@ cmd_waive_exec(const struct ep_cmd *self, int argc, char **argv)
 	path = shared ? xstrdup("policy.json") :
 	    xasprintf("%s/policy.json", profile);
 	if (message == NULL) {
+		char *line;
+
 		if (ctx.remove)
-			msg = xasprintf("unwaive %s%s", ctx.w.key, shared ?
+			line = xasprintf("unwaive %s%s", ctx.w.key, shared ?
 			    " in the shared policy" : "");
 		else
-			msg = xasprintf("waive %s%s (%s): %s", ctx.w.key,
+			line = xasprintf("waive %s%s (%s): %s", ctx.w.key,
 			    shared ? " in the shared policy" : "",
 			    ctx.w.owner, ctx.w.reason);
+		/* One line, whatever --owner and --reason hold: a line of
+		 * its own starting "::" would be a workflow command where
+		 * a CI job shows the store's git log. */
+		msg = ep_line_clean(line);
+		free(line);
 		message = msg;
 	}
 

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "collect.h"
 #include "image.h"
@@ -74,6 +75,45 @@ all_ignored(const struct ep_manifest *golden, const struct ep_policy *p,
 }
 
 /*
+ * Why the golden may not name the local image at path (NULL: it may).
+ * The golden is written by whoever can push to the store, and a local
+ * reference opens a file: one the golden names by itself stays inside
+ * the directory check runs in, as `bless --image oci:./build/layout`
+ * recorded it, and goes through no symbolic link there (the working
+ * directory is often a checkout, which may hold one).  Anything else
+ * (an absolute path, a "..", a link) is resolved only when the user
+ * names it with --image.  Checked before anything is opened.
+ */
+static const char *
+golden_local_problem(const char *path)
+{
+	char *copy, *c, *save = NULL, *prefix = NULL, *t;
+	const char *why = NULL;
+	struct stat st;
+
+	if (path[0] == '\0')
+		return "an empty path";
+	if (path[0] == '/')
+		return "an absolute path";
+	copy = xstrdup(path);
+	for (c = strtok_r(copy, "/", &save); c != NULL && why == NULL;
+	    c = strtok_r(NULL, "/", &save)) {
+		if (strcmp(c, "..") == 0) {
+			why = "a path with '..', outside the working directory";
+			break;
+		}
+		t = prefix == NULL ? xstrdup(c) : xasprintf("%s/%s", prefix, c);
+		free(prefix);
+		prefix = t;
+		if (lstat(prefix, &st) == 0 && S_ISLNK(st.st_mode))
+			why = "a path through a symbolic link";
+	}
+	free(prefix);
+	free(copy);
+	return why;
+}
+
+/*
  * The golden's meta.images, appended to refs[0..*n) (room is the
  * caller's: json_array_size more) with their platforms in want[]; an
  * image named with --image already is resolved as named.  An explicit
@@ -90,7 +130,7 @@ golden_images(struct ep_imgref *refs, struct want *want, size_t *n,
 {
 	struct ep_imgopt scratch;
 	struct ep_err e = { 0 };
-	const char *ref, *plat;
+	const char *ref, *plat, *why;
 	json_t *ent, *p;
 	size_t i, before;
 
@@ -122,6 +162,13 @@ golden_images(struct ep_imgref *refs, struct want *want, size_t *n,
 			ep_imgref_clear(&refs[--*n]);
 			continue;
 		}
+		if (refs[before].path != NULL && (why = golden_local_problem(
+		    refs[before].path)) != NULL)
+			return ep_err_set(err, EP_E_INPUT, "%s: meta.images[%zu]:"
+			    " local image '%s': %s; a golden names a local "
+			    "image only by a relative path inside the "
+			    "directory check runs in (to check this one, name "
+			    "it with --image)", gname, i, ref, why);
 		want[before].platform = o->platform_explicit ? NULL : plat;
 		want[before].golden = 1;
 	}

@@ -52,6 +52,8 @@
  * a finding means, not where it starts.  A machine with no GPU facts gets
  * none of these results.
  */
+#include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,26 +120,45 @@ why_not(struct gpu *g, const char *field)
 	return s;
 }
 
-/* An unsigned number of meta.gpu.<i>; 0, or -1 when missing or not one
- * (*bad set for the latter). */
+/* An unsigned number of meta.gpu.<i>, as capture writes it: decimal
+ * digits, or "0x" and hex digits for a bit mask (hex); 0, or -1 when
+ * missing or not one (*bad set for the latter). */
 static int
-hnum(struct gpu *g, const char *field, unsigned long long *v, int *bad)
+hnum_base(struct gpu *g, const char *field, unsigned long long *v, int *bad,
+    int hex)
 {
-	const char *s = hget(g, field);
+	json_t *j = json_object_get(g->h, field);
+	const char *s = json_string_value(j);
 	char *end;
 
-	if (s == NULL)
+	if (j == NULL || json_is_null(j))
 		return -1;
-	if (*s < '0' || *s > '9') {
+	/* "0x10" or "010" read in another base, or a count past 2^64
+	 * clamped, would be a number NVML never said. */
+	if (s != NULL && hex) {
+		if (s[0] != '0' || s[1] != 'x')
+			s = NULL;
+		else
+			s += 2;
+	}
+	if (s == NULL || !(hex ? isxdigit((unsigned char)*s) :
+	    *s >= '0' && *s <= '9')) {
 		*bad = 1;
 		return -1;
 	}
-	*v = strtoull(s, &end, 0);
-	if (*end != '\0') {
+	errno = 0;
+	*v = strtoull(s, &end, hex ? 16 : 10);
+	if (*end != '\0' || errno == ERANGE) {
 		*bad = 1;
 		return -1;
 	}
 	return 0;
+}
+
+static int
+hnum(struct gpu *g, const char *field, unsigned long long *v, int *bad)
+{
+	return hnum_base(g, field, v, bad, 0);
 }
 
 static void
@@ -167,8 +188,13 @@ add(struct gpu *g, const char *check, int status, const char *expected,
 static void
 bad_value(struct gpu *g, const char *check, const char *field)
 {
-	add(g, check, EP_ERROR, NULL, hget(g, field), xasprintf("meta.gpu.%u."
-	    "%s \"%s\" is not a number", g->i, field, hget(g, field)));
+	if (hget(g, field) == NULL)
+		add(g, check, EP_ERROR, NULL, NULL, xasprintf("meta.gpu.%u.%s "
+		    "is not a string of digits", g->i, field));
+	else
+		add(g, check, EP_ERROR, NULL, hget(g, field), xasprintf(
+		    "meta.gpu.%u.%s \"%s\" is not a number", g->i, field,
+		    hget(g, field)));
 }
 
 static void
@@ -320,7 +346,7 @@ check_throttle(struct gpu *g)
 	int bad = 0;
 	char *b, *ok;
 
-	if (hnum(g, "clocks_event_reasons", &mask, &bad) < 0) {
+	if (hnum_base(g, "clocks_event_reasons", &mask, &bad, 1) < 0) {
 		if (bad)
 			bad_value(g, "throttle", "clocks_event_reasons");
 		else

@@ -10,6 +10,7 @@
  * that check would refuse.
  */
 #include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -97,6 +98,22 @@ odd_bytes(const char *s)
 	return 0;
 }
 
+/* 1 if s (not NULL) is not well-formed UTF-8: jansson makes no string
+ * of it, and a member left out would change what the waiver means (no
+ * "actual" waives any value). */
+static int
+not_utf8(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = strlen(s), k;
+	uint32_t c;
+
+	for (size_t i = 0; i < n; i += k)
+		if ((k = ep_utf8_decode(u + i, n - i, &c)) == 0)
+			return 1;
+	return 0;
+}
+
 /* 1 if s is nothing but blanks. */
 static int
 blank(const char *s)
@@ -114,6 +131,16 @@ ep_policy_waiver_check(const struct ep_waiver_spec *w, time_t now,
 
 	if (w->key == NULL || w->key[0] == '\0')
 		return ep_err_set(err, EP_E_INPUT, "the key is empty");
+	if (not_utf8(w->key))
+		return ep_err_set(err, EP_E_INPUT, "key '%s' is not UTF-8",
+		    w->key);
+	if (w->reason != NULL && not_utf8(w->reason))
+		return ep_err_set(err, EP_E_INPUT, "--reason is not UTF-8");
+	if (w->owner != NULL && not_utf8(w->owner))
+		return ep_err_set(err, EP_E_INPUT, "--owner is not UTF-8");
+	if (w->actual != NULL && not_utf8(w->actual))
+		return ep_err_set(err, EP_E_INPUT, "--actual is not UTF-8 (a "
+		    "fact's value always is)");
 	if (odd_bytes(w->key))
 		return ep_err_set(err, EP_E_INPUT, "key '%s': a fact key "
 		    "holds no blanks or control characters", w->key);

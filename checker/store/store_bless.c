@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clean.h"
 #include "storeopt.h"
 
 #define MAX_ATTEMPTS	16
@@ -362,7 +363,7 @@ commit_file(char commit_out[41], int *changed, struct ep_store *s,
 	git_signature *sig = NULL;
 	git_oid blob, base, tip, commit;
 	int hasbase, r, rc = -1;
-	char *msg = NULL, *cur = NULL, *text = NULL, hex[13];
+	char *msg = NULL, *cur = NULL, *text = NULL, *clean, hex[13];
 	size_t mlen;
 
 	commit_out[0] = '\0';
@@ -415,9 +416,13 @@ commit_file(char commit_out[41], int *changed, struct ep_store *s,
 	if (text != NULL && ep_store_check_size(strlen(text), path, err) < 0)
 		goto done;
 
-	mlen = strlen(message);
-	msg = xasprintf("%s%s", message,
-	    mlen > 0 && message[mlen - 1] == '\n' ? "" : "\n");
+	/* The message is shown by git log on terminals and in CI logs:
+	 * its lines kept, no terminal escape or invisible character. */
+	clean = ep_text_clean(message, 1);
+	mlen = strlen(clean);
+	msg = xasprintf("%s%s", clean,
+	    mlen > 0 && clean[mlen - 1] == '\n' ? "" : "\n");
+	free(clean);
 	if (text != NULL && git_blob_create_from_buffer(&blob, w, text,
 	    strlen(text)) < 0) {
 		ep_store_git_err(err, EP_E_IO, s, bless_profile != NULL ?

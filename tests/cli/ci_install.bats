@@ -35,20 +35,22 @@ fake_path() { # dir [version]
 
 @test "install: path and auto run the envparity on PATH of the version wanted" {
 	need_node
+	# Outside the workspace ($T): one there is the checkout's, never run.
+	PB=$BATS_TEST_TMPDIR/pbin
 	golden s.git sp 3
-	fake_path "$T/pbin"
+	fake_path "$PB"
 	v=$("$EP" --version | sed 's/^envparity //')
 	for how in path auto; do
-		PATH=$T/pbin:$PATH run_action r.json envparity= install=$how store=s.git \
+		PATH=$PB:$PATH run_action r.json envparity= install=$how store=s.git \
 		    "args=--no-discover --site-packages sp"
 		[ "$status" -eq 0 ]
 		jq -e '.outputs.status == "parity"' r.json
-		[ "$(jq -r .outputs.envparity r.json)" = "$T/pbin/envparity" ]
+		[ "$(jq -r .outputs.envparity r.json)" = "$PB/envparity" ]
 		[ "$(jq -r '.outputs["envparity-version"]' r.json)" = "$v" ]
 		[ ! -e runner/envparity-build ]
 	done
 	# path with a version that is not the one on PATH: exit 3, said why.
-	PATH=$T/pbin:$PATH run_action r.json envparity= install=path version=9.9.9 store=s.git
+	PATH=$PB:$PATH run_action r.json envparity= install=path version=9.9.9 store=s.git
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"is envparity $v, not 9.9.9 (input version)"* ]]
 	[ "$(jq -r .steps.verdict.exit_code r.json)" != 0 ]
@@ -60,9 +62,10 @@ fake_path() { # dir [version]
 
 @test "install: auto builds from the action's source when PATH has another version; source builds too" {
 	need_node
+	PB=$BATS_TEST_TMPDIR/pbin
 	golden s.git sp 3
-	fake_path "$T/pbin" 0.0.1
-	PATH=$T/pbin:$PATH run_action r.json envparity= install=auto store=s.git \
+	fake_path "$PB" 0.0.1
+	PATH=$PB:$PATH run_action r.json envparity= install=auto store=s.git \
 	    "args=--no-discover --site-packages sp"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"install auto: source"* ]]
@@ -70,10 +73,42 @@ fake_path() { # dir [version]
 	[ "$(jq -r '.outputs["envparity-version"]' r.json)" = "$(make -s -C "$REPO_ROOT" version)" ]
 	jq -e '.outputs.status == "parity"' r.json
 	# source, asked for: the same build (make finds it up to date).
-	PATH=$T/pbin:$PATH run_action r2.json envparity= install=source store=s.git \
+	PATH=$PB:$PATH run_action r2.json envparity= install=source store=s.git \
 	    "args=--no-discover --site-packages sp"
 	[ "$status" -eq 0 ]
 	[ "$(jq -r .outputs.envparity r2.json)" = "$T/runner/envparity-build/envparity" ]
+}
+
+@test "install: path and auto never run an envparity the checkout puts on PATH" {
+	need_node
+	# The checkout's envparity says it is the version wanted, and leaves
+	# a mark when anything runs it (--version included).
+	v=$(sed -n 's/^#define EP_VERSION "\(.*\)"$/\1/p' "$REPO_ROOT/checker/util/version.h")
+	mkdir -p bin sub/deep
+	printf '#!/bin/sh\ntouch "%s/ran"\necho "envparity %s"\n' "$T" "$v" >bin/envparity
+	chmod +x bin/envparity
+	cp bin/envparity envparity
+	cp bin/envparity sub/deep/envparity
+	for entry in "$T/bin" "$T/sub/deep" . bin ""; do
+		PATH=$entry:$PATH run_action r.json envparity= install=path store=s.git
+		[ "$status" -ne 0 ]
+		[[ "$output" == *"is in the working directory or the workspace"* || "$output" == *"a relative PATH entry"* ]]
+		[[ "$output" == *"input envparity"* ]]
+		[ ! -e ran ]
+	done
+	# auto: not run, not even for its version; built from source instead
+	# (a make that fails at once: the build is not what is tested here).
+	mkdir fakemake
+	printf '#!/bin/sh\nexit 1\n' >fakemake/make
+	chmod +x fakemake/make
+	for entry in "$T/bin" .; do
+		PATH=$T/fakemake:$entry:$PATH run_action r.json envparity= install=auto store=s.git
+		[[ "$output" == *"install auto: source"* ]]
+		[ ! -e ran ]
+	done
+	# Named with input envparity, it is the user's choice: it runs.
+	run_action r.json envparity="$T/bin/envparity" store=s.git
+	[ -e ran ]
 }
 
 @test "install: deb installs the package with apt-get in a fresh Debian root and the check runs it" {

@@ -238,6 +238,18 @@ EOF
 	checks m.json
 	[ "$(result stack.gpu.0.ecc_volatile)" = "error stack.gpu.0.ecc_volatile: GPU 0: meta.gpu.0.ecc_uncorrected_volatile \"lots\" is not a number" ]
 	[[ "$(result stack.gpu.0.busy)" == "error "*"meta.gpu.0.memory_used \"x\" is not a number" ]]
+	# Decimal only, in range, and a string: "0x10" is not 16, "010" is
+	# not 8, a count past 2^64 is not 2^64 - 1, a JSON number is not
+	# "NVML gave none".
+	manifest m.json '{"gpu.count": "3"}' \
+	    '{"gpu": {"0": {"processes": "0x10", "memory_used": "0"},
+	              "1": {"processes": "010", "memory_used": "0", "pcie_gen": 5, "pcie_width": "16"},
+	              "2": {"processes": "0", "memory_used": "99999999999999999999999"}}}'
+	checks m.json
+	[ "$(result stack.gpu.0.busy)" = "error stack.gpu.0.busy: GPU 0: meta.gpu.0.processes \"0x10\" is not a number" ]
+	[[ "$(result stack.gpu.1.busy)" == "fail "*": 10 compute processes, "* ]]
+	[ "$(result stack.gpu.1.pcie)" = "error stack.gpu.1.pcie: GPU 1: meta.gpu.1.pcie_gen is not a string of digits" ]
+	[ "$(result stack.gpu.2.busy)" = "error stack.gpu.2.busy: GPU 2: meta.gpu.2.memory_used \"99999999999999999999999\" is not a number" ]
 }
 
 @test "the double refuses a malformed FAKE_NVML_HEALTH, so a typo cannot pass" {

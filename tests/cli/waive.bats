@@ -195,6 +195,12 @@ W="--reason rollout --owner ml-platform --expires 2099-12-31"
 	bad "no such file, so no waiver for 'a'" unwaive --store s.git --profile p2 a
 	bad "which is read-only" waive --store s.git --ref v1 --profile p1 $W b
 	bad "the message is empty" waive --store s.git -m " " $W b
+	# Not UTF-8: refused, never written without the field (a waiver
+	# without its --actual would waive any value).
+	bad "--actual is not UTF-8" waive --store s.git $W --actual $'2.\xff' b
+	bad "--reason is not UTF-8" waive --store s.git --reason $'r\xc0' --owner o --expires 2099-01-01 b
+	bad "--owner is not UTF-8" waive --store s.git --reason r --owner $'\xff' --expires 2099-01-01 b
+	bad "is not UTF-8" waive --store s.git $W $'b.\xff'
 	for p in a/../b /abs a//b a/ ./a a/.x "sp ace"; do
 		bad "profile '$p'" waive --store s.git --profile "$p" $W a
 		bad "profile '$p'" unwaive --store s.git --profile "$p" a
@@ -251,6 +257,34 @@ W="--reason rollout --owner ml-platform --expires 2099-12-31"
 		git --git-dir=s.git show main:p/policy.json | jq -e '[.waivers[].key] | index("kc") != null'
 		[ "$(git --git-dir=s.git show main:p/manifest.json | jq -r .facts.a)" = 2 ]
 	done
+}
+
+@test "a commit message holds no terminal escape; the default one is one line with no workflow command" {
+	git init -q --bare -b main s.git
+	mk g.json $'h\e]0;x\a\n::error::host' a=1
+	# bless's default names the manifest's host: one line, cleaned.
+	"$EP" bless -q --store s.git g.json >/dev/null
+	msg=$(git --git-dir=s.git log -1 --format=%B main)
+	[ "$(printf '%s' "$msg" | wc -l)" -eq 0 ]
+	! printf '%s' "$msg" | grep -q $'\e'
+	# waive's default quotes --owner and --reason: one line, no escape,
+	# no line a CI log reads as a command ("::warning::", "::error::").
+	"$EP" waive -q --store s.git --reason $'line1\n::error::x \e[31mred' \
+	    --owner $'bob\n  ::warning::boo' --expires 2099-12-31 a
+	msg=$(git --git-dir=s.git log -1 --format=%B main)
+	[ "$(printf '%s' "$msg" | wc -l)" -eq 0 ]
+	! printf '%s' "$msg" | grep -q $'\e'
+	! printf '%s' "$msg" | grep -qE '^[[:space:]]*::'
+	[[ "$msg" == "waive a (bob"*"::warning::boo): line1"*"::error::x "*"[31mred" ]]
+	# The policy keeps the text as given (JSON escapes it).
+	[ "$(git --git-dir=s.git show main:default/policy.json | jq -r '.waivers[0].owner')" = $'bob\n  ::warning::boo' ]
+	"$EP" unwaive -q --store s.git "a"
+	# -m is the user's own message: its lines kept, its escapes not.
+	"$EP" waive -q --store s.git $W -m $'subject \e[2J\n\nbody\r' a
+	msg=$(git --git-dir=s.git log -1 --format=%B main)
+	! printf '%s' "$msg" | grep -q $'\e'
+	[ "$(printf '%s\n' "$msg" | sed -n 1p)" = $'subject \u241b[2J' ]
+	[ "$(printf '%s\n' "$msg" | sed -n 3p | cut -c1-4)" = body ]
 }
 
 @test "log lists policy commits, saying which files each changed" {

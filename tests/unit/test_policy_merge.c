@@ -283,6 +283,16 @@ test_waiver_refused(void **state)
 		{ { "a b", "r", "o", "2099-01-01", NULL }, "no blanks" },
 		{ { "lib.[x", "r", "o", "2099-01-01", NULL }, "not a fact key" },
 		{ { "a", "r", "o", "2099-01-01", "" }, "--actual is empty" },
+		/* Not UTF-8: jansson takes no such string, and a field
+		 * dropped would widen the waiver (no "actual": any value). */
+		{ { "a", "r", "o", "2099-01-01", "2.\xff" },
+		    "--actual is not UTF-8" },
+		{ { "a", "r\xc0", "o", "2099-01-01", NULL },
+		    "--reason is not UTF-8" },
+		{ { "a", "r", "\xed\xa0\x80", "2099-01-01", NULL },
+		    "--owner is not UTF-8" },
+		{ { "lib.\xff", "r", "o", "2099-01-01", NULL },
+		    "is not UTF-8" },
 	};
 	struct ep_err err = { 0 };
 	char *out = NULL;
