@@ -164,6 +164,7 @@ golden_images(struct ep_capture_opts *copts, struct ep_manifest **golden,
 	struct ep_store_policies pol = { 0 };
 	struct ep_store *s = NULL;
 	struct ep_store_opts o = *so;
+	struct ep_err perr = { 0 };
 	char *mtext = NULL, *where = NULL;
 	int rc = -1;
 
@@ -173,10 +174,13 @@ golden_images(struct ep_capture_opts *copts, struct ep_manifest **golden,
 		goto done;
 	where = xasprintf("%s#%s", info.store, info.ref);
 	*gname = xasprintf("%s:%s/manifest.json", where, profile);
-	if (ep_store_policy(policy, &pol, where, err) < 0 ||
-	    (mtext != NULL && ep_manifest_parse(golden, mtext, strlen(mtext),
-	    *gname, err) < 0))
+	if (ep_store_policy(policy, &pol, where, err) < 0)
 		goto done;
+	/* A malformed golden is what a bless replaces: said, not fatal. */
+	if (mtext != NULL && ep_manifest_parse(golden, mtext, strlen(mtext),
+	    *gname, &perr) < 0)
+		ep_cmd_warn("%s; the golden's images are not carried over "
+		    "(name them with --image)", perr.msg);
 	copts->golden = *golden;
 	copts->golden_name = *gname;
 	copts->policy = *policy;

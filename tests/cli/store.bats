@@ -304,3 +304,17 @@ setup_file() {
 	[ "$(fact stored lib.cudart.sha256)" = "$(fact now.json lib.cudart.sha256)" ]
 	[ "$(jq -r .schema stored)" = envparity/manifest@1 ]
 }
+
+@test "a malformed golden in the store: bless replaces it, saying its images are not carried over" {
+	git init -q --bare -b main s.git
+	git clone -q s.git wt 2>/dev/null
+	mkdir -p wt/default
+	echo 'not json' >wt/default/manifest.json
+	git -C wt add . && git -C wt -c user.name=t -c user.email=t@t commit -qm broken
+	git -C wt push -q origin main
+	run "$EP" bless -q --store s.git --no-discover --site-packages "$T"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"warning: s.git#main:default/manifest.json: not a manifest"*"the golden's images are not carried over (name them with --image)"* ]]
+	git --git-dir=s.git show main:default/manifest.json | jq -e .facts >/dev/null
+}
