@@ -71,56 +71,111 @@ EP_PROBE_HELP
 
 enum { OPT_DRY_RUN = 0x540 };
 
-/* What bless would change: the golden as the store holds it against m,
- * fact by fact, as log -v prints a commit; nothing is written (the
- * default store is not created).  0 whether or not anything differs. */
+/* The profile's golden as the store holds it, read once for the two
+ * uses below: the images a capture carries over, and --dry-run. */
+struct bless_golden {
+	int read;
+	struct ep_store_info info;
+	struct ep_policy *policy;
+	char *mtext;
+	char *name;		/* STORE#REF:PROFILE/manifest.json */
+	struct ep_manifest *golden;	/* NULL: none, or malformed (perr) */
+	struct ep_err perr;
+};
+
+/* Read it without writing (the default store is not created).  A
+ * malformed policy is an error, as for bless itself; a malformed golden
+ * is kept in g->perr, for each use to judge. */
 static int
-dry_run_bless(const struct ep_cmd *self, const struct ep_store_opts *so,
+golden_read(struct bless_golden *g, const struct ep_store_opts *so,
+    const char *profile, struct ep_err *err)
+{
+	struct ep_store_policies pol = { 0 };
+	struct ep_store *s = NULL;
+	struct ep_store_opts o = *so;
+	char *where = NULL;
+	int rc = -1;
+
+	g->read = 1;
+	o.create = 0;
+	if (ep_store_open(&s, &o, err) < 0 ||
+	    ep_store_read(&g->mtext, &pol, &g->info, s, profile, err) < 0)
+		goto done;
+	where = xasprintf("%s#%s", g->info.store, g->info.ref);
+	g->name = xasprintf("%s:%s/manifest.json", where, profile);
+	if (ep_store_policy(&g->policy, &pol, where, err) < 0)
+		goto done;
+	if (g->mtext != NULL)
+		(void)ep_manifest_parse(&g->golden, g->mtext,
+		    strlen(g->mtext), g->name, &g->perr);
+	rc = 0;
+done:
+	ep_store_policies_clear(&pol);
+	ep_store_free(s);
+	free(where);
+	return rc;
+}
+
+static void
+golden_clear(struct bless_golden *g)
+{
+	ep_store_info_clear(&g->info);
+	ep_policy_free(g->policy);
+	ep_manifest_free(g->golden);
+	free(g->mtext);
+	free(g->name);
+}
+
+/*
+ * A bless that captures without --image keeps the images its golden
+ * recorded (meta.images): they are resolved again, as check resolves
+ * them (collect_image.c), so that a bless after a driver upgrade does
+ * not drop them unseen.  With --image, the images named are the ones
+ * blessed.  A malformed golden is what a bless replaces: said, not
+ * fatal.
+ */
+static void
+golden_images(struct ep_capture_opts *copts, const struct bless_golden *g)
+{
+	if (g->perr.msg[0] != '\0')
+		ep_cmd_warn("%s; the golden's images are not carried over "
+		    "(name them with --image)", g->perr.msg);
+	copts->golden = g->golden;
+	copts->golden_name = g->name;
+	copts->policy = g->policy;
+}
+
+/* What bless would change: the golden against m, fact by fact, as log -v
+ * prints a commit; nothing is written.  0 whether or not anything
+ * differs. */
+static int
+dry_run_bless(const struct ep_cmd *self, const struct bless_golden *g,
     const char *profile, const struct ep_manifest *m, const char *text)
 {
-	struct ep_store_info info = { 0 };
-	struct ep_store_policies pol = { 0 };
-	struct ep_policy *policy = NULL;
-	struct ep_manifest *golden = NULL;
+	const struct ep_store_info *info = &g->info;
+	const struct ep_manifest *golden = g->golden;
 	struct ep_factdiff d = { 0 };
-	struct ep_store *s = NULL;
 	struct ep_err err = { 0 };
-	struct ep_store_opts o = *so;
-	char *mtext = NULL, *where = NULL, *name = NULL;
 	int rc = EP_EXIT_OK;
 
-	o.create = 0;
-	if (ep_store_open(&s, &o, &err) < 0 ||
-	    ep_store_read(&mtext, &pol, &info, s, profile, &err) < 0) {
-		rc = ep_cmd_fail(self, &err);
-		goto done;
-	}
-	where = xasprintf("%s#%s", info.store, info.ref);
-	name = xasprintf("%s:%s/manifest.json", where, profile);
-	/* A bless would refuse to go on with a malformed policy; so does
-	 * its rehearsal. */
-	if (ep_store_policy(&policy, &pol, where, &err) < 0 ||
-	    (mtext != NULL && ep_manifest_parse(&golden, mtext, strlen(mtext),
-	    name, &err) < 0)) {
-		rc = ep_cmd_fail(self, &err);
-		goto done;
-	}
+	if (g->perr.msg[0] != '\0')
+		return ep_cmd_fail(self, &g->perr);
 	ep_factdiff_compute(&d, golden, m);
-	if (golden != NULL && strcmp(mtext, text) == 0)
+	if (golden != NULL && strcmp(g->mtext, text) == 0)
 		ep_say(stdout, "no change: %s on %s %s (commit %.12s) already "
 		    "holds this manifest; nothing would be blessed", profile,
-		    info.store, info.ref, info.commit);
+		    info->store, info->ref, info->commit);
 	else if (golden != NULL && d.added.n + d.removed.n + d.changed.n == 0)
 		ep_say(stdout, "no change in facts: %s on %s %s (commit "
 		    "%.12s); only the manifest's meta differs (a bless would "
-		    "still commit it)", profile, info.store, info.ref,
-		    info.commit);
+		    "still commit it)", profile, info->store, info->ref,
+		    info->commit);
 	else
 		ep_say(stdout, "would bless %s on %s %s: +%zu -%zu ~%zu "
-		    "against %s%.12s", profile, info.store, info.ref,
+		    "against %s%.12s", profile, info->store, info->ref,
 		    d.added.n, d.removed.n, d.changed.n, golden != NULL ?
-		    "commit " : "no golden yet", golden != NULL ? info.commit :
-		    "");
+		    "commit " : "no golden yet", golden != NULL ?
+		    info->commit : "");
 	for (size_t i = 0; i < d.added.n; i++)
 		ep_say(stdout, "    + %s = %s", d.added.v[i],
 		    ep_manifest_get(m, d.added.v[i]));
@@ -135,62 +190,7 @@ dry_run_bless(const struct ep_cmd *self, const struct ep_store_opts *so,
 		ep_err_set(&err, EP_E_IO, "standard output: write failed");
 		rc = ep_cmd_fail(self, &err);
 	}
-done:
 	ep_factdiff_clear(&d);
-	ep_manifest_free(golden);
-	ep_policy_free(policy);
-	ep_store_policies_clear(&pol);
-	ep_store_info_clear(&info);
-	ep_store_free(s);
-	free(mtext);
-	free(where);
-	free(name);
-	return rc;
-}
-
-/*
- * A bless that captures without --image keeps the images its golden
- * recorded (meta.images): they are resolved again, as check resolves
- * them (collect_image.c), so that a bless after a driver upgrade does
- * not drop them unseen.  With --image, the images named are the ones
- * blessed.  The store is only read here (the default one not created).
- */
-static int
-golden_images(struct ep_capture_opts *copts, struct ep_manifest **golden,
-    struct ep_policy **policy, char **gname, const struct ep_store_opts *so,
-    const char *profile, struct ep_err *err)
-{
-	struct ep_store_info info = { 0 };
-	struct ep_store_policies pol = { 0 };
-	struct ep_store *s = NULL;
-	struct ep_store_opts o = *so;
-	struct ep_err perr = { 0 };
-	char *mtext = NULL, *where = NULL;
-	int rc = -1;
-
-	o.create = 0;
-	if (ep_store_open(&s, &o, err) < 0 ||
-	    ep_store_read(&mtext, &pol, &info, s, profile, err) < 0)
-		goto done;
-	where = xasprintf("%s#%s", info.store, info.ref);
-	*gname = xasprintf("%s:%s/manifest.json", where, profile);
-	if (ep_store_policy(policy, &pol, where, err) < 0)
-		goto done;
-	/* A malformed golden is what a bless replaces: said, not fatal. */
-	if (mtext != NULL && ep_manifest_parse(golden, mtext, strlen(mtext),
-	    *gname, &perr) < 0)
-		ep_cmd_warn("%s; the golden's images are not carried over "
-		    "(name them with --image)", perr.msg);
-	copts->golden = *golden;
-	copts->golden_name = *gname;
-	copts->policy = *policy;
-	rc = 0;
-done:
-	ep_store_policies_clear(&pol);
-	ep_store_info_clear(&info);
-	ep_store_free(s);
-	free(mtext);
-	free(where);
 	return rc;
 }
 
@@ -216,12 +216,12 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 	struct ep_store_opts so;
 	struct ep_store_info info = { 0 };
 	struct ep_author author = { 0 };
-	struct ep_manifest *m = NULL, *golden = NULL;
-	struct ep_policy *policy = NULL;
+	struct ep_manifest *m = NULL;
+	struct bless_golden g = { 0 };
 	struct ep_store *s = NULL;
 	struct ep_err err = { 0 };
 	const char *message = NULL, *profile, *file = NULL, *host;
-	char *text = NULL, *msg = NULL, *abuf = NULL, *gname = NULL, *line;
+	char *text = NULL, *msg = NULL, *abuf = NULL, *line;
 	char commit[41];
 	char hostbuf[256] = "";
 	int c, v, quiet = 0, captured_opts = 0, have_author, rc = EP_EXIT_OK;
@@ -291,10 +291,12 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 		goto done;
 	}
 
-	if (file == NULL && copts.images.n == 0 && golden_images(&copts,
-	    &golden, &policy, &gname, &so, profile, &err) < 0) {
-		rc = ep_cmd_fail(self, &err);
-		goto done;
+	if (file == NULL && copts.images.n == 0) {
+		if (golden_read(&g, &so, profile, &err) < 0) {
+			rc = ep_cmd_fail(self, &err);
+			goto done;
+		}
+		golden_images(&copts, &g);
 	}
 	/* Validated before the store is written: a bad manifest commits
 	 * nothing. */
@@ -349,7 +351,10 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 	}
 
 	if (dry_run) {
-		rc = dry_run_bless(self, &so, profile, m, text);
+		if (!g.read && golden_read(&g, &so, profile, &err) < 0)
+			rc = ep_cmd_fail(self, &err);
+		else
+			rc = dry_run_bless(self, &g, profile, m, text);
 		goto done;
 	}
 	so.create = so.spec == NULL;
@@ -371,9 +376,7 @@ done:
 	ep_store_info_clear(&info);
 	ep_store_free(s);
 	ep_manifest_free(m);
-	ep_manifest_free(golden);
-	ep_policy_free(policy);
-	free(gname);
+	golden_clear(&g);
 	ep_capture_opts_clear(&copts);
 	ep_results_clear(&prs);
 	free(text);
