@@ -18,7 +18,8 @@ CUDA=/usr/local/cuda
 setup_file() {
 	mkdir -p "$BATS_FILE_TMPDIR/drv" "$BATS_FILE_TMPDIR/site"
 	cc -shared -fPIC -o "$BATS_FILE_TMPDIR/drv/libnvidia-ml.so.1" \
-		"$BATS_TEST_DIRNAME/../doubles/fake_nvml.c"
+		"$BATS_TEST_DIRNAME/../doubles/fake_nvml.c" \
+		"$BATS_TEST_DIRNAME/../doubles/fake_nvml_health.c"
 }
 
 need_cuda() {

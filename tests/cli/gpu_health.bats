@@ -13,10 +13,12 @@ setup_file() {
 	mkdir -p "$BATS_FILE_TMPDIR/drv" "$BATS_FILE_TMPDIR/old" \
 	    "$BATS_FILE_TMPDIR/site"
 	cc -shared -fPIC -o "$BATS_FILE_TMPDIR/drv/libnvidia-ml.so.1" \
-		"$BATS_TEST_DIRNAME/../doubles/fake_nvml.c"
+		"$BATS_TEST_DIRNAME/../doubles/fake_nvml.c" \
+		"$BATS_TEST_DIRNAME/../doubles/fake_nvml_health.c"
 	cc -shared -fPIC -DFAKE_NVML_OLD \
 		-o "$BATS_FILE_TMPDIR/old/libnvidia-ml.so.1" \
-		"$BATS_TEST_DIRNAME/../doubles/fake_nvml.c"
+		"$BATS_TEST_DIRNAME/../doubles/fake_nvml.c" \
+		"$BATS_TEST_DIRNAME/../doubles/fake_nvml_health.c"
 }
 
 # Capture into $T/$1 with N GPUs (FAKE_NVML_GPUS) and health $3; $4, if

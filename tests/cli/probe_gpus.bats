@@ -14,7 +14,8 @@ FAKE=$BATS_TEST_DIRNAME/../doubles/fake_probe.sh
 setup_file() {
 	mkdir -p "$BATS_FILE_TMPDIR/drv" "$BATS_FILE_TMPDIR/site"
 	cc -shared -fPIC -o "$BATS_FILE_TMPDIR/drv/libnvidia-ml.so.1" \
-		"$BATS_TEST_DIRNAME/../doubles/fake_nvml.c"
+		"$BATS_TEST_DIRNAME/../doubles/fake_nvml.c" \
+		"$BATS_TEST_DIRNAME/../doubles/fake_nvml_health.c"
 }
 
 # envparity probe with N fake GPUs ($1), the fake probe's GPU backends
