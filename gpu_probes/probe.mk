@@ -37,7 +37,8 @@ PROBE_LIBS = $(shell $(PKG_CONFIG) --libs libcrypto) -lpthread -ldl -lm
 
 PROBE_SRCS := $(sort $(wildcard gpu_probes/*.c))
 PROBE_OBJS := $(PROBE_SRCS:gpu_probes/%.c=$(B)/probe/%.o) \
-	$(B)/probe/util/util.o $(B)/probe/util/outfile.o
+	$(B)/probe/util/util.o $(B)/probe/util/files.o \
+	$(B)/probe/util/outfile.o
 PROBE_DEFS :=
 ifneq ($(NVCC),)
 PROBE_DEFS += -DPROBE_HAVE_FATBIN=1
@@ -60,8 +61,9 @@ $(B)/probe/%.o: gpu_probes/%.c
 	@mkdir -p $(@D)
 	$(CC) $(PROBE_CFLAGS) -MMD -MP -c -o $@ $<
 
-# checker/util/'s util.c (x* allocators, UTF-8 repair, the clock) and
-# outfile.c (the output rule) need only libc.
+# checker/util/'s util.c (x* allocators, UTF-8 repair, the clock),
+# files.c (the file helpers outfile.c uses) and outfile.c (the output
+# rule) need only libc.
 $(B)/probe/util/%.o: checker/util/%.c
 	@mkdir -p $(@D)
 	$(CC) $(PROBE_CFLAGS) -MMD -MP -c -o $@ $<
