@@ -10,7 +10,11 @@
 #   (b) the package inventory of a generated 1,000-distribution
 #       site-packages against `pip list --path`.  Aim: 30x faster.
 #   (c) a warm `envparity capture -q` of the whole machine.  Aim: 50 ms.
-#   (d) the reference workload's CPU backend.
+#   (d) the reference workload: one run of each backend that can run here
+#       (process start included), and 5 runs side by side (default --jobs)
+#       against one at a time (--jobs 1); with a GPU, `check --runs 5
+#       --require-gpu` end to end (aim 2 s) and `python3 -c 'import torch;
+#       torch.cuda.init()'` on the same machine.
 #   (e) `envparity digest` of 50 image references at a local
 #       docker-registry against 50 runs of `skopeo inspect`.  Aim: 10x
 #       faster.
@@ -219,19 +223,62 @@ printf '    %s facts; %s; unavailable: %s\n' "${nfacts:-?}" "${nhash:-?}" \
     "${unavail:-none}"
 echo
 
-# --- (d) the reference workload's CPU backend ------------------------------
-# Per run, process start included: what check --runs N pays N times.
+# --- (d) the reference workload --------------------------------------------
+# Per run, process start included: what check --runs N pays N times; then
+# N runs as envparity schedules them (side by side, --jobs) against one
+# process at a time (--jobs 1).  On a machine with a GPU, the GPU backends
+# too, `check --runs 5 --require-gpu` end to end, and PyTorch's start-up
+# on the same machine.
 PROBE=${PROBE:-$(dirname "$EP")/envparity-probe}
+# Why backend $1 skips here, or nothing when it runs.
+probe_skip() {
+	"$PROBE" --backend "$1" 2>/dev/null |
+	    jq -r 'select(.status == "skip") | .reason' 2>/dev/null | head -1
+}
 if [ -x "$PROBE" ]; then
-	one=$(bench_time "$RUNS" "$(printf %q "$PROBE") --backend cpu")
-	five=$(bench_time "$RUNS" \
-	    "$(printf %q "$EP") probe --runs 5 --backend cpu --probe $(printf %q "$PROBE")")
-	echo "(d) the reference workload, CPU backend (kat, gemm 1024x1024, reduce 16M, atomic)"
+	echo "(d) the reference workload (cpu: kat, gemm 1024x1024, reduce 16M, atomic)"
 	bench_row_head "vs aim"
-	bench_row "envparity-probe --backend cpu (one run)" "$one" "" "0.050" \
-	    "aim <= 1.00x (50 ms)"
-	bench_row "envparity probe --runs 5 --backend cpu" "$five" "" "0.250"
-	echo "    GPU backends: see tests/fixtures/gpu/h100/probe-run.txt (run on an H100)"
+	gpu=0
+	for b in cpu cuda cublas cudnn; do
+		why=$(probe_skip "$b")
+		if [ -n "$why" ]; then
+			printf '    %-42s skipped here: %s\n' "envparity-probe --backend $b" "$why"
+			continue
+		fi
+		[ "$b" = cpu ] || gpu=1
+		t=$(bench_time "$RUNS" "$(printf %q "$PROBE") --backend $b")
+		if [ "$b" = cpu ]; then
+			bench_row "envparity-probe --backend cpu (one run)" "$t" "" "0.050" \
+			    "aim <= 1.00x (50 ms)"
+		else
+			bench_row "envparity-probe --backend $b (one run)" "$t" "" ""
+		fi
+	done
+	backend=cpu
+	[ "$gpu" = 1 ] && backend=all
+	pr="$(printf %q "$EP") probe --runs 5 --backend $backend --probe $(printf %q "$PROBE")"
+	one_by_one=$(bench_time "$RUNS" "$pr --jobs 1")
+	side=$(bench_time "$RUNS" "$pr")
+	bench_row "probe --runs 5 --backend $backend --jobs 1" "$one_by_one" "" ""
+	bench_row "probe --runs 5 --backend $backend (default)" "$side" "" \
+	    "${one_by_one%% *}" "of --jobs 1 (default --jobs here: $ncpu)"
+	if [ "$gpu" = 1 ]; then
+		mkdir -p "$work/gate"
+		(cd "$work/gate" && "$EP" bless -q >/dev/null 2>&1)
+		gate=$(bench_time "$RUNS" "cd $(printf %q "$work/gate") && $(printf %q "$EP") check -q --runs 5 --require-gpu --probe $(printf %q "$PROBE")")
+		bench_row "check --runs 5 --require-gpu (end to end)" "$gate" "" "2.0" \
+		    "aim <= 1.00x (2 s)"
+		if python3 -c 'import torch' 2>/dev/null; then
+			torch=$(bench_time "$RUNS" "python3 -c 'import torch; torch.cuda.init()'")
+			bench_row "python3 -c 'import torch; torch.cuda.init()'" "$torch" "" \
+			    "${gate%% *}" "vs check --runs 5"
+		else
+			echo "    PyTorch: not importable by python3 here, no start-up figure"
+		fi
+	else
+		echo "    GPU backends: no GPU here; figures from an H100 in"
+		echo "    tests/fixtures/gpu/h100/probe-run.txt (one process at a time)"
+	fi
 else
 	echo "(d) envparity-probe not built: no probe figures"
 fi

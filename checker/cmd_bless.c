@@ -227,7 +227,7 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 	int c, v, quiet = 0, captured_opts = 0, have_author, rc = EP_EXIT_OK;
 	int dry_run = 0;
 
-	ep_probeopt_init(&popt);
+	ep_probeopt_init(&popt, 0);
 	ep_imgopt_init(&copts.img);
 	optind = 1;
 	opterr = 0;

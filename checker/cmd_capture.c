@@ -76,7 +76,7 @@ cmd_capture_exec(const struct ep_cmd *self, int argc, char **argv)
 	int c, v, quiet = 0, rc = EP_EXIT_OK;
 
 	ep_imgopt_init(&opts.img);
-	ep_probeopt_init(&popt);
+	ep_probeopt_init(&popt, 0);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:o:qh", longopts, NULL)) != -1) {

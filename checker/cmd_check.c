@@ -125,7 +125,7 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	int expiry = EP_EXPIRY_WARNING_DAYS;
 	time_t now = time(NULL);
 
-	ep_probeopt_init(&popt);
+	ep_probeopt_init(&popt, 0);
 	ep_imgopt_init(&copts.img);
 	optind = 1;
 	opterr = 0;

@@ -1,12 +1,11 @@
 /*
  * cmd_probe.c: `envparity probe [--runs N] [--backend B] [--timeout S]
- * [--require-gpu] [--probe PATH] [-o FILE] [-q] [report options]
- * [collector options]`: run the reference workload N times per backend
+ * [--require-gpu] [--probe PATH] [--gpus LIST] [--jobs N] [-o FILE] [-q]
+ * [report options] [collector options]`: run the reference workload N times per backend
  * and say whether the runs agree, whether the known answers held, and
  * what was skipped.  Its results are a report's like check's (command
  * "probe", no golden), written by the same writers.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,8 +30,8 @@ const struct ep_cmd ep_cmd_probe = {
 	.usage =
 "usage: envparity probe [--runs N] [--backend cpu|cuda|cublas|cudnn|all]\n"
 "                       [--timeout S] [--require-gpu] [--probe PATH]\n"
-"                       [--gpus LIST] [-o FILE] [-q] [report options]\n"
-"                       [collector options]\n""\n"
+"                       [--gpus LIST] [--jobs N] [-o FILE] [-q]\n"
+"                       [report options] [collector options]\n""\n"
 "Run envparity-probe N times per backend, each run a fresh process with\n"
 "a deadline, and check that the runs' output hashes are identical and\n"
 "that the known answers are exact.  The GPU backends load the CUDA\n"
@@ -48,6 +47,7 @@ const struct ep_cmd ep_cmd_probe = {
 "  --probe PATH         the probe binary (default: $ENVPARITY_PROBE, else\n"
 "                       envparity-probe beside envparity, else on PATH)\n"
 EP_PROBE_GPUS_HELP
+EP_PROBE_JOBS_HELP
 "  -o, --output FILE    also write the probe's facts as a manifest; - for\n"
 "                       standard output (the summary then goes to\n"
 "                       standard error)\n"
@@ -65,37 +65,6 @@ EP_CAPTURE_HELP
 	.exec = cmd_probe_exec,
 };
 
-enum {
-	OPT_RUNS = EP_OPT_CAPTURE_LAST + 1,
-	OPT_BACKEND,
-	OPT_TIMEOUT,
-	OPT_REQUIRE_GPU,
-	OPT_PROBE,
-	OPT_GPUS,
-};
-
-/* A decimal integer in [1, max], or 0. */
-static unsigned
-parse_count(const char *s, unsigned max)
-{
-	unsigned long v;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return 0;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno != 0 || *end != '\0' || v < 1 || v > max)
-		return 0;
-	return (unsigned)v;
-}
-
-static int
-valid_backend(const char *b)
-{
-	return strcmp(b, "all") == 0 || ep_probe_workloads(b) != NULL;
-}
-
 /* The probe's own summary (check's has no room for the workloads'
  * lines); brief: the counts only. */
 static void
@@ -104,9 +73,9 @@ print_summary(FILE *f, const struct ep_probe_opts *po,
     int brief)
 {
 	if (!brief) {
-		ep_say(f, "probe: %s, %u run%s per backend, %u s timeout each",
-		    po->probe, po->runs, po->runs == 1 ? "" : "s",
-		    po->timeout_s);
+		ep_say(f, "probe: %s, %u run%s per backend, %u s timeout each, "
+		    "at most %u at once", po->probe, po->runs,
+		    po->runs == 1 ? "" : "s", po->timeout_s, po->jobs);
 		for (size_t i = 0; i < summary->n; i++)
 			ep_say(f, "%s", summary->v[i]);
 	}
@@ -119,12 +88,7 @@ static int
 cmd_probe_exec(const struct ep_cmd *self, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "runs", required_argument, NULL, OPT_RUNS },
-		{ "backend", required_argument, NULL, OPT_BACKEND },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "require-gpu", no_argument, NULL, OPT_REQUIRE_GPU },
-		{ "probe", required_argument, NULL, OPT_PROBE },
-		{ "gpus", required_argument, NULL, OPT_GPUS },
+		EP_PROBE_LONGOPTS,
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -133,11 +97,8 @@ cmd_probe_exec(const struct ep_cmd *self, int argc, char **argv)
 		EP_PROGRESS_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ep_probe_opts po = {
-		.backend = "all",
-		.runs = EP_PROBE_RUNS_DEFAULT,
-		.timeout_s = EP_PROBE_TIMEOUT_DEFAULT,
-	};
+	struct ep_probeopt popt;
+	struct ep_probe_opts *po = &popt.po;
 	struct ep_capture_opts copts = { 0 };
 	struct ep_manifest *captured = NULL, *facts = NULL;
 	struct ep_results rs = { 0 };
@@ -145,12 +106,13 @@ cmd_probe_exec(const struct ep_cmd *self, int argc, char **argv)
 	struct ep_reportopt ropt = { 0 };
 	struct ep_report_ctx ctx = { 0 };
 	struct ep_err err = { 0 };
-	const char *output = NULL, *given = NULL, *outwhat[1] = { "-o" };
+	const char *output = NULL, *outwhat[1] = { "-o" };
 	char *probe = NULL, *current_name = NULL, host[256] = "";
 	size_t counts[EP_NSTATUS];
-	int c, rc = EP_EXIT_OK, quiet = 0, taken = 0;
+	int c, v, rc = EP_EXIT_OK, quiet = 0, taken = 0;
 	FILE *say;
 
+	ep_probeopt_init(&popt, EP_PROBE_RUNS_DEFAULT);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:o:qh", longopts, NULL)) != -1) {
@@ -159,47 +121,14 @@ cmd_probe_exec(const struct ep_cmd *self, int argc, char **argv)
 		if (ep_capture_opt(&copts, c, optarg) ||
 		    ep_report_opt(&ropt, c, optarg))
 			continue;
-		switch (c) {
-		case OPT_RUNS:
-			if ((po.runs = parse_count(optarg,
-			    EP_PROBE_RUNS_MAX)) == 0) {
-				rc = ep_cmd_usage_error(self, "--runs %s: not "
-				    "a number from 1 to %d", optarg,
-				    EP_PROBE_RUNS_MAX);
-				goto done;
-			}
-			break;
-		case OPT_BACKEND:
-			if (!valid_backend(optarg)) {
-				rc = ep_cmd_usage_error(self, "--backend %s: "
-				    "not cpu, cuda, cublas, cudnn or all",
-				    optarg);
-				goto done;
-			}
-			po.backend = optarg;
-			break;
-		case OPT_TIMEOUT:
-			if ((po.timeout_s = parse_count(optarg,
-			    EP_PROBE_TIMEOUT_MAX)) == 0) {
-				rc = ep_cmd_usage_error(self, "--timeout %s: "
-				    "not a number of seconds from 1 to %d",
-				    optarg, EP_PROBE_TIMEOUT_MAX);
-				goto done;
-			}
-			break;
-		case OPT_REQUIRE_GPU:
-			po.require_gpu = 1;
-			break;
-		case OPT_PROBE:
-			given = optarg;
-			break;
-		case OPT_GPUS:
-			if (ep_probe_gpus_parse(optarg, &err) < 0) {
+		if ((v = ep_probe_opt(&popt, c, optarg, &err)) != 0) {
+			if (v < 0) {
 				rc = ep_cmd_usage_error(self, "%s", err.msg);
 				goto done;
 			}
-			po.gpus = optarg;
-			break;
+			continue;
+		}
+		switch (c) {
 		case 'o':
 			output = optarg;
 			break;
@@ -226,20 +155,20 @@ cmd_probe_exec(const struct ep_cmd *self, int argc, char **argv)
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
-	if (ep_probe_find(&probe, given, &err) < 0) {
+	if (ep_probe_find(&probe, popt.given, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
-	po.probe = probe;
+	po->probe = probe;
 	/* The GPU backends must load the very files capture hashed. */
-	if (strcmp(po.backend, "cpu") != 0 &&
+	if (strcmp(po->backend, "cpu") != 0 &&
 	    ep_capture(&captured, &copts, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
 	facts = ep_manifest_new();
 	ep_capture_meta(facts, copts.node);
-	if (ep_probe_all(&rs, facts, &summary, &po, captured, &err) < 0) {
+	if (ep_probe_all(&rs, facts, &summary, po, captured, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
@@ -262,7 +191,7 @@ cmd_probe_exec(const struct ep_cmd *self, int argc, char **argv)
 	}
 	/* Facts or a report on standard output keep it to themselves. */
 	say = taken || ep_reports_to_stdout(&ropt) ? stderr : stdout;
-	print_summary(say, &po, &summary, counts, quiet);
+	print_summary(say, po, &summary, counts, quiet);
 	if (fflush(stdout) == EOF) {
 		ep_err_set(&err, EP_E_IO, "standard output: write failed");
 		rc = ep_cmd_fail(self, &err);

@@ -13,7 +13,7 @@ _envparity_collect="--python --site-packages --conda-prefix --lockfile
 	--no-discover --lib-path --no-cache --image --node --artifact"
 _envparity_registry="--platform --registry-ca --insecure-registry
 	--registry-auth-file --registry-auth-realm --registry-timeout"
-_envparity_probe="--runs --backend --timeout --require-gpu --probe --gpus"
+_envparity_probe="--runs --backend --timeout --require-gpu --probe --gpus --jobs"
 
 # The options of COMMAND, one word each.
 _envparity_options()

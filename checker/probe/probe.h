@@ -229,7 +229,16 @@ struct ep_probe_opts {
 	unsigned timeout_s;	/* deadline of each run, >= 1 */
 	int require_gpu;
 	const char *gpus;	/* --gpus, or NULL: every visible GPU */
+	unsigned jobs;		/* processes at once, >= 1 */
 };
+
+/* --jobs: at most this many probe processes at once. */
+#define EP_PROBE_JOBS_MAX	256
+
+/* The default of --jobs: the CPUs this process may run on (a Slurm job's
+ * or a container's, by its affinity), but never fewer than ngpus, so that
+ * the GPUs of one run always go together; at most EP_PROBE_JOBS_MAX. */
+unsigned ep_probe_jobs_default(size_t ngpus);
 
 /* The probe binary: given (--probe) if not NULL, else $ENVPARITY_PROBE,
  * else envparity-probe beside this executable, else in an absolute PATH
@@ -244,23 +253,20 @@ int ep_probe_find(char **out, const char *given, struct ep_err *err);
  * cublaslt, cublas, cudnn.  captured may be NULL (nothing pushed). */
 void ep_probe_lib_args(struct ep_strv *args, const struct ep_manifest *captured);
 
-/* Start probe once for backend with the extra arguments extra (may be
- * NULL) and a child's environment (no credentials, child.h), wait at most
- * timeout_s, and fill *out: its lines, or how it failed.  When it ends,
- * or hangs and is killed, everything it started is killed too.  Fails
- * (EP_E_IO) only when the probe cannot be started at all. */
-int ep_probe_run_once(struct ep_probe_run *out, const char *probe,
-    const char *backend, const struct ep_strv *extra, unsigned timeout_s,
-    struct ep_err *err);
-
-/* Run every selected backend o->runs times and aggregate: results to rs,
- * facts to facts, summary lines to summary.  captured (may be NULL) is
- * the capture whose libraries the GPU backends must load.  When run 1 of
- * a backend skips every workload the remaining runs are not started: a
- * missing driver does not come back.  Fails (EP_E_IO) only when the probe
- * cannot be started; everything a run does wrong is a result. */
+/* Run every selected backend o->runs times (on every GPU) and aggregate:
+ * results to rs, facts to facts, summary lines to summary.  captured (may
+ * be NULL) is the capture whose libraries the GPU backends must load.
+ * The runs go in two waves of processes, at most o->jobs at once (0 is
+ * replaced with ep_probe_jobs_default() for the GPUs selected): run 1
+ * of every backend on every GPU, then the other runs of those that did
+ * not skip every workload (a missing driver does not come back).  Each
+ * process is started with the probe's --lib arguments, without our
+ * credentials (child.h), with its GPU's CUDA_VISIBLE_DEVICES and with
+ * ENVPARITY_PROBE_RUN set to its run's number.  Fails (EP_E_IO) only
+ * when the probe cannot be started; everything a run does wrong is a
+ * result. */
 int ep_probe_all(struct ep_results *rs, struct ep_manifest *facts,
-    struct ep_strv *summary, const struct ep_probe_opts *o,
+    struct ep_strv *summary, struct ep_probe_opts *o,
     const struct ep_manifest *captured, struct ep_err *err);
 
 #endif

@@ -9,6 +9,7 @@
  */
 #include "probe.h"
 
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,67 +190,111 @@ judge(struct ep_probe_run *out, const char *backend, unsigned timeout_s,
 	free(tail);
 }
 
-/* Run probe for backend once on each of n environments at the same time
- * (envs[i] NULL: ours), into outs[i]. */
-static int
-run_many(struct ep_probe_run **outs, size_t n, const char *probe,
-    const char *backend, const struct ep_strv *extra, char *const **envs,
-    unsigned timeout_s, struct ep_err *err)
+/* One process to run: a run of one backend (on one GPU). */
+struct task {
+	struct ep_probe_set *set;
+	struct ep_probe_run *out;	/* its slot in set */
+	struct ep_strv argv, env;
+	unsigned run;			/* 1-based */
+};
+
+/* Where a wave's processes report their end: the progress line. */
+static void
+task_ended(void *arg, size_t i)
 {
-	struct ep_child_opts o = {
-		.timeout_ms = timeout_s * 1000u,
+	(void)i;
+	ep_progress_add(arg, 1, 0);
+}
+
+/* The argv and environment of run `run` of set s: our environment (no
+ * credentials), the GPU's CUDA_VISIBLE_DEVICES when it has one, and
+ * ENVPARITY_PROBE_RUN, the run's number, for a wrapper's logs. */
+static void
+task_init(struct task *t, struct ep_probe_set *s, const char *probe,
+    const struct ep_probe_gpu *g, const struct ep_strv *libs, unsigned run)
+{
+	char num[16];
+
+	memset(t, 0, sizeof *t);
+	t->set = s;
+	t->run = run;
+	ep_strv_push(&t->argv, probe);
+	ep_strv_push(&t->argv, "--backend");
+	ep_strv_push(&t->argv, s->backend);
+	for (size_t i = 0; g != NULL && libs != NULL && i < libs->n; i++)
+		ep_strv_push(&t->argv, libs->v[i]);
+	ep_child_env(&t->env);
+	if (g != NULL && g->visible != NULL) {
+		ep_child_env_set(&t->env, "CUDA_VISIBLE_DEVICES", g->visible);
+		if (g->pci_order)
+			ep_child_env_set(&t->env, "CUDA_DEVICE_ORDER",
+			    "PCI_BUS_ID");
+	}
+	snprintf(num, sizeof num, "%u", run);
+	ep_child_env_set(&t->env, "ENVPARITY_PROBE_RUN", num);
+}
+
+static void
+task_clear(struct task *t)
+{
+	ep_strv_clear(&t->argv);
+	ep_strv_clear(&t->env);
+}
+
+/* Run the n tasks, at most o->jobs at once (0: all), in their order; the
+ * slots of their runs are taken in their sets first. */
+static int
+run_wave(struct task *t, size_t n, const struct ep_probe_opts *o,
+    struct ep_progress *prog, struct ep_err *err)
+{
+	struct ep_child_opts co = {
+		.timeout_ms = o->timeout_s * 1000u,
 		.out_max = OUT_MAX,
 		.err_keep = ERR_KEEP,
 		.grace_ms = REAP_GRACE_MS,
+		.max_jobs = o->jobs,
+		.on_end = task_ended,
+		.on_end_arg = prog,
 	};
-	struct ep_child_run_job *jobs = xcalloc(n ? n : 1, sizeof *jobs);
-	struct ep_strv argv = { 0 };
+	struct ep_child_run_job *jobs;
 	int rc = -1;
 
-	ep_strv_push(&argv, probe);
-	ep_strv_push(&argv, "--backend");
-	ep_strv_push(&argv, backend);
-	for (size_t i = 0; extra != NULL && i < extra->n; i++)
-		ep_strv_push(&argv, extra->v[i]);
+	if (n == 0)
+		return 0;
+	jobs = xcalloc(n, sizeof *jobs);
 	for (size_t i = 0; i < n; i++) {
-		memset(outs[i], 0, sizeof *outs[i]);
-		jobs[i].path = probe;
-		jobs[i].argv = argv.v;
-		jobs[i].envp = envs != NULL ? envs[i] : NULL;
+		t[i].out = ep_probe_set_add(t[i].set);
+		jobs[i].path = o->probe;
+		jobs[i].argv = t[i].argv.v;
+		jobs[i].envp = t[i].env.v;
 	}
-	if (ep_child_run_all(jobs, n, &o, err) < 0)
+	if (ep_child_run_all(jobs, n, &co, err) < 0)
 		goto done;
 	for (size_t i = 0; i < n; i++) {
-		judge(outs[i], backend, timeout_s, &jobs[i].r);
+		judge(t[i].out, t[i].set->backend, o->timeout_s, &jobs[i].r);
 		ep_child_result_clear(&jobs[i].r);
 	}
 	rc = 0;
 done:
-	ep_strv_clear(&argv);
 	free(jobs);
 	return rc;
 }
 
-int
-ep_probe_run_once(struct ep_probe_run *out, const char *probe,
-    const char *backend, const struct ep_strv *extra, unsigned timeout_s,
-    struct ep_err *err)
+unsigned
+ep_probe_jobs_default(size_t ngpus)
 {
-	return run_many(&out, 1, probe, backend, extra, NULL, timeout_s, err);
-}
+	cpu_set_t set;
+	long n = 0;
 
-/* The environment of GPU g's process: ours (no credentials) with its
- * CUDA_VISIBLE_DEVICES; empty (envp NULL) when g leaves it as it is. */
-static void
-gpu_env(struct ep_strv *env, const struct ep_probe_gpu *g)
-{
-	memset(env, 0, sizeof *env);
-	if (g->visible == NULL)
-		return;
-	ep_child_env(env);
-	ep_child_env_set(env, "CUDA_VISIBLE_DEVICES", g->visible);
-	if (g->pci_order)
-		ep_child_env_set(env, "CUDA_DEVICE_ORDER", "PCI_BUS_ID");
+	if (sched_getaffinity(0, sizeof set, &set) == 0)
+		n = CPU_COUNT(&set);
+	if (n < 1)
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1)
+		n = 1;
+	if ((size_t)n < ngpus)
+		n = (long)ngpus;
+	return n > EP_PROBE_JOBS_MAX ? EP_PROBE_JOBS_MAX : (unsigned)n;
 }
 
 /* 1 when some run of the n sets failed as a process. */
@@ -263,44 +308,14 @@ any_run_failed(const struct ep_probe_set *sets, size_t n)
 	return 0;
 }
 
-/* Run GPU backend b o->runs times on every GPU of gs, the GPUs of one run
- * at once, into sets[0..gs->n), and aggregate them. */
-static int
-run_gpu_backend(struct ep_results *rs, struct ep_manifest *facts,
-    struct ep_strv *summary, const struct ep_probe_opts *o, const char *b,
-    const struct ep_probe_gpus *gs, struct ep_probe_set *sets,
-    const struct ep_strv *libs, char *const **envs, struct ep_progress *prog,
-    struct ep_err *err)
+/* Aggregate GPU backend b's sets, one per GPU of gs. */
+static void
+aggregate_gpu_backend(struct ep_results *rs, struct ep_manifest *facts,
+    struct ep_strv *summary, const struct ep_probe_opts *o,
+    const struct ep_probe_gpus *gs, struct ep_probe_set *sets)
 {
-	size_t n = gs->n, k, g, skipped;
-	struct ep_probe_run **outs = xcalloc(n, sizeof *outs);
-	char *const **ev = xcalloc(n, sizeof *ev);
-	int *stopped = xcalloc(n, sizeof *stopped), rc = -1;
+	size_t n = gs->n, g, skipped;
 
-	for (g = 0; g < n; g++) {
-		sets[g].backend = b;
-		sets[g].gpu = gs->v[g].key;
-		sets[g].gpu_results = n > 1;
-		sets[g].where = n > 1 ? gs->v[g].label : NULL;
-	}
-	for (unsigned r = 0; r < o->runs; r++) {
-		for (g = k = 0; g < n; g++) {
-			if (stopped[g])
-				continue;
-			outs[k] = ep_probe_set_add(&sets[g]);
-			ev[k++] = envs[g];
-		}
-		if (k == 0)
-			break;
-		if (run_many(outs, k, o->probe, b, libs, ev, o->timeout_s,
-		    err) < 0)
-			goto done;
-		ep_progress_add(prog, k, 0);
-		/* A missing driver does not come back in run 2. */
-		for (g = 0; r == 0 && g < n; g++)
-			if ((stopped[g] = ep_probe_set_skipped(&sets[g])))
-				ep_progress_add(prog, o->runs - 1, 0);
-	}
 	for (g = skipped = 0; g < n; g++)
 		skipped += ep_probe_set_skipped(&sets[g]) != 0;
 	if (n > 1 && skipped == n && !any_run_failed(sets, n)) {
@@ -312,26 +327,64 @@ run_gpu_backend(struct ep_results *rs, struct ep_manifest *facts,
 		for (g = 0; g < n; g++)
 			ep_probe_aggregate(rs, facts, summary, &sets[g],
 			    o->require_gpu);
+}
+
+/*
+ * Every run of every backend on every GPU, in two waves of processes:
+ *  1. run 1 of each (backend, GPU) at once: a backend that skips there
+ *     (no driver, no device) is not started again, since a missing
+ *     driver does not come back in run 2;
+ *  2. runs 2 to N of the others, at once, run 2 of each first.
+ * At most o->jobs at a time in each wave.  Every run is still a fresh
+ * process with a fresh CUDA context: a GPU holds several contexts, and
+ * the workloads' results may not depend on what else runs.
+ */
+static int
+run_all(struct ep_probe_set *sets, const struct ep_probe_gpu **gpu,
+    size_t nsets, const struct ep_probe_opts *o, const struct ep_strv *libs,
+    struct ep_progress *prog, struct ep_err *err)
+{
+	struct task *t = xcalloc(nsets * o->runs + 1, sizeof *t);
+	size_t n = 0, i, first = 0;
+	int rc = -1;
+
+	for (i = 0; i < nsets; i++)
+		task_init(&t[n++], &sets[i], o->probe, gpu[i], libs, 1);
+	if (run_wave(t, n, o, prog, err) < 0)
+		goto done;
+	first = n;
+	for (unsigned r = 2; r <= o->runs; r++)
+		for (i = 0; i < nsets; i++) {
+			if (ep_probe_set_skipped(&sets[i]))
+				continue;
+			task_init(&t[n++], &sets[i], o->probe, gpu[i], libs,
+			    r);
+		}
+	for (i = 0; i < nsets; i++)
+		if (ep_probe_set_skipped(&sets[i]))
+			ep_progress_add(prog, o->runs - 1, 0);
+	if (run_wave(t + first, n - first, o, prog, err) < 0)
+		goto done;
 	rc = 0;
 done:
-	free(outs);
-	free(ev);
-	free(stopped);
+	for (i = 0; i < n; i++)
+		task_clear(&t[i]);
+	free(t);
 	return rc;
 }
 
 int
 ep_probe_all(struct ep_results *rs, struct ep_manifest *facts,
-    struct ep_strv *summary, const struct ep_probe_opts *o,
+    struct ep_strv *summary, struct ep_probe_opts *o,
     const struct ep_manifest *captured, struct ep_err *err)
 {
-	struct ep_probe_set cpu = { 0 }, *gsets = NULL, *one;
+	struct ep_probe_set *sets = NULL, *gsets, *one;
+	const struct ep_probe_gpu **gpu = NULL;
 	struct ep_progress prog;
 	struct ep_probe_gpuinfo *info = NULL;
 	struct ep_probe_gpus gs = { 0 };
-	struct ep_strv libs = { 0 }, *envs = NULL;
-	char *const **envp = NULL;
-	size_t nb = 0, ng = 0, bi, g;
+	struct ep_strv libs = { 0 };
+	size_t nb = 0, ng = 0, bi, g, nsets = 0;
 	const char *b, *gpub[4];
 	char *key;
 	int rc = -1, first = -1, with_cpu;
@@ -344,38 +397,34 @@ ep_probe_all(struct ep_results *rs, struct ep_manifest *facts,
 	    getenv("CUDA_VISIBLE_DEVICES"), captured, err) < 0)
 		return -1;
 	ng = gs.n;
+	if (o->jobs == 0)
+		o->jobs = ep_probe_jobs_default(ng);
 	ep_probe_lib_args(&libs, captured);
 	with_cpu = strcmp(o->backend, "all") == 0 ||
 	    strcmp(o->backend, "cpu") == 0;
-	ep_progress_start(&prog, "probe", "runs",
-	    ((with_cpu ? 1 : 0) + nb * ng) * o->runs, 0);
-	if (with_cpu) {
-		cpu.backend = "cpu";
-		for (unsigned r = 0; r < o->runs; r++) {
-			if (ep_probe_run_once(ep_probe_set_add(&cpu), o->probe,
-			    "cpu", NULL, o->timeout_s, err) < 0)
-				goto done;
-			ep_progress_add(&prog, 1, 0);
-			/* A missing driver does not come back in run 2. */
-			if (r == 0 && ep_probe_set_skipped(&cpu)) {
-				ep_progress_add(&prog, o->runs - 1, 0);
-				break;
-			}
-		}
-		ep_probe_aggregate(rs, facts, summary, &cpu, o->require_gpu);
-	}
-	/* gsets[bi * ng + g]: backend gpub[bi] on GPU g. */
-	gsets = xcalloc(nb * ng + 1, sizeof *gsets);
-	envs = xcalloc(ng + 1, sizeof *envs);
-	envp = xcalloc(ng + 1, sizeof *envp);
-	for (g = 0; g < ng; g++) {
-		gpu_env(&envs[g], &gs.v[g]);
-		envp[g] = gs.v[g].visible != NULL ? envs[g].v : NULL;
-	}
+	/* sets[0]: cpu (when it runs); then gsets[bi * ng + g]: backend
+	 * gpub[bi] on GPU g. */
+	sets = xcalloc(1 + nb * ng, sizeof *sets);
+	gpu = xcalloc(1 + nb * ng, sizeof *gpu);
+	if (with_cpu)
+		sets[nsets++].backend = "cpu";
+	gsets = sets + nsets;
 	for (bi = 0; bi < nb; bi++)
-		if (run_gpu_backend(rs, facts, summary, o, gpub[bi], &gs,
-		    &gsets[bi * ng], &libs, envp, &prog, err) < 0)
-			goto done;
+		for (g = 0; g < ng; g++) {
+			sets[nsets] = (struct ep_probe_set){ .backend =
+			    gpub[bi], .gpu = gs.v[g].key, .gpu_results =
+			    ng > 1, .where = ng > 1 ? gs.v[g].label : NULL };
+			gpu[nsets++] = &gs.v[g];
+		}
+	ep_progress_start(&prog, "probe", "runs", nsets * o->runs, 0);
+	if (run_all(sets, gpu, nsets, o, &libs, &prog, err) < 0)
+		goto done;
+	if (with_cpu)
+		ep_probe_aggregate(rs, facts, summary, &sets[0],
+		    o->require_gpu);
+	for (bi = 0; bi < nb; bi++)
+		aggregate_gpu_backend(rs, facts, summary, o, &gs,
+		    &gsets[bi * ng]);
 	/* Each GPU's domain, from its lines of every GPU backend. */
 	info = xcalloc(ng + 1, sizeof *info);
 	one = xcalloc(nb + 1, sizeof *one);
@@ -399,14 +448,10 @@ ep_probe_all(struct ep_results *rs, struct ep_manifest *facts,
 	rc = 0;
 done:
 	ep_progress_end(&prog);
-	ep_probe_set_clear(&cpu);
-	for (size_t i = 0; gsets != NULL && i < nb * ng; i++)
-		ep_probe_set_clear(&gsets[i]);
-	for (g = 0; envs != NULL && g < ng; g++)
-		ep_strv_clear(&envs[g]);
-	free(gsets);
-	free(envs);
-	free(envp);
+	for (size_t i = 0; sets != NULL && i < nsets; i++)
+		ep_probe_set_clear(&sets[i]);
+	free(sets);
+	free(gpu);
 	free(info);
 	ep_probe_gpus_clear(&gs);
 	ep_strv_clear(&libs);

@@ -14,17 +14,18 @@ number(const char *s, long lo, long hi)
 	char *end;
 	long v;
 
-	if (*s == '\0')
+	if (*s < '0' || *s > '9')
 		return -1;
 	v = strtol(s, &end, 10);
 	return *end == '\0' && v >= lo && v <= hi ? v : -1;
 }
 
 void
-ep_probeopt_init(struct ep_probeopt *o)
+ep_probeopt_init(struct ep_probeopt *o, unsigned runs)
 {
 	memset(o, 0, sizeof *o);
 	o->po.backend = "all";
+	o->po.runs = runs;
 	o->po.timeout_s = EP_PROBE_TIMEOUT_DEFAULT;
 }
 
@@ -43,8 +44,8 @@ ep_probe_opt(struct ep_probeopt *o, int c, const char *arg,
 		return 1;
 	case EP_OPT_BACKEND:
 		if (strcmp(arg, "all") != 0 && ep_probe_workloads(arg) == NULL)
-			return ep_err_set(err, EP_E_INPUT, "--backend %s: one "
-			    "of cpu, cuda, cublas, cudnn, all", arg);
+			return ep_err_set(err, EP_E_INPUT, "--backend %s: not "
+			    "cpu, cuda, cublas, cudnn or all", arg);
 		o->po.backend = arg;
 		return 1;
 	case EP_OPT_TIMEOUT:
@@ -64,6 +65,12 @@ ep_probe_opt(struct ep_probeopt *o, int c, const char *arg,
 		if (ep_probe_gpus_parse(arg, err) < 0)
 			return -1;
 		o->po.gpus = arg;
+		return 1;
+	case EP_OPT_JOBS:
+		if ((v = number(arg, 1, EP_PROBE_JOBS_MAX)) < 0)
+			return ep_err_set(err, EP_E_INPUT, "--jobs %s: not a "
+			    "number from 1 to %d", arg, EP_PROBE_JOBS_MAX);
+		o->po.jobs = (unsigned)v;
 		return 1;
 	}
 	return 0;

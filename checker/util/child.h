@@ -16,8 +16,8 @@
  *    so even one that left the process group and session (setsid) and
  *    outlived its parent is found and killed.
  *
- * Implemented in childenv.c (the environment, PATH) and child.c (running
- * a program, killing a tree).
+ * Implemented in childenv.c (the environment, PATH), child_run.c (running
+ * programs) and child.c (killing a tree).
  */
 #ifndef EP_CHILD_H
 #define EP_CHILD_H
@@ -74,7 +74,7 @@ int ep_child_which(char **out, const char *name, unsigned *relative);
  * cannot start. */
 int ep_child_sane_loader(char **argv, struct ep_err *err);
 
-/* --- processes (child.c) -------------------------------------------- */
+/* --- processes (child.c, child_run.c) ------------------------------- */
 
 /* Make this process the reaper of its orphaned descendants
  * (PR_SET_CHILD_SUBREAPER), once; harmless to call again.  Call before a
@@ -102,10 +102,16 @@ void ep_child_kill_tree(pid_t root, unsigned long long since,
 struct ep_child_opts {
 	char *const *envp;	/* the environment; NULL: ep_child_env() */
 	const char *dir;	/* working directory; NULL: ours */
-	unsigned timeout_ms;	/* from the start; then killed */
+	unsigned timeout_ms;	/* from its start; then killed */
 	size_t out_max;		/* more standard output than this: killed */
 	size_t err_keep;	/* the last bytes of standard error kept */
 	int grace_ms;		/* after SIGKILL, how long to wait for it */
+	size_t max_jobs;	/* ep_child_run_all: at most this many at
+				   work at once; 0: all of them */
+	/* ep_child_run_all: called once as job i ends (exited, or killed,
+	 * and its output read), in the order they end; may be NULL. */
+	void (*on_end)(void *arg, size_t i);
+	void *on_end_arg;
 };
 
 struct ep_child_result {
@@ -131,13 +137,14 @@ void ep_child_result_clear(struct ep_child_result *r);
 int ep_child_run(struct ep_child_result *r, const char *path,
     char *const argv[], const struct ep_child_opts *o, struct ep_err *err);
 
-/* Several programs at once, as ep_child_run runs one: all started
- * together, each with its own argv and environment (envp NULL:
- * ep_child_env()), under o's deadline (from the start of them all), dir
- * and limits (o->envp is not used).  When one ends, its tree is killed
- * and the others' trees are kept.  v[i].r is filled for every i.  -1 with
- * err (EP_E_IO) when one cannot be started (the others are then killed
- * and every r is empty) or a pipe or poll fails. */
+/* Several programs at once, as ep_child_run runs one: each with its own
+ * argv and environment (envp NULL: ep_child_env()), under o's deadline
+ * (from each one's own start), dir and limits (o->envp is not used).  At
+ * most o->max_jobs are at work at once (0: all), started in the order of
+ * v, the next as soon as one ends.  When one ends, its tree is killed and
+ * the others' trees are kept.  v[i].r is filled for every i.  -1 with err
+ * (EP_E_IO) when one cannot be started (the others are then killed and
+ * every r is empty) or a pipe or poll fails. */
 struct ep_child_run_job {
 	const char *path;
 	char *const *argv;

@@ -10,10 +10,13 @@
 #	fake_probe.sh --backend cpu|cuda|cublas|cudnn [--lib NAME=PATH]...
 #
 # Environment:
-#   FAKE_PROBE_STATE  a directory for the run counters (count.<backend>,
-#                     so run N is the Nth start for that backend) and the
+#   FAKE_PROBE_STATE  a directory for the start counters (count.<backend>:
+#                     how many times that backend started) and the
 #                     argument log (args.<backend>: one line per start).
-#                     Unset: every start is run 1 and nothing is logged.
+#                     The run's number is ENVPARITY_PROBE_RUN, as envparity
+#                     sets it (runs start together, in no fixed order),
+#                     else the start's count.  Unset: every start is run
+#                     ENVPARITY_PROBE_RUN (or 1) and nothing is logged.
 #   FAKE_PROBE_MODE   how to behave (default ok):
 #     ok         every workload computes, identical in every run (but
 #                for the GPU atomic canary, see FAKE_PROBE_GPU)
@@ -43,9 +46,9 @@
 #
 # One GPU per process: envparity gives each GPU's process its
 # CUDA_VISIBLE_DEVICES (CVD below); this double reads it as "the GPU".
-# With CVD set, the run counter is count.<backend>.<CVD> (the GPUs run at
-# once), env.<backend> gets "CVD CUDA_DEVICE_ORDER" per start, and log
-# gets "start|end <backend> <CVD> <run> <ns>" lines.
+# With CVD set, the start counter is count.<backend>.<CVD> and env.<backend>
+# gets "CVD CUDA_DEVICE_ORDER" per start.  Every process logs
+# "start|end <backend> <CVD or -> <run> <ns>" lines to log.
 #   FAKE_PROBE_ON_GPU      misbehave (FAKE_PROBE_MODE) only where CVD is this
 #   FAKE_PROBE_DIVERGE_GPU where CVD is this, every GPU workload but kat and
 #                          the canary computes other bits (a bad GPU)
@@ -56,6 +59,11 @@
 #                          processes of this backend and run have started;
 #                          log "barrier-timeout ..." when they did not: run
 #                          one after the other, they never would
+#   FAKE_PROBE_BARRIER_WAVE=N1,N2  the same across backends and GPUs:
+#                          a run-1 process waits until N1 run-1 processes
+#                          have started, a later run's until N2 processes of
+#                          runs 2 and over have
+#   FAKE_PROBE_SLEEP=S     every process sleeps S seconds before its lines
 set -u
 
 backend="" libs=()
@@ -77,20 +85,39 @@ esac
 
 mode=${FAKE_PROBE_MODE:-ok} on=${FAKE_PROBE_ON:-cpu} bad_run=${FAKE_PROBE_RUN:-2}
 state=${FAKE_PROBE_STATE:-}
-run=1
+run=${ENVPARITY_PROBE_RUN:-1}
 cvd=${CUDA_VISIBLE_DEVICES-}
 counter=count.$backend
 [ -n "${CUDA_VISIBLE_DEVICES+set}" ] && counter=count.$backend.$cvd
 if [ -n "$state" ]; then
+	# Processes of one backend start together: the count under a lock.
+	exec 9>>"$state/lock"
+	flock 9
 	n=$(cat "$state/$counter" 2>/dev/null || echo 0)
-	run=$((n + 1))
-	echo "$run" >"$state/$counter"
+	echo "$((n + 1))" >"$state/$counter"
+	flock -u 9
+	exec 9>&-
+	run=${ENVPARITY_PROBE_RUN:-$((n + 1))}
 	echo "${libs[*]:-}" >>"$state/args.$backend"
-	if [ -n "${CUDA_VISIBLE_DEVICES+set}" ]; then
+	[ -n "${CUDA_VISIBLE_DEVICES+set}" ] &&
 		echo "$cvd ${CUDA_DEVICE_ORDER-unset}" >>"$state/env.$backend"
-		echo "start $backend $cvd $run $(date +%s%N)" >>"$state/log"
-	fi
+	echo "start $backend ${cvd:--} $run $(date +%s%N)" >>"$state/log"
 fi
+if [ -n "${FAKE_PROBE_BARRIER_WAVE:-}" ] && [ -n "$state" ]; then
+	wave=1 want=${FAKE_PROBE_BARRIER_WAVE%%,*}
+	[ "$run" != 1 ] && wave=2 want=${FAKE_PROBE_BARRIER_WAVE#*,}
+	touch "$state/wave$wave.$backend.$run.${cvd:--}"
+	waited=0
+	while [ "$(ls "$state" | grep -c "^wave$wave\.")" -lt "$want" ]; do
+		if [ "$waited" -ge 500 ]; then
+			echo "barrier-timeout wave$wave $backend ${cvd:--} $run" >>"$state/log"
+			break
+		fi
+		sleep 0.02
+		waited=$((waited + 1))
+	done
+fi
+[ -n "${FAKE_PROBE_SLEEP:-}" ] && sleep "$FAKE_PROBE_SLEEP"
 if [ -n "${FAKE_PROBE_BARRIER:-}" ] && [ -n "$state" ]; then
 	touch "$state/up.$backend.$run.$cvd"
 	waited=0
@@ -204,7 +231,5 @@ for w in $workloads; do
 	fi
 	emit "$w" ok null "\"$(hash "$seed")\"" "$kat" "$canary" "$i.5"
 done
-if [ -n "$state" ] && [ -n "${CUDA_VISIBLE_DEVICES+set}" ]; then
-	echo "end $backend $cvd $run $(date +%s%N)" >>"$state/log"
-fi
+[ -n "$state" ] && echo "end $backend ${cvd:--} $run $(date +%s%N)" >>"$state/log"
 exit 0

@@ -1,0 +1,393 @@
+/*
+ * child_run.c: run programs as children of ours (child.h): pipes for
+ * their output, a deadline each, at most so many at once, and when one
+ * ends, by itself or killed, everything it started is killed with it
+ * (child.c).
+ */
+#include "child.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+void
+ep_child_result_clear(struct ep_child_result *r)
+{
+	free(r->out);
+	free(r->err);
+	memset(r, 0, sizeof *r);
+}
+
+/* Append n bytes to *buf (length *len); keep only the last keep bytes
+ * when keep is not 0 (trimmed in bulk, not on every read). */
+static void
+append(char **buf, size_t *len, const char *data, size_t n, size_t keep)
+{
+	*buf = xrealloc(*buf, *len + n + 1);
+	memcpy(*buf + *len, data, n);
+	*len += n;
+	(*buf)[*len] = '\0';
+	if (keep > 0 && *len > 4 * keep) {
+		memmove(*buf, *buf + *len - keep, keep);
+		*len = keep;
+		(*buf)[*len] = '\0';
+	}
+}
+
+/* Read what fd has; 1 at end of file (or a read error), 0 otherwise.
+ * Standard output beyond max is counted, not kept. */
+static int
+drain(int fd, char **buf, size_t *len, size_t max, size_t keep,
+    int *overflow)
+{
+	char chunk[8192];
+	ssize_t n = read(fd, chunk, sizeof chunk);
+
+	if (n < 0)
+		return (errno == EINTR || errno == EAGAIN) ? 0 : 1;
+	if (n == 0)
+		return 1;
+	if (max > 0 && *len + (size_t)n > max) {
+		*overflow = 1;
+		return 0;
+	}
+	append(buf, len, chunk, (size_t)n, keep);
+	return 0;
+}
+
+/* Wait for pid until deadline (ns, monotonic); 1 when it exited, 0 when
+ * the deadline came first.  pidfd may be -1 (polled instead). */
+static int
+wait_exit(pid_t pid, int pidfd, uint64_t deadline)
+{
+	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+	uint64_t now;
+	int ms;
+
+	for (;;) {
+		if (ep_child_exited(pid))
+			return 1;
+		if ((now = ep_now_ns()) >= deadline)
+			return 0;
+		ms = (int)((deadline - now) / 1000000) + 1;
+		if (pidfd < 0 && ms > 10)
+			ms = 10;
+		(void)poll(pidfd >= 0 ? &pfd : NULL, pidfd >= 0 ? 1 : 0, ms);
+	}
+}
+
+static int
+spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[],
+    const char *dir, int outfd, int errfd)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t none, all;
+	int rc;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, outfd, 1);
+	posix_spawn_file_actions_adddup2(&fa, errfd, 2);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
+	/* Nothing else of ours (a CI runner's descriptors included) may be
+	 * held open by a stray grandchild. */
+	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+#endif
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 29)
+	if (dir != NULL)
+		posix_spawn_file_actions_addchdir_np(&fa, dir);
+#else
+	(void)dir;
+#endif
+	posix_spawnattr_init(&at);
+	/* Its own group; default signal dispositions, whatever ours are. */
+	sigemptyset(&none);
+	sigfillset(&all);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP |
+	    POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	posix_spawnattr_setpgroup(&at, 0);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setsigdefault(&at, &all);
+	rc = posix_spawn(pid, path, &fa, &at, argv, envp);
+	posix_spawnattr_destroy(&at);
+	posix_spawn_file_actions_destroy(&fa);
+	return rc;
+}
+
+/* One child of ep_child_run_all. */
+struct job {
+	pid_t pid;		/* -1: not started, or reaped */
+	int outp, errp, pidfd;
+	int started, exited, ended;	/* ended: reaped, pipes closed */
+	unsigned long long since;
+	uint64_t deadline;	/* ns, monotonic, from its own start */
+};
+
+/* Kill job j's tree, keeping the other jobs not yet reaped and theirs:
+ * a sibling is an orphan of ours by its parentage, and one that started
+ * after j did would otherwise be taken for j's. */
+static void
+end_job(struct job *jobs, size_t n, size_t j, int grace_ms)
+{
+	pid_t *keep = xcalloc(n, sizeof *keep);
+	size_t nkeep = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (i != j && jobs[i].pid > 0)
+			keep[nkeep++] = jobs[i].pid;
+	ep_child_kill_tree(jobs[j].pid, jobs[j].since, keep, nkeep, grace_ms);
+	free(keep);
+}
+
+/* Reap job j (killed or exited) into r within grace_ms; a sibling's
+ * zombie is never reaped by the kill of another (see end_job). */
+static void
+reap_job(struct job *jb, struct ep_child_result *r, int grace_ms)
+{
+	if (jb->exited || wait_exit(jb->pid, jb->pidfd, ep_now_ns() +
+	    (uint64_t)grace_ms * 1000000u))
+		r->reaped = waitpid(jb->pid, &r->status, 0) == jb->pid;
+	jb->pid = -1;
+}
+
+static void
+close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* Start job v (its environment envp, or env when NULL) as jb. */
+static int
+start_job(struct job *jb, const struct ep_child_run_job *v,
+    char *const *env, const struct ep_child_opts *o, struct ep_err *err)
+{
+	int outp[2], errp[2], e;
+
+	if (pipe2(outp, O_CLOEXEC) < 0)
+		return ep_err_set(err, EP_E_IO, "%s: pipe: %s", v->path,
+		    strerror(errno));
+	if (pipe2(errp, O_CLOEXEC) < 0) {
+		e = errno;
+		close(outp[0]);
+		close(outp[1]);
+		return ep_err_set(err, EP_E_IO, "%s: pipe: %s", v->path,
+		    strerror(e));
+	}
+	jb->outp = outp[0];
+	jb->errp = errp[0];
+	jb->started = 1;
+	e = spawn(&jb->pid, v->path, v->argv, v->envp != NULL ? v->envp : env,
+	    o->dir, outp[1], errp[1]);
+	close(outp[1]);
+	close(errp[1]);
+	if (e != 0) {
+		jb->pid = -1;
+		return ep_err_set(err, EP_E_IO, "%s: cannot run: %s", v->path,
+		    strerror(e));
+	}
+	jb->since = ep_child_start_time(jb->pid);
+	jb->deadline = ep_now_ns() + (uint64_t)o->timeout_ms * 1000000u;
+#ifdef SYS_pidfd_open
+	jb->pidfd = (int)syscall(SYS_pidfd_open, jb->pid, 0);
+#endif
+	return 0;
+}
+
+/* Job i ended as far as we are concerned: say so once. */
+static void
+job_ended(struct job *jb, size_t i, const struct ep_child_opts *o,
+    size_t *running)
+{
+	if (jb->ended || !jb->started || jb->pid > 0 || jb->outp >= 0 ||
+	    jb->errp >= 0)
+		return;
+	jb->ended = 1;
+	(*running)--;
+	if (o->on_end != NULL)
+		o->on_end(o->on_end_arg, i);
+}
+
+int
+ep_child_run_all(struct ep_child_run_job *v, size_t n,
+    const struct ep_child_opts *o, struct ep_err *err)
+{
+	struct ep_strv env = { 0 };
+	struct pollfd *pfd = xcalloc(3 * n + 1, sizeof *pfd);
+	struct job *jobs = xcalloc(n + 1, sizeof *jobs);
+	int *slot = xcalloc(3 * n + 1, sizeof *slot), nfd, rc = -1;
+	size_t i, next = 0, running = 0, max = o->max_jobs;
+	struct ep_child_result *r;
+	uint64_t now, wake;
+
+	if (max == 0 || max > n)
+		max = n;
+	for (i = 0; i < n; i++) {
+		memset(&v[i].r, 0, sizeof v[i].r);
+		jobs[i] = (struct job){ .pid = -1, .outp = -1, .errp = -1,
+		    .pidfd = -1 };
+	}
+	ep_child_env(&env);
+	ep_child_reaper();
+
+	for (;;) {
+		int nopidfd = 0;
+
+		/* As many at work as allowed, in order. */
+		while (next < n && running < max) {
+			if (start_job(&jobs[next], &v[next], env.v, o,
+			    err) < 0)
+				goto done;
+			next++;
+			running++;
+		}
+		if (running == 0 && next == n)
+			break;
+		now = ep_now_ns();
+		wake = UINT64_MAX;
+		nfd = 0;
+		for (i = 0; i < next; i++) {
+			struct job *jb = &jobs[i];
+
+			if (jb->ended)
+				continue;
+			if (now >= jb->deadline) {
+				/* Its time is up: killed if it still runs,
+				 * and what it has not written is lost. */
+				if (jb->pid > 0) {
+					v[i].r.timed_out = 1;
+					end_job(jobs, n, i, o->grace_ms);
+					reap_job(jb, &v[i].r, o->grace_ms);
+				}
+				close_fd(&jb->outp);
+				close_fd(&jb->errp);
+				job_ended(jb, i, o, &running);
+				continue;
+			}
+			if (jb->deadline < wake)
+				wake = jb->deadline;
+			if (jb->outp >= 0) {
+				slot[nfd] = (int)i;
+				pfd[nfd++] = (struct pollfd){ jb->outp, POLLIN, 0 };
+			}
+			if (jb->errp >= 0) {
+				slot[nfd] = (int)(n + i);
+				pfd[nfd++] = (struct pollfd){ jb->errp, POLLIN, 0 };
+			}
+			if (!jb->exited && jb->pidfd >= 0) {
+				slot[nfd] = (int)(2 * n + i);
+				pfd[nfd++] = (struct pollfd){ jb->pidfd, POLLIN, 0 };
+			}
+			if (!jb->exited && jb->pidfd < 0)
+				nopidfd = 1;
+		}
+		if (running < max && next < n)
+			continue;	/* a timed-out job freed a place */
+		if (running == 0 && next == n)
+			break;
+		if (wake == UINT64_MAX)
+			wake = now;
+		if (poll(pfd, (nfds_t)nfd, nopidfd ? 10 :
+		    (int)((wake - now) / 1000000) + 1) < 0 && errno != EINTR) {
+			ep_err_set(err, EP_E_IO, "%s: poll: %s", v[0].path,
+			    strerror(errno));
+			goto done;
+		}
+		for (int k = 0; k < nfd; k++) {
+			struct job *jb = &jobs[slot[k] % (int)n];
+
+			r = &v[slot[k] % (int)n].r;
+			if (pfd[k].revents == 0 || slot[k] >= 2 * (int)n)
+				continue;
+			if (slot[k] < (int)n && drain(jb->outp, &r->out,
+			    &r->out_len, o->out_max, 0, &r->overflow))
+				close_fd(&jb->outp);
+			else if (slot[k] >= (int)n && drain(jb->errp,
+			    &r->err, &r->err_len, 0, o->err_keep,
+			    &r->overflow))
+				close_fd(&jb->errp);
+		}
+		for (i = 0; i < next; i++) {
+			struct job *jb = &jobs[i];
+
+			r = &v[i].r;
+			if (jb->ended)
+				continue;
+			if (r->overflow && jb->outp >= 0) {
+				/* Nothing more of it is wanted. */
+				close_fd(&jb->outp);
+				if (jb->pid > 0)
+					end_job(jobs, n, i, o->grace_ms);
+			}
+			if (jb->pid > 0 && !jb->exited &&
+			    ep_child_exited(jb->pid)) {
+				/* Whatever it left behind would hold the
+				 * pipes open, and must not outlive it. */
+				jb->exited = 1;
+				end_job(jobs, n, i, o->grace_ms);
+				reap_job(jb, r, o->grace_ms);
+			}
+			job_ended(jb, i, o, &running);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		r = &v[i].r;
+		if (!r->timed_out && !r->reaped) {
+			/* Only when waitpid itself failed. */
+			ep_err_set(err, EP_E_IO, "%s: waitpid: %s", v[i].path,
+			    strerror(errno));
+			goto done;
+		}
+	}
+	rc = 0;
+done:
+	for (i = 0; i < n; i++) {
+		struct job *jb = &jobs[i];
+
+		if (jb->pid > 0) {
+			/* Only on a failure: none may run on without us. */
+			end_job(jobs, n, i, o->grace_ms);
+			if (wait_exit(jb->pid, jb->pidfd, ep_now_ns() +
+			    (uint64_t)o->grace_ms * 1000000u))
+				waitpid(jb->pid, NULL, 0);
+			jb->pid = -1;
+		}
+		close_fd(&jb->outp);
+		close_fd(&jb->errp);
+		close_fd(&jb->pidfd);
+		r = &v[i].r;
+		if (r->out == NULL)
+			r->out = xstrdup("");
+		if (r->err == NULL)
+			r->err = xstrdup("");
+		if (rc < 0)
+			ep_child_result_clear(r);
+	}
+	ep_strv_clear(&env);
+	free(pfd);
+	free(jobs);
+	free(slot);
+	return rc;
+}
+
+int
+ep_child_run(struct ep_child_result *r, const char *path,
+    char *const argv[], const struct ep_child_opts *o, struct ep_err *err)
+{
+	struct ep_child_run_job j = { .path = path, .argv = argv,
+	    .envp = o->envp };
+	int rc = ep_child_run_all(&j, 1, o, err);
+
+	*r = j.r;
+	return rc;
+}

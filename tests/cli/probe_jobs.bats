@@ -1,0 +1,136 @@
+#!/usr/bin/env bats
+# probe_jobs.bats: how the runs of the reference workload are scheduled.
+# Run 1 of every backend on every GPU goes at once, then the other runs at
+# once, at most --jobs processes at a time, each with its own deadline.
+# There is no GPU here: the GPUs are played by the NVML TEST DOUBLE
+# (tests/doubles/fake_nvml.c, FAKE_NVML_GPUS=N H100s) and the probe TEST
+# DOUBLE (tests/doubles/fake_probe.sh), which logs when each process
+# started and ended and can wait at a barrier for the others of its wave.
+
+load setup
+
+FAKE=$BATS_TEST_DIRNAME/../doubles/fake_probe.sh
+
+setup_file() {
+	mkdir -p "$BATS_FILE_TMPDIR/drv" "$BATS_FILE_TMPDIR/site"
+	cc -shared -fPIC -o "$BATS_FILE_TMPDIR/drv/libnvidia-ml.so.1" \
+		"$BATS_TEST_DIRNAME/../doubles/fake_nvml.c" \
+		"$BATS_TEST_DIRNAME/../doubles/fake_nvml_health.c"
+}
+
+# envparity probe with N fake GPUs ($1), the fake probe's GPU backends on,
+# and a state directory; the rest are probe's arguments.
+gpus() {
+	local n=$1
+	shift
+	mkdir -p "$T/state"
+	FAKE_NVML_GPUS=$n LD_LIBRARY_PATH=$BATS_FILE_TMPDIR/drv \
+	    FAKE_PROBE_GPU=1 FAKE_PROBE_STATE=$T/state \
+	    XDG_CACHE_HOME=$BATS_FILE_TMPDIR/cache \
+	    run "$EP" probe --probe "$FAKE" --no-discover \
+	    --site-packages "$BATS_FILE_TMPDIR/site" "$@"
+}
+
+# The most processes the log shows at work at once (an end at the same
+# nanosecond as a start counts first).
+most_at_once() {
+	awk '$1 == "start" { print $5, 1 } $1 == "end" { print $5, 0 }' "$T/state/log" |
+	    sort -k1,1n -k2,2n |
+	    awk '{ n += $2 ? 1 : -1; if (n > m) m = n } END { print m + 0 }'
+}
+
+# The time of the first or last start or end ($1 min|max, $2 start|end) of
+# the runs matching $3 (an awk condition on $4, the run).
+edge() {
+	awk -v f="$1" -v what="$2" "\$1 == what && ($3) { if (v == \"\" || (f == \"min\" ? \$5 < v : \$5 > v)) v = \$5 } END { print v }" "$T/state/log"
+}
+
+unset CUDA_VISIBLE_DEVICES CUDA_DEVICE_ORDER
+
+@test "probe --jobs: run 1 of every backend on every GPU at once, then the other runs at once" {
+	# 1 CPU + 3 GPU backends x 2 GPUs = 7 processes in run 1; 14 in
+	# runs 2 and 3.  Each waits until all of its wave have started: one
+	# wave at a time, each whole, or the double logs barrier-timeout.
+	FAKE_PROBE_BARRIER_WAVE=7,14 gpus 2 --runs 3 --jobs 16 --timeout 30 -o "$T/f.json"
+	[ "$status" -eq 0 ]
+	! grep -q barrier-timeout "$T/state/log"
+	[ "$(grep -c '^start' "$T/state/log")" = 21 ]
+	# Every run 1 ended before any later run started.
+	[ "$(edge max end '$4 == 1')" -lt "$(edge min start '$4 > 1')" ]
+	[ "$(most_at_once)" = 14 ]
+	[[ "$output" == *"at most 16 at once"* ]]
+	# And the verdicts are those of runs one after the other.
+	[[ "$output" == *"cuda:1 gemm            pass  identical in 3 runs;"* ]]
+	[[ "$output" == *"cudnn  conv_fwd gpus   pass  identical on GPUs 0 and 1"* ]]
+	[ -n "$(fact "$T/f.json" probe.cublas.gpu1.sgemm_pedantic.sha256)" ]
+}
+
+@test "probe --jobs 1: one process at a time, in order, each run numbered" {
+	gpus 2 --runs 2 --jobs 1
+	[ "$status" -eq 0 ]
+	[ "$(most_at_once)" = 1 ]
+	[ "$(awk '$1 == "start" { print $2, $3, $4 }' "$T/state/log" | tr '\n' ',')" = \
+	    "cpu - 1,cuda 0 1,cuda 1 1,cublas 0 1,cublas 1 1,cudnn 0 1,cudnn 1 1,cpu - 2,cuda 0 2,cuda 1 2,cublas 0 2,cublas 1 2,cudnn 0 2,cudnn 1 2," ]
+}
+
+@test "probe --jobs 3: never more than 3 at once, and 3 at once" {
+	# Wave 2's first three wait for one another: they could not pass
+	# one at a time.
+	FAKE_PROBE_BARRIER_WAVE=1,3 gpus 2 --runs 3 --jobs 3 --timeout 30
+	[ "$status" -eq 0 ]
+	! grep -q barrier-timeout "$T/state/log"
+	[ "$(most_at_once)" = 3 ]
+	[ "$(grep -c '^start' "$T/state/log")" = 21 ]
+}
+
+@test "probe --jobs 1: each run's deadline starts with it, not with the first" {
+	# Five runs of 0.6 s one after the other take 3 s; each has 2 s.
+	FAKE_PROBE_SLEEP=0.6 gpus 1 --backend cpu --runs 5 --jobs 1 --timeout 2
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"cpu    gemm            pass  identical in 5 runs;"* ]]
+	[[ "$output" != *"hung"* ]]
+}
+
+@test "probe: a run that hangs frees its place for the next, which still runs" {
+	FAKE_PROBE_MODE=hang FAKE_PROBE_RUN=2 gpus 1 --backend cpu --runs 4 --jobs 1 --timeout 1
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"run 2 of cpu: hung, killed after 1 s"* ]]
+	[[ "$output" == *"cpu    gemm            pass  identical in 3 runs (of 4);"* ]]
+	[ "$(cat "$T/state/count.cpu")" = 4 ]
+	# Its child went with it.
+	! kill -0 "$(cat "$T/state/hang.pid")" 2>/dev/null
+}
+
+@test "probe: a backend that skips in run 1 is not started again, whatever --jobs" {
+	mkdir -p "$T/state"
+	run env FAKE_PROBE_STATE="$T/state" "$EP" probe --probe "$FAKE" --runs 5 --jobs 8
+	[ "$status" -eq 0 ]
+	[ "$(cat "$T/state/count.cpu")" = 5 ]
+	[ "$(cat "$T/state/count.cuda")" = 1 ]
+	[ "$(cat "$T/state/count.cudnn")" = 1 ]
+}
+
+@test "probe and check: --jobs must be 1 to 256" {
+	for bad in 0 257 -1 x 3x "+3" ""; do
+		run "$EP" probe --jobs "$bad"
+		[ "$status" -eq 2 ]
+		[[ "$output" == *"--jobs $bad: not a number from 1 to 256"* ]]
+		run "$EP" check --runs 1 --jobs "$bad"
+		[ "$status" -eq 2 ]
+		[[ "$output" == *"--jobs $bad: not a number from 1 to 256"* ]]
+	done
+}
+
+@test "check --runs --jobs: the same scheduling under check" {
+	FAKE_NVML_GPUS=2 LD_LIBRARY_PATH=$BATS_FILE_TMPDIR/drv FAKE_PROBE_GPU=1 \
+	    run "$EP" bless --no-discover --site-packages "$BATS_FILE_TMPDIR/site"
+	[ "$status" -eq 0 ]
+	mkdir -p "$T/state"
+	FAKE_NVML_GPUS=2 LD_LIBRARY_PATH=$BATS_FILE_TMPDIR/drv FAKE_PROBE_GPU=1 \
+	    FAKE_PROBE_STATE=$T/state FAKE_PROBE_BARRIER_WAVE=7,7 \
+	    run "$EP" check --no-discover --site-packages "$BATS_FILE_TMPDIR/site" \
+	    --probe "$FAKE" --runs 2 --jobs 7 --timeout 30
+	[ "$status" -eq 0 ]
+	! grep -q barrier-timeout "$T/state/log"
+	[ "$(most_at_once)" = 7 ]
+}
