@@ -186,6 +186,12 @@ struct ep_probe_gpu {
 	char *visible;		/* CUDA_VISIBLE_DEVICES for its process;
 				   NULL: the environment as it is */
 	int pci_order;		/* and CUDA_DEVICE_ORDER=PCI_BUS_ID */
+	int one_at_a_time;	/* its compute mode admits one process
+				   at a time (exclusive_process, or
+				   exclusive_thread), by the capture's
+				   gpu.<i>.compute_mode; where the list
+				   came from CUDA_VISIBLE_DEVICES, when any
+				   GPU of the capture is so */
 };
 
 struct ep_probe_gpus {

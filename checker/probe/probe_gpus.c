@@ -97,6 +97,39 @@ add_gpu(struct ep_probe_gpus *out, unsigned index, const char *visible,
 	g->pci_order = visible != NULL && !preset;
 }
 
+/* 1 when the capture's GPU k takes one process at a time: in
+ * EXCLUSIVE_PROCESS mode a second context on it fails ("all CUDA-capable
+ * devices are busy or unavailable"), and runs side by side would be
+ * reported as failures of the machine. */
+static int
+exclusive(const struct ep_manifest *captured, long k)
+{
+	const char *m;
+	char key[64];
+
+	snprintf(key, sizeof key, "gpu.%ld.compute_mode", k);
+	m = captured != NULL ? ep_manifest_get(captured, key) : NULL;
+	return m != NULL && (strcmp(m, "exclusive_process") == 0 ||
+	    strcmp(m, "exclusive_thread") == 0);
+}
+
+/* Which of out's GPUs take one process at a time: by the capture's own
+ * index where out's GPUs are NVML's (by_index), else every one when any
+ * GPU of the capture does, since an entry of CUDA_VISIBLE_DEVICES cannot
+ * be matched with NVML's index here. */
+static void
+mark_exclusive(struct ep_probe_gpus *out, const struct ep_manifest *captured,
+    long count, int by_index)
+{
+	int any = 0;
+
+	for (long k = 0; k < count && k < 4096 && !any; k++)
+		any = exclusive(captured, k);
+	for (size_t j = 0; j < out->n; j++)
+		out->v[j].one_at_a_time = by_index ?
+		    exclusive(captured, (long)out->v[j].index) : any;
+}
+
 int
 ep_probe_gpus_select(struct ep_probe_gpus *out, const char *want,
     const char *cvd, const struct ep_manifest *captured, struct ep_err *err)
@@ -107,6 +140,7 @@ ep_probe_gpus_select(struct ep_probe_gpus *out, const char *want,
 	    NULL;
 	char buf[16], *where;
 	long known = -1;	/* visible GPUs; -1: not known */
+	long ncaptured = -1;	/* the capture's gpu.count */
 	size_t n = 0;
 	int rc = -1;
 
@@ -117,17 +151,20 @@ ep_probe_gpus_select(struct ep_probe_gpus *out, const char *want,
 		return -1;
 	if (want != NULL)
 		(void)parse_list(want, idx, &n, &dup);
+	if (count != NULL && *count >= '0' && *count <= '9')
+		ncaptured = strtol(count, NULL, 10);
 	if (cvd != NULL) {
 		split_visible(&vis, cvd);
 		known = (long)vis.n;
-	} else if (count != NULL && *count >= '0' && *count <= '9')
-		known = strtol(count, NULL, 10);
+	} else
+		known = ncaptured;
 
 	if (want == NULL) {
 		if (known <= 0) {
 			/* Not known, or none: one process as things are
 			 * (no device is then a skip with CUDA's reason). */
 			add_gpu(out, 0, NULL, 0);
+			mark_exclusive(out, captured, ncaptured, 0);
 			rc = 0;
 			goto done;
 		}
@@ -157,6 +194,7 @@ ep_probe_gpus_select(struct ep_probe_gpus *out, const char *want,
 			add_gpu(out, idx[i], buf, 0);
 		}
 	}
+	mark_exclusive(out, captured, ncaptured, cvd == NULL);
 	rc = 0;
 done:
 	ep_strv_clear(&vis);

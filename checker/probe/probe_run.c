@@ -196,6 +196,9 @@ struct task {
 	struct ep_probe_run *out;	/* its slot in set */
 	struct ep_strv argv, env;
 	unsigned run;			/* 1-based */
+	size_t group;			/* 1 + its GPU's position when that
+					   GPU takes one process at a time;
+					   else 0 */
 };
 
 /* Where a wave's processes report their end: the progress line. */
@@ -211,13 +214,15 @@ task_ended(void *arg, size_t i)
  * ENVPARITY_PROBE_RUN, the run's number, for a wrapper's logs. */
 static void
 task_init(struct task *t, struct ep_probe_set *s, const char *probe,
-    const struct ep_probe_gpu *g, const struct ep_strv *libs, unsigned run)
+    const struct ep_probe_gpu *g, size_t group, const struct ep_strv *libs,
+    unsigned run)
 {
 	char num[16];
 
 	memset(t, 0, sizeof *t);
 	t->set = s;
 	t->run = run;
+	t->group = group;
 	ep_strv_push(&t->argv, probe);
 	ep_strv_push(&t->argv, "--backend");
 	ep_strv_push(&t->argv, s->backend);
@@ -253,6 +258,7 @@ run_wave(struct task *t, size_t n, const struct ep_probe_opts *o,
 		.err_keep = ERR_KEEP,
 		.grace_ms = REAP_GRACE_MS,
 		.max_jobs = o->jobs,
+		.group_max = 1,
 		.on_end = task_ended,
 		.on_end_arg = prog,
 	};
@@ -267,6 +273,7 @@ run_wave(struct task *t, size_t n, const struct ep_probe_opts *o,
 		jobs[i].path = o->probe;
 		jobs[i].argv = t[i].argv.v;
 		jobs[i].envp = t[i].env.v;
+		jobs[i].group = t[i].group;
 	}
 	if (ep_child_run_all(jobs, n, &co, err) < 0)
 		goto done;
@@ -329,19 +336,30 @@ aggregate_gpu_backend(struct ep_results *rs, struct ep_manifest *facts,
 			    o->require_gpu);
 }
 
+/* The group of GPU g's processes: one at a time on a GPU whose compute
+ * mode admits one process (probe.h); 0 (no limit) for the others and the
+ * CPU (g NULL). */
+static size_t
+gpu_group(const struct ep_probe_gpus *gs, const struct ep_probe_gpu *g)
+{
+	return g != NULL && g->one_at_a_time ? (size_t)(g - gs->v) + 1 : 0;
+}
+
 /*
  * Every run of every backend on every GPU, in two waves of processes:
  *  1. run 1 of each (backend, GPU) at once: a backend that skips there
  *     (no driver, no device) is not started again, since a missing
  *     driver does not come back in run 2;
  *  2. runs 2 to N of the others, at once, run 2 of each first.
- * At most o->jobs at a time in each wave.  Every run is still a fresh
+ * At most o->jobs at a time in each wave, and one at a time on a GPU in
+ * an exclusive compute mode.  Every run is still a fresh
  * process with a fresh CUDA context: a GPU holds several contexts, and
  * the workloads' results may not depend on what else runs.
  */
 static int
-run_all(struct ep_probe_set *sets, const struct ep_probe_gpu **gpu,
-    size_t nsets, const struct ep_probe_opts *o, const struct ep_strv *libs,
+run_all(struct ep_probe_set *sets, const struct ep_probe_gpus *gs,
+    const struct ep_probe_gpu **gpu, size_t nsets,
+    const struct ep_probe_opts *o, const struct ep_strv *libs,
     struct ep_progress *prog, struct ep_err *err)
 {
 	struct task *t = xcalloc(nsets * o->runs + 1, sizeof *t);
@@ -349,7 +367,8 @@ run_all(struct ep_probe_set *sets, const struct ep_probe_gpu **gpu,
 	int rc = -1;
 
 	for (i = 0; i < nsets; i++)
-		task_init(&t[n++], &sets[i], o->probe, gpu[i], libs, 1);
+		task_init(&t[n++], &sets[i], o->probe, gpu[i],
+		    gpu_group(gs, gpu[i]), libs, 1);
 	if (run_wave(t, n, o, prog, err) < 0)
 		goto done;
 	first = n;
@@ -357,8 +376,8 @@ run_all(struct ep_probe_set *sets, const struct ep_probe_gpu **gpu,
 		for (i = 0; i < nsets; i++) {
 			if (ep_probe_set_skipped(&sets[i]))
 				continue;
-			task_init(&t[n++], &sets[i], o->probe, gpu[i], libs,
-			    r);
+			task_init(&t[n++], &sets[i], o->probe, gpu[i],
+			    gpu_group(gs, gpu[i]), libs, r);
 		}
 	for (i = 0; i < nsets; i++)
 		if (ep_probe_set_skipped(&sets[i]))
@@ -417,7 +436,7 @@ ep_probe_all(struct ep_results *rs, struct ep_manifest *facts,
 			gpu[nsets++] = &gs.v[g];
 		}
 	ep_progress_start(&prog, "probe", "runs", nsets * o->runs, 0);
-	if (run_all(sets, gpu, nsets, o, &libs, &prog, err) < 0)
+	if (run_all(sets, &gs, gpu, nsets, o, &libs, &prog, err) < 0)
 		goto done;
 	if (with_cpu)
 		ep_probe_aggregate(rs, facts, summary, &sets[0],

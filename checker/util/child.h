@@ -108,6 +108,8 @@ struct ep_child_opts {
 	int grace_ms;		/* after SIGKILL, how long to wait for it */
 	size_t max_jobs;	/* ep_child_run_all: at most this many at
 				   work at once; 0: all of them */
+	size_t group_max;	/* and at most this many of one group
+				   (ep_child_run_job.group); 0: no limit */
 	/* ep_child_run_all: called once as job i ends (exited, or killed,
 	 * and its output read), in the order they end; may be NULL. */
 	void (*on_end)(void *arg, size_t i);
@@ -140,15 +142,18 @@ int ep_child_run(struct ep_child_result *r, const char *path,
 /* Several programs at once, as ep_child_run runs one: each with its own
  * argv and environment (envp NULL: ep_child_env()), under o's deadline
  * (from each one's own start), dir and limits (o->envp is not used).  At
- * most o->max_jobs are at work at once (0: all), started in the order of
- * v, the next as soon as one ends.  When one ends, its tree is killed and
- * the others' trees are kept.  v[i].r is filled for every i.  -1 with err
- * (EP_E_IO) when one cannot be started (the others are then killed and
- * every r is empty) or a pipe or poll fails. */
+ * most o->max_jobs are at work at once (0: all), and at most o->group_max
+ * of one group; as one ends, the first of v not yet started whose group
+ * has room starts.  When one ends, its tree is killed and the others'
+ * trees are kept.  v[i].r is filled for every i.  -1 with err (EP_E_IO)
+ * when one cannot be started (the others are then killed and every r is
+ * empty) or a pipe or poll fails. */
 struct ep_child_run_job {
 	const char *path;
 	char *const *argv;
 	char *const *envp;
+	size_t group;		/* 0: none; else o->group_max applies to
+				   the jobs of this group */
 	struct ep_child_result r;	/* out */
 };
 int ep_child_run_all(struct ep_child_run_job *v, size_t n,

@@ -204,16 +204,31 @@ start_job(struct job *jb, const struct ep_child_run_job *v,
 	return 0;
 }
 
+/* The first job of v from `from` on not started whose group has room,
+ * or n. */
+static size_t
+next_job(const struct ep_child_run_job *v, const struct job *jobs,
+    size_t from, size_t n, const struct ep_child_opts *o,
+    const size_t *ingroup)
+{
+	for (size_t i = from; i < n; i++)
+		if (!jobs[i].started && (v[i].group == 0 ||
+		    o->group_max == 0 || ingroup[v[i].group] < o->group_max))
+			return i;
+	return n;
+}
+
 /* Job i ended as far as we are concerned: say so once. */
 static void
 job_ended(struct job *jb, size_t i, const struct ep_child_opts *o,
-    size_t *running)
+    size_t *running, size_t *ingroup, size_t group)
 {
 	if (jb->ended || !jb->started || jb->pid > 0 || jb->outp >= 0 ||
 	    jb->errp >= 0)
 		return;
 	jb->ended = 1;
 	(*running)--;
+	ingroup[group]--;
 	if (o->on_end != NULL)
 		o->on_end(o->on_end_arg, i);
 }
@@ -226,7 +241,8 @@ ep_child_run_all(struct ep_child_run_job *v, size_t n,
 	struct pollfd *pfd = xcalloc(3 * n + 1, sizeof *pfd);
 	struct job *jobs = xcalloc(n + 1, sizeof *jobs);
 	int *slot = xcalloc(3 * n + 1, sizeof *slot), nfd, rc = -1;
-	size_t i, next = 0, running = 0, max = o->max_jobs;
+	size_t i, next = 0, running = 0, max = o->max_jobs, ngroups = 0;
+	size_t *ingroup;
 	struct ep_child_result *r;
 	uint64_t now, wake;
 
@@ -236,7 +252,10 @@ ep_child_run_all(struct ep_child_run_job *v, size_t n,
 		memset(&v[i].r, 0, sizeof v[i].r);
 		jobs[i] = (struct job){ .pid = -1, .outp = -1, .errp = -1,
 		    .pidfd = -1 };
+		if (v[i].group >= ngroups)
+			ngroups = v[i].group + 1;
 	}
+	ingroup = xcalloc(ngroups + 1, sizeof *ingroup);
 	ep_child_env(&env);
 	ep_child_reaper();
 
@@ -244,22 +263,24 @@ ep_child_run_all(struct ep_child_run_job *v, size_t n,
 		int nopidfd = 0;
 
 		/* As many at work as allowed, in order. */
-		while (next < n && running < max) {
-			if (start_job(&jobs[next], &v[next], env.v, o,
-			    err) < 0)
+		while (running < max && (i = next_job(v, jobs, next, n,
+		    o, ingroup)) < n) {
+			if (start_job(&jobs[i], &v[i], env.v, o, err) < 0)
 				goto done;
-			next++;
+			ingroup[v[i].group]++;
 			running++;
+			while (next < n && jobs[next].started)
+				next++;
 		}
 		if (running == 0 && next == n)
 			break;
 		now = ep_now_ns();
 		wake = UINT64_MAX;
 		nfd = 0;
-		for (i = 0; i < next; i++) {
+		for (i = 0; i < n; i++) {
 			struct job *jb = &jobs[i];
 
-			if (jb->ended)
+			if (!jb->started || jb->ended)
 				continue;
 			if (now >= jb->deadline) {
 				/* Its time is up: killed if it still runs,
@@ -271,7 +292,8 @@ ep_child_run_all(struct ep_child_run_job *v, size_t n,
 				}
 				close_fd(&jb->outp);
 				close_fd(&jb->errp);
-				job_ended(jb, i, o, &running);
+				job_ended(jb, i, o, &running, ingroup,
+				    v[i].group);
 				continue;
 			}
 			if (jb->deadline < wake)
@@ -291,7 +313,7 @@ ep_child_run_all(struct ep_child_run_job *v, size_t n,
 			if (!jb->exited && jb->pidfd < 0)
 				nopidfd = 1;
 		}
-		if (running < max && next < n)
+		if (running < max && next_job(v, jobs, next, n, o, ingroup) < n)
 			continue;	/* a timed-out job freed a place */
 		if (running == 0 && next == n)
 			break;
@@ -317,11 +339,11 @@ ep_child_run_all(struct ep_child_run_job *v, size_t n,
 			    &r->overflow))
 				close_fd(&jb->errp);
 		}
-		for (i = 0; i < next; i++) {
+		for (i = 0; i < n; i++) {
 			struct job *jb = &jobs[i];
 
 			r = &v[i].r;
-			if (jb->ended)
+			if (!jb->started || jb->ended)
 				continue;
 			if (r->overflow && jb->outp >= 0) {
 				/* Nothing more of it is wanted. */
@@ -337,7 +359,7 @@ ep_child_run_all(struct ep_child_run_job *v, size_t n,
 				end_job(jobs, n, i, o->grace_ms);
 				reap_job(jb, r, o->grace_ms);
 			}
-			job_ended(jb, i, o, &running);
+			job_ended(jb, i, o, &running, ingroup, v[i].group);
 		}
 	}
 	for (i = 0; i < n; i++) {
@@ -374,6 +396,7 @@ done:
 			ep_child_result_clear(r);
 	}
 	ep_strv_clear(&env);
+	free(ingroup);
 	free(pfd);
 	free(jobs);
 	free(slot);

@@ -31,10 +31,10 @@ gpus() {
 	    --site-packages "$BATS_FILE_TMPDIR/site" "$@"
 }
 
-# The most processes the log shows at work at once (an end at the same
-# nanosecond as a start counts first).
+# The most processes the log ($1, default the state's) shows at work at
+# once (an end at the same nanosecond as a start counts first).
 most_at_once() {
-	awk '$1 == "start" { print $5, 1 } $1 == "end" { print $5, 0 }' "$T/state/log" |
+	awk '$1 == "start" { print $5, 1 } $1 == "end" { print $5, 0 }' "${1:-$T/state/log}" |
 	    sort -k1,1n -k2,2n |
 	    awk '{ n += $2 ? 1 : -1; if (n > m) m = n } END { print m + 0 }'
 }
@@ -133,4 +133,43 @@ unset CUDA_VISIBLE_DEVICES CUDA_DEVICE_ORDER
 	[ "$status" -eq 0 ]
 	! grep -q barrier-timeout "$T/state/log"
 	[ "$(most_at_once)" = 7 ]
+}
+
+@test "probe: a GPU in exclusive-process mode gets one process at a time, the others side by side" {
+	# GPU 1 takes one context at a time (the NVML double says so to the
+	# capture; the probe double fails a second context there, as CUDA
+	# does).  Its processes go one after the other; GPU 0's together.
+	FAKE_NVML_HEALTH=1:compute_mode=3 FAKE_PROBE_EXCLUSIVE=1 FAKE_PROBE_SLEEP=0.3 \
+	    gpus 2 --runs 3 --jobs 16
+	[ "$status" -eq 0 ]
+	! grep -q '^busy' "$T/state/log"
+	[[ "$output" == *"cuda:1 gemm            pass  identical in 3 runs;"* ]]
+	grep '^start\|^end' "$T/state/log" | awk '$3 == 1' >"$T/gpu1.log"
+	grep '^start\|^end' "$T/state/log" | awk '$3 == 0' >"$T/gpu0.log"
+	[ "$(most_at_once "$T/gpu1.log")" = 1 ]
+	[ "$(most_at_once "$T/gpu0.log")" -gt 1 ]
+}
+
+@test "probe: without the capture's compute mode, an exclusive GPU would fail runs side by side" {
+	# The same GPU, but the capture does not say it is exclusive: the
+	# double's busy GPU is what envparity would report, which is why the
+	# compute mode is read first.
+	FAKE_PROBE_EXCLUSIVE=1 FAKE_PROBE_SLEEP=0.3 gpus 2 --runs 3 --jobs 16
+	[ "$status" -eq 1 ]
+	grep -q '^busy' "$T/state/log"
+	[[ "$output" == *"CUDA_ERROR_DEVICE_UNAVAILABLE"* ]]
+}
+
+@test "probe: with CUDA_VISIBLE_DEVICES set, any exclusive GPU of the capture makes every GPU one at a time" {
+	# Entries of CUDA_VISIBLE_DEVICES cannot be matched with NVML's
+	# indexes here, so envparity is careful with all of them.
+	CUDA_VISIBLE_DEVICES=1,0 FAKE_NVML_HEALTH=1:compute_mode=3 FAKE_PROBE_SLEEP=0.2 \
+	    gpus 2 --runs 2 --jobs 16 --backend cuda
+	[ "$status" -eq 0 ]
+	grep '^start\|^end' "$T/state/log" | awk '$3 == 0' >"$T/g0.log"
+	grep '^start\|^end' "$T/state/log" | awk '$3 == 1' >"$T/g1.log"
+	[ "$(most_at_once "$T/g0.log")" = 1 ]
+	[ "$(most_at_once "$T/g1.log")" = 1 ]
+	# The two GPUs still go together.
+	[ "$(most_at_once)" = 2 ]
 }

@@ -64,6 +64,11 @@
 #                          have started, a later run's until N2 processes of
 #                          runs 2 and over have
 #   FAKE_PROBE_SLEEP=S     every process sleeps S seconds before its lines
+#   FAKE_PROBE_EXCLUSIVE   CVD values (comma-separated) of GPUs in
+#                          EXCLUSIVE_PROCESS compute mode: a GPU backend's
+#                          process that finds another at work on its GPU
+#                          reports every workload as an error
+#                          (CUDA_ERROR_DEVICE_UNAVAILABLE) and logs busy
 set -u
 
 backend="" libs=()
@@ -117,7 +122,6 @@ if [ -n "${FAKE_PROBE_BARRIER_WAVE:-}" ] && [ -n "$state" ]; then
 		waited=$((waited + 1))
 	done
 fi
-[ -n "${FAKE_PROBE_SLEEP:-}" ] && sleep "$FAKE_PROBE_SLEEP"
 if [ -n "${FAKE_PROBE_BARRIER:-}" ] && [ -n "$state" ]; then
 	touch "$state/up.$backend.$run.$cvd"
 	waited=0
@@ -175,6 +179,21 @@ emit() { # workload status reason sha known_answer canary ms
 		"$schema" "$backend" "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$device" \
 		"$libs_out"
 }
+
+# A GPU in EXCLUSIVE_PROCESS compute mode takes one context at a time:
+# the second process's context creation fails, as CUDA's does.
+if [ -n "$cvd" ] && [ -n "$state" ] && [ "$backend" != cpu ] &&
+    in_list "$cvd" "${FAKE_PROBE_EXCLUSIVE:-}"; then
+	exec 8>>"$state/exclusive.$cvd"
+	if ! flock -n 8; then
+		echo "busy $backend $cvd $run" >>"$state/log"
+		for w in $workloads; do
+			emit "$w" error '"cuDevicePrimaryCtxRetain: CUDA_ERROR_DEVICE_UNAVAILABLE"' null null false 0
+		done
+		exit 0
+	fi
+fi
+[ -n "${FAKE_PROBE_SLEEP:-}" ] && sleep "$FAKE_PROBE_SLEEP"
 
 if [ "$mode" = exit3 ] && [ "$me" = 1 ]; then
 	echo "envparity-probe: cannot start: out of file descriptors" >&2

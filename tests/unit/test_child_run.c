@@ -108,6 +108,45 @@ test_cap(void **state)
 	assert_true(e.order[0] < 2);
 }
 
+/* Groups of at most one at once (a GPU that takes one process at a
+ * time): jobs 0 and 1 in group 1, 2 and 3 in group 2, 4 in none.  Each
+ * prints how many of its group and in all were at work as it started. */
+static void
+test_groups(void **state)
+{
+	struct ep_child_opts o = { .timeout_ms = 20000, .out_max = 4096,
+	    .err_keep = 256, .grace_ms = 2000, .max_jobs = 0,
+	    .group_max = 1 };
+	static const size_t group[5] = { 1, 1, 2, 2, 0 };
+	struct ep_child_run_job v[5];
+	struct ep_err err = { 0 };
+	char *script[5], *argv[5][4];
+	int mine, all, most = 0;
+
+	(void)state;
+	for (size_t i = 0; i < 5; i++)
+		script[i] = xasprintf("touch %s/at.%zu.%zu; "
+		    "echo $(ls %s | grep -c '^at\\.%zu\\.') "
+		    "$(ls %s | grep -c '^at\\.'); sleep 0.3; "
+		    "rm %s/at.%zu.%zu", tmp, group[i], i, tmp, group[i], tmp,
+		    tmp, group[i], i);
+	jobs_init(v, argv, script, 5);
+	for (size_t i = 0; i < 5; i++)
+		v[i].group = group[i];
+	assert_int_equal(ep_child_run_all(v, 5, &o, &err), 0);
+	for (size_t i = 0; i < 5; i++) {
+		assert_int_equal(sscanf(v[i].r.out, "%d %d", &mine, &all), 2);
+		if (group[i] != 0)
+			assert_int_equal(mine, 1);
+		if (all > most)
+			most = all;
+		ep_child_result_clear(&v[i].r);
+		free(script[i]);
+	}
+	/* One of each group and the one of none went together. */
+	assert_int_equal(most, 3);
+}
+
 /* One at a time: three of 0.3 s each under a 0.5 s deadline all finish,
  * since each deadline runs from that job's own start. */
 static void
@@ -208,6 +247,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_cap, setup_tmp,
+		    teardown_tmp),
+		cmocka_unit_test_setup_teardown(test_groups, setup_tmp,
 		    teardown_tmp),
 		cmocka_unit_test(test_own_deadline),
 		cmocka_unit_test_setup_teardown(test_hang_frees_place,
