@@ -54,6 +54,19 @@ fi
 	echo "check exit $?" >> "$OUT/check.txt"
 	t "$EP" probe --runs 5 --backend all --require-gpu -o "$OUT/probe-facts.json" > "$OUT/probe.txt" 2>&1
 	echo "probe exit $?" >> "$OUT/probe.txt"
+	# The gate's speed: one process at a time (as before --jobs) against
+	# side by side, three times each, and PyTorch's start-up beside it.
+	for i in 1 2 3; do
+		t "$EP" check -q --runs 5 --require-gpu --jobs 1 >> "$OUT/check-jobs.txt" 2>&1
+		t "$EP" check -q --runs 5 --require-gpu >> "$OUT/check-jobs.txt" 2>&1
+		t "$EP" probe -q --runs 5 --require-gpu --jobs 1 >> "$OUT/check-jobs.txt" 2>&1
+		t "$EP" probe -q --runs 5 --require-gpu >> "$OUT/check-jobs.txt" 2>&1
+		t python3 -c 'import torch; torch.cuda.init()' >> "$OUT/check-jobs.txt" 2>&1
+	done
+	# Contention: the probe's own per-workload times, one at a time and
+	# side by side.
+	"$EP" probe --runs 5 --require-gpu --jobs 1 > "$OUT/probe-jobs1.txt" 2>&1
+	"$EP" probe --runs 5 --require-gpu --jobs 16 > "$OUT/probe-jobs16.txt" 2>&1
 )
 
 for u in gpu-carry/tests/test_*; do
