@@ -72,9 +72,13 @@ EP_PROBE_HELP
 enum { OPT_DRY_RUN = 0x540 };
 
 /* The profile's golden as the store holds it, read once for the two
- * uses below: the images a capture carries over, and --dry-run. */
+ * uses below: the images a capture carries over, and --dry-run; and the
+ * store opened for it, kept for the commit when it is a named store (a
+ * remote's fetch is then not repeated: the commit reads the branch head
+ * again under its lock anyway). */
 struct bless_golden {
 	int read;
+	struct ep_store *store;
 	struct ep_store_info info;
 	struct ep_policy *policy;
 	char *mtext;
@@ -97,6 +101,8 @@ golden_read(struct bless_golden *g, const struct ep_store_opts *so,
 	int rc = -1;
 
 	g->read = 1;
+	/* The default store is not created to be read; a named one is
+	 * never created, read or written. */
 	o.create = 0;
 	if (ep_store_open(&s, &o, err) < 0 ||
 	    ep_store_read(&g->mtext, &pol, &g->info, s, profile, err) < 0)
@@ -109,6 +115,10 @@ golden_read(struct bless_golden *g, const struct ep_store_opts *so,
 		(void)ep_manifest_parse(&g->golden, g->mtext,
 		    strlen(g->mtext), g->name, &g->perr);
 	rc = 0;
+	if (so->spec != NULL) {
+		g->store = s;
+		s = NULL;
+	}
 done:
 	ep_store_policies_clear(&pol);
 	ep_store_free(s);
@@ -119,6 +129,7 @@ done:
 static void
 golden_clear(struct bless_golden *g)
 {
+	ep_store_free(g->store);
 	ep_store_info_clear(&g->info);
 	ep_policy_free(g->policy);
 	ep_manifest_free(g->golden);
@@ -358,8 +369,14 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 		goto done;
 	}
 	so.create = so.spec == NULL;
-	if (ep_store_open(&s, &so, &err) < 0 ||
-	    ep_store_policy_valid(s, profile, &err) < 0 ||
+	if (g.store != NULL) {
+		s = g.store;
+		g.store = NULL;
+	} else if (ep_store_open(&s, &so, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	if (ep_store_policy_valid(s, profile, &err) < 0 ||
 	    ep_store_bless(commit, s, profile, text, message,
 	    have_author ? &author : NULL, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);

@@ -72,6 +72,42 @@ other() {
 	    "$(git --git-dir=srv/golden.git rev-parse main)" ]
 }
 
+@test "git daemon: bless from a capture fetches twice: to read the golden, and under the lock to commit" {
+	mkdir srv site
+	git init -q --bare -b main srv/golden.git
+	start_git_daemon "$T/srv"
+	url=git://127.0.0.1:$GIT_DAEMON_PORT/golden.git
+	run "$EP" bless --store "$url" --no-discover --site-packages site
+	[ "$status" -eq 0 ]
+	# Again, with a golden to read: its images carried over, its store
+	# handle kept for the commit rather than fetched a third time.
+	fetches=$(daemon_fetches)
+	run "$EP" bless --store "$url" --no-discover --site-packages site -m again
+	[ "$status" -eq 0 ]
+	[ "$(daemon_fetches)" -eq $((fetches + 2)) ]
+	[ "$(git --git-dir=srv/golden.git log -1 --format=%s main)" = again ]
+	# --dry-run reads once and writes nothing.
+	fetches=$(daemon_fetches)
+	run "$EP" bless --store "$url" --no-discover --site-packages site --dry-run
+	[ "$status" -eq 0 ]
+	[ "$(daemon_fetches)" -eq $((fetches + 1)) ]
+
+	# Another profile blessed between the read and the commit (the
+	# capture held up by a slow probe, a TEST DOUBLE): the commit still
+	# lands on top of it, since the branch is read again under the lock.
+	FAKE_PROBE_SLEEP=2 "$EP" bless --store "$url" --no-discover --site-packages site \
+	    --runs 1 --backend cpu --probe "$BATS_TEST_DIRNAME/../doubles/fake_probe.sh" \
+	    -m slow >"$T/slow.out" 2>&1 &
+	slow=$!
+	sleep 0.7
+	mk m.json h2 a=1
+	run "$EP" bless --store "$url" --profile other m.json -m between
+	[ "$status" -eq 0 ]
+	wait "$slow"
+	[ "$(git --git-dir=srv/golden.git log -2 --format=%s main | tr '\n' ,)" = "slow,between," ]
+	git --git-dir=srv/golden.git cat-file -e main:other/manifest.json
+}
+
 @test "git daemon: the default branch is the remote's HEAD; --ref makes another" {
 	mkdir srv
 	git init -q -b trunk seed
