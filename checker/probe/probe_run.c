@@ -193,7 +193,7 @@ judge(struct ep_probe_run *out, const char *backend, unsigned timeout_s,
 /* One process to run: a run of one backend (on one GPU). */
 struct task {
 	struct ep_probe_set *set;
-	struct ep_probe_run *out;	/* its slot in set */
+	size_t slot;			/* its run in set->runs */
 	struct ep_strv argv, env;
 	unsigned run;			/* 1-based */
 	size_t group;			/* 1 + its GPU's position when that
@@ -246,8 +246,8 @@ task_clear(struct task *t)
 	ep_strv_clear(&t->env);
 }
 
-/* Run the n tasks, at most o->jobs at once (0: all), in their order; the
- * slots of their runs are taken in their sets first. */
+/* Run the n tasks, at most o->jobs at once, in their order, into slots
+ * of their sets taken first. */
 static int
 run_wave(struct task *t, size_t n, const struct ep_probe_opts *o,
     struct ep_progress *prog, struct ep_err *err)
@@ -269,7 +269,9 @@ run_wave(struct task *t, size_t n, const struct ep_probe_opts *o,
 		return 0;
 	jobs = xcalloc(n, sizeof *jobs);
 	for (size_t i = 0; i < n; i++) {
-		t[i].out = ep_probe_set_add(t[i].set);
+		/* An index, not a pointer: the set's array grows. */
+		t[i].slot = t[i].set->n;
+		(void)ep_probe_set_add(t[i].set);
 		jobs[i].path = o->probe;
 		jobs[i].argv = t[i].argv.v;
 		jobs[i].envp = t[i].env.v;
@@ -278,7 +280,8 @@ run_wave(struct task *t, size_t n, const struct ep_probe_opts *o,
 	if (ep_child_run_all(jobs, n, &co, err) < 0)
 		goto done;
 	for (size_t i = 0; i < n; i++) {
-		judge(t[i].out, t[i].set->backend, o->timeout_s, &jobs[i].r);
+		judge(&t[i].set->runs[t[i].slot], t[i].set->backend,
+		    o->timeout_s, &jobs[i].r);
 		ep_child_result_clear(&jobs[i].r);
 	}
 	rc = 0;

@@ -173,3 +173,12 @@ unset CUDA_VISIBLE_DEVICES CUDA_DEVICE_ORDER
 	# The two GPUs still go together.
 	[ "$(most_at_once)" = 2 ]
 }
+
+@test "probe --runs 12: more runs than a set first holds, side by side" {
+	# Each GPU's set of runs grows while the wave is prepared.
+	gpus 2 --runs 12 --jobs 16 -o "$T/f.json"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"cpu    gemm            pass  identical in 12 runs;"* ]]
+	[[ "$output" == *"cuda:1 gemm            pass  identical in 12 runs;"* ]]
+	[ "$(grep -c '^start' "$T/state/log")" = 84 ]
+}
