@@ -238,12 +238,15 @@ struct ep_probe_opts {
 	unsigned jobs;		/* processes at once, >= 1 */
 };
 
-/* --jobs: at most this many probe processes at once. */
+/* --jobs: at most this many probe processes at once (each holds three
+ * descriptors of ours while it runs). */
 #define EP_PROBE_JOBS_MAX	256
+#define EP_PROBE_JOBS_DEFAULT_MAX 64
 
 /* The default of --jobs: the CPUs this process may run on (a Slurm job's
  * or a container's, by its affinity), but never fewer than ngpus, so that
- * the GPUs of one run always go together; at most EP_PROBE_JOBS_MAX. */
+ * the GPUs of one run always go together; at most
+ * EP_PROBE_JOBS_DEFAULT_MAX (or ngpus, when more). */
 unsigned ep_probe_jobs_default(size_t ngpus);
 
 /* The probe binary: given (--probe) if not NULL, else $ENVPARITY_PROBE,

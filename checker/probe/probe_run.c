@@ -302,6 +302,8 @@ ep_probe_jobs_default(size_t ngpus)
 		n = sysconf(_SC_NPROCESSORS_ONLN);
 	if (n < 1)
 		n = 1;
+	if (n > EP_PROBE_JOBS_DEFAULT_MAX)
+		n = EP_PROBE_JOBS_DEFAULT_MAX;
 	if ((size_t)n < ngpus)
 		n = (long)ngpus;
 	return n > EP_PROBE_JOBS_MAX ? EP_PROBE_JOBS_MAX : (unsigned)n;

@@ -227,6 +227,7 @@ job_ended(struct job *jb, size_t i, const struct ep_child_opts *o,
 	    jb->errp >= 0)
 		return;
 	jb->ended = 1;
+	close_fd(&jb->pidfd);	/* a long list must not run out of them */
 	(*running)--;
 	ingroup[group]--;
 	if (o->on_end != NULL)

@@ -1,13 +1,15 @@
 /*
  * test_probe_gpus.c: which GPUs the probe runs on (--gpus, gpu.count,
- * CUDA_VISIBLE_DEVICES) and whether the GPUs of one domain agree, from
- * facts alone (probe_gpus.c).
+ * CUDA_VISIBLE_DEVICES), which of them take one process at a time, how
+ * many processes go at once by default, and whether the GPUs of one
+ * domain agree, from facts alone (probe_gpus.c, probe_run.c).
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,6 +96,67 @@ test_select(void **state)
 
 /* Agreement of n GPUs whose gemm hashes are h[i] (NULL: none) in
  * domains d[i]; returns the .gpus result's status, -1 when none. */
+/* Which GPUs take one process at a time: by the capture's own index
+ * when the GPUs are NVML's, every one when they come from
+ * CUDA_VISIBLE_DEVICES and any GPU of the capture is exclusive. */
+static void
+test_exclusive(void **state)
+{
+	struct ep_manifest *m = with_count("4");
+	struct ep_probe_gpus g;
+	struct ep_err err = { 0 };
+
+	(void)state;
+	ep_manifest_set(m, "gpu.0.compute_mode", "default");
+	ep_manifest_set(m, "gpu.2.compute_mode", "exclusive_process");
+	ep_manifest_set(m, "gpu.3.compute_mode", "prohibited");
+	assert_int_equal(ep_probe_gpus_select(&g, NULL, NULL, m, &err), 0);
+	assert_int_equal(g.n, 4);
+	assert_false(g.v[0].one_at_a_time);
+	assert_false(g.v[1].one_at_a_time);	/* not known: as default */
+	assert_true(g.v[2].one_at_a_time);
+	assert_false(g.v[3].one_at_a_time);
+	ep_probe_gpus_clear(&g);
+	/* --gpus picks by index: GPU 2 is still the exclusive one. */
+	assert_int_equal(ep_probe_gpus_select(&g, "2,0", NULL, m, &err), 0);
+	assert_true(g.v[0].index == 2 && g.v[0].one_at_a_time);
+	assert_false(g.v[1].one_at_a_time);
+	ep_probe_gpus_clear(&g);
+	/* Entries of CUDA_VISIBLE_DEVICES: all of them, carefully. */
+	assert_int_equal(ep_probe_gpus_select(&g, NULL, "GPU-a,1", m, &err), 0);
+	assert_true(g.v[0].one_at_a_time && g.v[1].one_at_a_time);
+	ep_probe_gpus_clear(&g);
+	/* The old name of the exclusive mode too; none exclusive: none. */
+	ep_manifest_set(m, "gpu.2.compute_mode", "exclusive_thread");
+	assert_int_equal(ep_probe_gpus_select(&g, NULL, "1", m, &err), 0);
+	assert_true(g.v[0].one_at_a_time);
+	ep_probe_gpus_clear(&g);
+	ep_manifest_set(m, "gpu.2.compute_mode", "default");
+	assert_int_equal(ep_probe_gpus_select(&g, NULL, "1", m, &err), 0);
+	assert_false(g.v[0].one_at_a_time);
+	ep_probe_gpus_clear(&g);
+	ep_manifest_free(m);
+}
+
+/* --jobs by default: this process's CPUs, at most 64, never fewer than
+ * the GPUs. */
+static void
+test_jobs_default(void **state)
+{
+	cpu_set_t set;
+	unsigned want;
+
+	(void)state;
+	assert_int_equal(sched_getaffinity(0, sizeof set, &set), 0);
+	want = (unsigned)CPU_COUNT(&set);
+	if (want > EP_PROBE_JOBS_DEFAULT_MAX)
+		want = EP_PROBE_JOBS_DEFAULT_MAX;
+	assert_int_equal(ep_probe_jobs_default(0), want);
+	assert_int_equal(ep_probe_jobs_default(1), want);
+	assert_int_equal(ep_probe_jobs_default(100), 100);
+	assert_int_equal(ep_probe_jobs_default(1000), EP_PROBE_JOBS_MAX);
+}
+
 static int
 agree(struct ep_manifest *f, size_t n, const char *const *h,
     const char *const *d, char **msg)
@@ -192,6 +255,8 @@ main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_select),
+		cmocka_unit_test(test_exclusive),
+		cmocka_unit_test(test_jobs_default),
 		cmocka_unit_test(test_agree),
 	};
 
