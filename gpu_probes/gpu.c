@@ -66,7 +66,8 @@ probe_gpu_open(struct probe_gpu *g, struct probe_device *dev,
 		dev->sm_count = v;
 	snprintf(dev->cuda_driver, sizeof dev->cuda_driver, "%d.%d",
 	    cu->version / 1000, cu->version % 1000 / 10);
-	probe_nvml_driver(dev->driver, sizeof dev->driver, opts->lib_nvml);
+	probe_driver_version(dev->driver, sizeof dev->driver,
+	    PROBE_DRIVER_PROC, opts->lib_nvml);
 
 	if (probe_gpu_check(g, cu->DevicePrimaryCtxRetain(&g->ctx, g->dev),
 	    "cuDevicePrimaryCtxRetain", err) == -1)
