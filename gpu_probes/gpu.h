@@ -22,6 +22,7 @@ struct probe_gpu {
  * device's name, compute capability, SM count, the CUDA version of the
  * driver and the driver version (probe_driver_version).  No driver, a
  * stub or no device is a PROBE_SKIP; a failing call a PROBE_ERROR.
+ * CUDA_MODULE_LOADING is set to LAZY first unless already set (gpu.c).
  * Call probe_gpu_close() whatever this returns. */
 int probe_gpu_open(struct probe_gpu *g, struct probe_device *dev,
     const struct probe_opts *opts, struct probe_err *err);
