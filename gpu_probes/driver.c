@@ -1,8 +1,9 @@
 /*
  * driver.c: the NVIDIA driver's version for the output lines (gpu.h),
  * read from the kernel module's /proc/driver/nvidia/version rather than
- * through NVML, whose nvmlInit_v2 initialises every GPU of the host: a
- * cost each GPU process of `envparity probe --runs N` paid for one
+ * through NVML: loading libnvidia-ml, nvmlInit_v2 (a client of the
+ * driver's resource manager, though no device state) and nvmlShutdown,
+ * which each GPU process of `envparity probe --runs N` paid for one
  * string.  The kernel module's version is the one
  * nvmlSystemGetDriverVersion reports (the user-space libraries must match
  * it, or NVML and cuInit refuse; a cuda-compat libcuda is newer, but its
