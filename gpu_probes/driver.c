@@ -1,8 +1,8 @@
 /*
  * driver.c: the NVIDIA driver's version for the output lines (gpu.h),
  * read from the kernel module's /proc/driver/nvidia/version rather than
- * through NVML: loading libnvidia-ml, nvmlInit_v2 (a client of the
- * driver's resource manager, though no device state) and nvmlShutdown,
+ * through NVML: loading libnvidia-ml, nvmlInit_v2 (which talks to the
+ * kernel driver, though it allocates no device state) and nvmlShutdown,
  * which each GPU process of `envparity probe --runs N` paid for one
  * string.  The kernel module's version is the one
  * nvmlSystemGetDriverVersion reports (the user-space libraries must match
