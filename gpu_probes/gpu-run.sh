@@ -90,14 +90,16 @@ for i in $(seq 1 "$runs"); do
 		done
 	done
 done
+timed=$(cat "$startup")
 for b in cuda cublas cudnn; do
 	for v in default nvml eager; do
 		[ -e "$out/startup-$b-$v.jsonl" ] || continue
-		awk -v k="$b $v" '$1 " " $2 == k { sub("wall_ms=", "", $6); print $6 }' "$startup" |
-			sort -n | awk -v k="$b $v" '{ a[NR] = $1 } END { if (NR) print k ": median_ms=" a[int((NR + 1) / 2)] " min_ms=" a[1] " max_ms=" a[NR] " n=" NR }' >>"$startup"
-		echo "$b $v drivers: $(grep -o '"driver":[^,]*' "$out/startup-$b-$v.jsonl" | sort -u | tr '\n' ' ')" >>"$startup"
+		printf '%s\n' "$timed" |
+			awk -v k="$b $v" '$1 " " $2 == k { sub("wall_ms=", "", $6); print $6 }' |
+			sort -n | awk -v k="$b $v" '{ a[NR] = $1 } END { if (NR) print k ": median_ms=" a[int((NR + 1) / 2)] " min_ms=" a[1] " max_ms=" a[NR] " n=" NR }'
+		echo "$b $v drivers: $(grep -o '"driver":[^,]*' "$out/startup-$b-$v.jsonl" | sort -u | tr '\n' ' ')"
 	done
-done
+done >>"$startup"
 [ "$quick" = quick ] && exit 0
 
 # The kernels under compute-sanitizer: out-of-bounds, races in the
