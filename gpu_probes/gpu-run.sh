@@ -7,7 +7,8 @@
 # Runs every backend RUNS times (default 5), each a fresh process, with
 # the CUDA libraries of the host's PyTorch passed as --lib (as the runner
 # passes what capture found), and once more searching by soname; records
-# wall times, the host's identity, compute-sanitizer's verdict on the
+# wall times, a start-up A/B of the GPU backends (startup.txt: the driver
+# version from NVML, eager module loading), the host's identity, compute-sanitizer's verdict on the
 # kernels, a build of the probe with the host's own nvcc and cc when it
 # can, and PyTorch doing the same work for comparison.  Everything lands
 # in OUTDIR; nothing here fails the script.  "quick" runs the probe
@@ -56,6 +57,49 @@ for i in $(seq 1 "$runs"); do
 	done
 done
 echo "all backends x $runs: wall_ms=$(( ($(ms) - t0) / 1000000 ))" >>"$timing"
+
+# Start-up, A/B, interleaved (issue 18): each GPU backend as it runs by
+# default (driver version from /proc/driver/nvidia/version, and
+# CUDA_MODULE_LOADING=LAZY unless set), with the version from NVML as
+# before (--lib nvml=, which makes the probe ask NVML), and with EAGER
+# module loading (on a CUDA 12.2+ driver LAZY is the default anyway:
+# default vs eager shows what lazy loading is worth there, not what the
+# probe's setting adds).  The driver field must be the same either way.
+nvml=$(ldconfig -p 2>/dev/null | awk '$1 == "libnvidia-ml.so.1" { print $NF; exit }')
+{
+	echo "== /proc/driver/nvidia/version, first line"
+	head -n 1 /proc/driver/nvidia/version 2>&1
+	echo "== libnvidia-ml.so.1 for the A/B: ${nvml:-(none)}"
+} >>"$log"
+startup=$out/startup.txt
+: >"$startup"
+for i in $(seq 1 "$runs"); do
+	for b in cuda cublas cudnn; do
+		for v in default nvml eager; do
+			set -- env -u CUDA_MODULE_LOADING
+			case $v in
+			nvml)	[ -n "$nvml" ] || continue ;;
+			eager)	set -- "$@" CUDA_MODULE_LOADING=EAGER ;;
+			esac
+			set -- "$@" "$probe" --backend "$b" "${libs[@]}"
+			[ "$v" = nvml ] && set -- "$@" --lib "nvml=$nvml"
+			t0=$(ms)
+			"$@" >>"$out/startup-$b-$v.jsonl" 2>>"$out/stderr.txt"
+			rc=$?
+			echo "$b $v run $i rc=$rc wall_ms=$(( ($(ms) - t0) / 1000000 ))" >>"$startup"
+		done
+	done
+done
+timed=$(cat "$startup")
+for b in cuda cublas cudnn; do
+	for v in default nvml eager; do
+		[ -e "$out/startup-$b-$v.jsonl" ] || continue
+		printf '%s\n' "$timed" |
+			awk -v k="$b $v" '$1 " " $2 == k { sub("wall_ms=", "", $6); print $6 }' |
+			sort -n | awk -v k="$b $v" '{ a[NR] = $1 } END { if (NR) print k ": median_ms=" a[int((NR + 1) / 2)] " min_ms=" a[1] " max_ms=" a[NR] " n=" NR }'
+		echo "$b $v drivers: $(grep -o '"driver":[^,]*' "$out/startup-$b-$v.jsonl" | sort -u | tr '\n' ' ')"
+	done
+done >>"$startup"
 [ "$quick" = quick ] && exit 0
 
 # The kernels under compute-sanitizer: out-of-bounds, races in the

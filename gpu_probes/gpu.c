@@ -6,6 +6,7 @@
  * cuBLAS and cuDNN, through their CUDA runtime, use the same one.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpu.h"
@@ -31,6 +32,17 @@ probe_gpu_open(struct probe_gpu *g, struct probe_device *dev,
 	pcu_result rc;
 
 	memset(g, 0, sizeof *g);
+	/*
+	 * Lazy module loading: the driver loads a kernel of a module when
+	 * it is first asked for rather than all of them at cuModuleLoad,
+	 * and the CUDA runtime inside cuBLAS and cuDNN loads their modules
+	 * on first use; the probe uses few of their kernels.  The default
+	 * on Linux since CUDA 12.2; drivers from R515 (CUDA 11.7) to CUDA
+	 * 12.1 do it only when asked.  Set before libcuda is loaded, and
+	 * before any thread of ours exists (setenv is not thread-safe); a
+	 * value the user set, EAGER included, is left as it is.
+	 */
+	setenv("CUDA_MODULE_LOADING", "LAZY", 0);
 	if (probe_cu_load(cu, opts->lib_cuda, err) == -1)
 		return -1;
 	rc = cu->Init(0);
@@ -66,7 +78,8 @@ probe_gpu_open(struct probe_gpu *g, struct probe_device *dev,
 		dev->sm_count = v;
 	snprintf(dev->cuda_driver, sizeof dev->cuda_driver, "%d.%d",
 	    cu->version / 1000, cu->version % 1000 / 10);
-	probe_nvml_driver(dev->driver, sizeof dev->driver, opts->lib_nvml);
+	probe_driver_version(dev->driver, sizeof dev->driver,
+	    PROBE_DRIVER_PROC, opts->lib_nvml);
 
 	if (probe_gpu_check(g, cu->DevicePrimaryCtxRetain(&g->ctx, g->dev),
 	    "cuDevicePrimaryCtxRetain", err) == -1)

@@ -51,7 +51,7 @@ struct probe_device {
 	char name[256];		/* GPU, from cuDeviceGetName */
 	int cc_major, cc_minor;
 	int sm_count;
-	char driver[96];	/* NVML's driver version; "" prints null */
+	char driver[96];	/* the driver's version (driver.c); "" null */
 	char cuda_driver[16];	/* cuDriverGetVersion as "13.0" */
 };
 

@@ -48,8 +48,11 @@ PROBE_LIB_OBJS := $(filter-out $(B)/probe/main.o,$(PROBE_OBJS))
 
 PROBE_TEST_SRCS := $(sort $(wildcard tests/probe/test_*.c))
 PROBE_UNITS := $(PROBE_TEST_SRCS:tests/probe/test_%.c=$(B)/tests/test_probe_%)
-# A TEST DOUBLE of libcuda.so.1 for the tests (tests/probe/fake_cuda.c).
+# TEST DOUBLES of libcuda.so.1 (tests/probe/fake_cuda.c) and of
+# libnvidia-ml.so.1 (tests/doubles/fake_nvml.c) for the tests, side by
+# side so that one LD_LIBRARY_PATH finds both by soname.
 PROBE_FAKE_CUDA := $(B)/probe/doubles/libcuda.so.1
+PROBE_FAKE_NVML := $(B)/probe/doubles/libnvidia-ml.so.1
 
 PROBE_ALL := $(B)/envparity-probe
 PROBE_INSTALL := probe-install
@@ -77,7 +80,8 @@ $(B)/probe/fatbin.o: gpu_probes/fatbin.S $(B)/probe/kernels.fatbin
 	$(CC) -c -Wa,-I$(B)/probe -o $@ $<
 
 $(PROBE_UNITS): $(B)/tests/test_probe_%: tests/probe/test_%.c \
-    $(PROBE_LIB_OBJS) $(B)/envparity-probe $(PROBE_FAKE_CUDA)
+    $(PROBE_LIB_OBJS) $(B)/envparity-probe $(PROBE_FAKE_CUDA) \
+    $(PROBE_FAKE_NVML)
 	@mkdir -p $(@D)
 	$(CC) $(PROBE_CFLAGS) -Itests/probe -DPU_SRCDIR='"$(CURDIR)"' \
 		-o $@ $< $(PROBE_LIB_OBJS) \
@@ -89,6 +93,14 @@ $(PROBE_FAKE_CUDA): tests/probe/fake_cuda.c
 	@mkdir -p $(@D)
 	$(CC) -std=c17 -O1 $(WARN) -Wno-unused-parameter -shared -fPIC \
 		-Wl,-soname,libcuda.so.1 -o $@ $<
+
+# The same double the CLI tests build for capture (tests/cli/*.bats).
+$(PROBE_FAKE_NVML): tests/doubles/fake_nvml.c tests/doubles/fake_nvml_health.c \
+    tests/doubles/fake_nvml.h
+	@mkdir -p $(@D)
+	$(CC) -std=c17 -O1 -D_GNU_SOURCE $(WARN) -Wno-unused-parameter \
+		-shared -fPIC -Wl,-soname,libnvidia-ml.so.1 -o $@ \
+		tests/doubles/fake_nvml.c tests/doubles/fake_nvml_health.c
 
 .PHONY: probe-install
 probe-install: $(B)/envparity-probe

@@ -13,9 +13,18 @@
  * FAKE_CUDA_MODE chooses how it behaves:
  *	no_device (default)	cuInit returns CUDA_ERROR_NO_DEVICE
  *	zero_devices		cuInit succeeds, cuDeviceGetCount says 0
+ *	one_device		one device, "Fake GPU (test double)", whose
+ *				primary context can be made current, and
+ *				nothing more: loading a module or allocating
+ *				memory fails (CUDA_ERROR_UNKNOWN), so that a
+ *				backend gets past opening the GPU (the driver
+ *				version, its libraries) and runs no workload
  *	init_fails		cuInit returns CUDA_ERROR_UNKNOWN
  *	missing_symbol		cuGetProcAddress has no cuModuleLoadData
  * FAKE_CUDA_VERSION is what cuDriverGetVersion reports (default 13000).
+ * FAKE_CUDA_LOG names a file to which cuInit appends one line,
+ * "cuInit CUDA_MODULE_LOADING=VALUE" ("(unset)" when it is not set): the
+ * environment as the driver sees it when it initialises.
  * As the real driver does, cuGetProcAddress refuses (CUDA_ERROR_INVALID_
  * VALUE) a cudaVersion newer than the driver's, and hands out the newest
  * variant of a name not newer than the version asked for: a caller that
@@ -24,6 +33,7 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,11 +99,27 @@ cuDriverGetVersion(int *v)
 	return CUDA_SUCCESS;
 }
 
+/* FAKE_CUDA_LOG: what the driver saw in its environment at cuInit. */
+static void
+log_init(void)
+{
+	const char *path = getenv("FAKE_CUDA_LOG"), *v;
+	FILE *fp;
+
+	if (path == NULL || *path == '\0' || (fp = fopen(path, "a")) == NULL)
+		return;
+	v = getenv("CUDA_MODULE_LOADING");
+	fprintf(fp, "cuInit CUDA_MODULE_LOADING=%s\n", v != NULL ? v :
+	    "(unset)");
+	fclose(fp);
+}
+
 CUresult
 cuInit(unsigned flags)
 {
 	(void)flags;
-	if (mode_is("zero_devices"))
+	log_init();
+	if (mode_is("zero_devices") || mode_is("one_device"))
 		return CUDA_SUCCESS;
 	if (mode_is("init_fails"))
 		return CUDA_ERROR_UNKNOWN;
@@ -121,19 +147,76 @@ cuGetErrorName(CUresult rc, const char **s)
 CUresult
 cuDeviceGetCount(int *n)
 {
-	*n = 0;
+	*n = mode_is("one_device") ? 1 : 0;
 	return CUDA_SUCCESS;
 }
 
-/* No device ever exists, so nothing past cuDeviceGetCount may be
- * reached: each of these answers CUDA_ERROR_UNKNOWN. */
+/* one_device: device 0 and its primary context, nothing else. */
+static char fake_ctx;
+
+CUresult
+cuDeviceGet(CUdevice *d, int i)
+{
+	if (!mode_is("one_device") || i != 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	*d = 0;
+	return CUDA_SUCCESS;
+}
+
+CUresult
+cuDeviceGetName(char *s, int n, CUdevice d)
+{
+	if (!mode_is("one_device") || d != 0 || n < 1)
+		return CUDA_ERROR_INVALID_VALUE;
+	snprintf(s, (size_t)n, "Fake GPU (test double)");
+	return CUDA_SUCCESS;
+}
+
+CUresult
+cuDeviceGetAttribute(int *v, int a, CUdevice d)
+{
+	if (!mode_is("one_device") || d != 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	switch (a) {
+	case 16:	/* CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT */
+		*v = 2;
+		return CUDA_SUCCESS;
+	case 75:	/* COMPUTE_CAPABILITY_MAJOR */
+		*v = 9;
+		return CUDA_SUCCESS;
+	case 76:	/* COMPUTE_CAPABILITY_MINOR */
+		*v = 0;
+		return CUDA_SUCCESS;
+	}
+	return CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult
+cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
+{
+	if (!mode_is("one_device") || d != 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	*c = &fake_ctx;
+	return CUDA_SUCCESS;
+}
+
+CUresult
+cuDevicePrimaryCtxRelease_v2(CUdevice d)
+{
+	return mode_is("one_device") && d == 0 ? CUDA_SUCCESS :
+	    CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult
+cuCtxSetCurrent(CUcontext c)
+{
+	return mode_is("one_device") && (c == NULL || c == &fake_ctx) ?
+	    CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* The double runs nothing: each of these answers CUDA_ERROR_UNKNOWN,
+ * in every mode. */
 #define UNREACHED(decl)	CUresult decl { return CUDA_ERROR_UNKNOWN; }
-UNREACHED(cuDeviceGet(CUdevice *d, int i))
-UNREACHED(cuDeviceGetName(char *s, int n, CUdevice d))
-UNREACHED(cuDeviceGetAttribute(int *v, int a, CUdevice d))
-UNREACHED(cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d))
-UNREACHED(cuDevicePrimaryCtxRelease_v2(CUdevice d))
-UNREACHED(cuCtxSetCurrent(CUcontext c))
 UNREACHED(cuCtxSynchronize(void))
 UNREACHED(cuCtxSynchronize_v2(CUcontext c))
 UNREACHED(cuDevicePrimaryCtxRelease(CUdevice d))
