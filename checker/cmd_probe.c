@@ -1,10 +1,10 @@
 /*
  * cmd_probe.c: `envparity probe [--runs N] [--backend B] [--timeout S]
  * [--require-gpu] [--probe PATH] [--gpus LIST] [--jobs N] [-o FILE] [-q]
- * [report options] [collector options]`: run the reference workload N times per backend
- * and say whether the runs agree, whether the known answers held, and
- * what was skipped.  Its results are a report's like check's (command
- * "probe", no golden), written by the same writers.
+ * [report options] [collector options]`: run the reference workload N
+ * times per backend and say whether the runs agree, whether the known
+ * answers held, and what was skipped.  Its results are a report's like
+ * check's (command "probe", no golden), written by the same writers.
  */
 #include <getopt.h>
 #include <stdio.h>
