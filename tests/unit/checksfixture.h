@@ -1,7 +1,8 @@
 /*
  * checksfixture.h: what the unit tests of the checks that need no golden
- * share (test_checks.c, test_checks_fw.c): running them at a fixed date
- * under a policy (the defaults when none), and finding a result by key.
+ * share (test_checks.c, test_checks_req.c, test_checks_fw*.c): running
+ * them at a fixed date under a policy (the defaults when none), and
+ * finding a result by key.
  */
 #ifndef EP_CHECKSFIXTURE_H
 #define EP_CHECKSFIXTURE_H
