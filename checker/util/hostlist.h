@@ -6,7 +6,7 @@
  * The semantics are Slurm's (SchedMD's src/common/hostlist.c, read at
  * master 284c3b95f0, and `scontrol show hostnames` and `scontrol show
  * hostlistsorted` of Debian's Slurm 22.05, which tests/unit/
- * test_hostlist.c compares with where scontrol is installed):
+ * test_hostlist_compress.c compares with where scontrol is installed):
  *  - a range's numbers are as wide as its lower bound is written, zeros
  *    kept: "[08-11]" gives 08 09 10 11, "[1-010]" gives 1 ... 10 and
  *    "[0001-3]" gives 0001 0002 0003;
