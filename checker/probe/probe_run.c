@@ -209,6 +209,14 @@ task_ended(void *arg, size_t i)
 	ep_progress_add(arg, 1, 0);
 }
 
+/* While none ends (a run that hangs until its deadline), the line still
+ * shows once its delay has passed. */
+static void
+task_wait(void *arg)
+{
+	ep_progress_add(arg, 0, 0);
+}
+
 /* The argv and environment of run `run` of set s: our environment (no
  * credentials), the GPU's CUDA_VISIBLE_DEVICES when it has one, and
  * ENVPARITY_PROBE_RUN, the run's number, for a wrapper's logs. */
@@ -260,6 +268,7 @@ run_wave(struct task *t, size_t n, const struct ep_probe_opts *o,
 		.max_jobs = o->jobs,
 		.group_max = 1,
 		.on_end = task_ended,
+		.on_wait = task_wait,
 		.on_end_arg = prog,
 	};
 	struct ep_child_run_job *jobs;

@@ -113,6 +113,10 @@ struct ep_child_opts {
 	/* ep_child_run_all: called once as job i ends (exited, or killed,
 	 * and its output read), in the order they end; may be NULL. */
 	void (*on_end)(void *arg, size_t i);
+	/* ep_child_run_all: called about every 100 ms while they run (a
+	 * progress line redrawn while nothing ends); may be NULL.  Both get
+	 * on_end_arg. */
+	void (*on_wait)(void *arg);
 	void *on_end_arg;
 };
 

@@ -123,6 +123,9 @@ spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[],
 	return rc;
 }
 
+/* How often on_wait is called while the children run. */
+#define WAIT_TICK_NS	(100u * 1000000u)
+
 /* One child of ep_child_run_all. */
 struct job {
 	pid_t pid;		/* -1: not started, or reaped */
@@ -320,6 +323,11 @@ ep_child_run_all(struct ep_child_run_job *v, size_t n,
 			break;
 		if (wake == UINT64_MAX)
 			wake = now;
+		if (o->on_wait != NULL) {
+			o->on_wait(o->on_end_arg);
+			if (wake - now > WAIT_TICK_NS)
+				wake = now + WAIT_TICK_NS;
+		}
 		if (poll(pfd, (nfds_t)nfd, nopidfd ? 10 :
 		    (int)((wake - now) / 1000000) + 1) < 0 && errno != EINTR) {
 			ep_err_set(err, EP_E_IO, "%s: poll: %s", v[0].path,

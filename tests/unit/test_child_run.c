@@ -2,7 +2,8 @@
  * test_child_run.c: several children at once with at most so many at
  * work (child.h, ep_child_run_all's max_jobs): the cap holds and is used,
  * each child's deadline runs from its own start, one that hangs frees its
- * place for the next, and on_end is told of each as it ends.  Running one
+ * place for the next, on_end is told of each as it ends, and on_wait is
+ * called while none does.  Running one
  * child, killing trees and the environment are test_child.c's.
  */
 #include <stdarg.h>
@@ -220,6 +221,32 @@ test_hang_frees_place(void **state)
 	free(pidfile);
 }
 
+static void
+on_wait(void *arg)
+{
+	(*(int *)arg)++;
+}
+
+/* While nothing ends, on_wait is still called about every 100 ms. */
+static void
+test_on_wait(void **state)
+{
+	int waits = 0;
+	struct ep_child_opts o = { .timeout_ms = 20000, .out_max = 4096,
+	    .err_keep = 256, .grace_ms = 2000, .on_wait = on_wait,
+	    .on_end_arg = &waits };
+	struct ep_child_run_job v[1];
+	struct ep_err err = { 0 };
+	char *script[1] = { (char *)"sleep 0.6" }, *argv[1][4];
+
+	(void)state;
+	jobs_init(v, argv, script, 1);
+	assert_int_equal(ep_child_run_all(v, 1, &o, &err), 0);
+	assert_true(waits >= 4);
+	assert_true(waits <= 60);
+	ep_child_result_clear(&v[0].r);
+}
+
 /* A job that cannot start, after others have: the call fails naming it,
  * and none of those started runs on. */
 static void
@@ -253,6 +280,7 @@ main(void)
 		cmocka_unit_test(test_own_deadline),
 		cmocka_unit_test_setup_teardown(test_hang_frees_place,
 		    setup_tmp, teardown_tmp),
+		cmocka_unit_test(test_on_wait),
 		cmocka_unit_test(test_cannot_start),
 	};
 
