@@ -8,33 +8,9 @@
 # or hang, and record when each process started and ended.
 
 load setup
-
-FAKE=$BATS_TEST_DIRNAME/../doubles/fake_probe.sh
-
-setup_file() {
-	mkdir -p "$BATS_FILE_TMPDIR/drv" "$BATS_FILE_TMPDIR/site"
-	cc -shared -fPIC -o "$BATS_FILE_TMPDIR/drv/libnvidia-ml.so.1" \
-		"$BATS_TEST_DIRNAME/../doubles/fake_nvml.c" \
-		"$BATS_TEST_DIRNAME/../doubles/fake_nvml_health.c"
-}
-
-# envparity probe with N fake GPUs ($1), the fake probe's GPU backends
-# on, and a state directory; the rest are probe's arguments.
-gpus() {
-	local n=$1
-	shift
-	mkdir -p "$T/state"
-	FAKE_NVML_GPUS=$n LD_LIBRARY_PATH=$BATS_FILE_TMPDIR/drv \
-	    FAKE_PROBE_GPU=1 FAKE_PROBE_STATE=$T/state \
-	    XDG_CACHE_HOME=$BATS_FILE_TMPDIR/cache \
-	    run "$EP" probe --probe "$FAKE" --no-discover \
-	    --site-packages "$BATS_FILE_TMPDIR/site" "$@"
-}
+load probe_gpus
 
 sha() { printf '%s' "$1" | sha256sum | cut -c1-64; }
-
-# No GPU list from the machine running the tests.
-unset CUDA_VISIBLE_DEVICES CUDA_DEVICE_ORDER
 
 @test "probe on 8 GPUs that agree: one process per GPU, per-GPU facts, the CPU once" {
 	gpus 8 --runs 2 -o "$T/f.json"

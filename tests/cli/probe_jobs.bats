@@ -8,28 +8,7 @@
 # started and ended and can wait at a barrier for the others of its wave.
 
 load setup
-
-FAKE=$BATS_TEST_DIRNAME/../doubles/fake_probe.sh
-
-setup_file() {
-	mkdir -p "$BATS_FILE_TMPDIR/drv" "$BATS_FILE_TMPDIR/site"
-	cc -shared -fPIC -o "$BATS_FILE_TMPDIR/drv/libnvidia-ml.so.1" \
-		"$BATS_TEST_DIRNAME/../doubles/fake_nvml.c" \
-		"$BATS_TEST_DIRNAME/../doubles/fake_nvml_health.c"
-}
-
-# envparity probe with N fake GPUs ($1), the fake probe's GPU backends on,
-# and a state directory; the rest are probe's arguments.
-gpus() {
-	local n=$1
-	shift
-	mkdir -p "$T/state"
-	FAKE_NVML_GPUS=$n LD_LIBRARY_PATH=$BATS_FILE_TMPDIR/drv \
-	    FAKE_PROBE_GPU=1 FAKE_PROBE_STATE=$T/state \
-	    XDG_CACHE_HOME=$BATS_FILE_TMPDIR/cache \
-	    run "$EP" probe --probe "$FAKE" --no-discover \
-	    --site-packages "$BATS_FILE_TMPDIR/site" "$@"
-}
+load probe_gpus
 
 # The most processes the log ($1, default the state's) shows at work at
 # once (an end at the same nanosecond as a start counts first).
@@ -45,7 +24,6 @@ edge() {
 	awk -v f="$1" -v what="$2" "\$1 == what && ($3) { if (v == \"\" || (f == \"min\" ? \$5 < v : \$5 > v)) v = \$5 } END { print v }" "$T/state/log"
 }
 
-unset CUDA_VISIBLE_DEVICES CUDA_DEVICE_ORDER
 
 @test "probe --jobs: run 1 of every backend on every GPU at once, then the other runs at once" {
 	# 1 CPU + 3 GPU backends x 2 GPUs = 7 processes in run 1; 14 in

@@ -108,32 +108,30 @@ if [ -n "$state" ]; then
 		echo "$cvd ${CUDA_DEVICE_ORDER-unset}" >>"$state/env.$backend"
 	echo "start $backend ${cvd:--} $run $(date +%s%N)" >>"$state/log"
 fi
+# Mark this process as "$1.<mine>" in the state directory, then wait (at
+# most 10 s) until $2 processes have marks starting "$1."; else log
+# "barrier-timeout $3".
+barrier() {
+	local waited=0
+	touch "$state/$1.$backend.$run.${cvd:--}"
+	while [ "$(ls "$state" | grep -c "^$1\.")" -lt "$2" ]; do
+		if [ "$waited" -ge 500 ]; then
+			echo "barrier-timeout $3" >>"$state/log"
+			return
+		fi
+		sleep 0.02
+		waited=$((waited + 1))
+	done
+}
 if [ -n "${FAKE_PROBE_BARRIER_WAVE:-}" ] && [ -n "$state" ]; then
-	wave=1 want=${FAKE_PROBE_BARRIER_WAVE%%,*}
-	[ "$run" != 1 ] && wave=2 want=${FAKE_PROBE_BARRIER_WAVE#*,}
-	touch "$state/wave$wave.$backend.$run.${cvd:--}"
-	waited=0
-	while [ "$(ls "$state" | grep -c "^wave$wave\.")" -lt "$want" ]; do
-		if [ "$waited" -ge 500 ]; then
-			echo "barrier-timeout wave$wave $backend ${cvd:--} $run" >>"$state/log"
-			break
-		fi
-		sleep 0.02
-		waited=$((waited + 1))
-	done
+	if [ "$run" = 1 ]; then
+		barrier wave1 "${FAKE_PROBE_BARRIER_WAVE%%,*}" "wave1 $backend ${cvd:--} $run"
+	else
+		barrier wave2 "${FAKE_PROBE_BARRIER_WAVE#*,}" "wave2 $backend ${cvd:--} $run"
+	fi
 fi
-if [ -n "${FAKE_PROBE_BARRIER:-}" ] && [ -n "$state" ]; then
-	touch "$state/up.$backend.$run.$cvd"
-	waited=0
-	while [ "$(ls "$state" | grep -c "^up\.$backend\.$run\.")" -lt "$FAKE_PROBE_BARRIER" ]; do
-		if [ "$waited" -ge 500 ]; then
-			echo "barrier-timeout $backend $cvd $run" >>"$state/log"
-			break
-		fi
-		sleep 0.02
-		waited=$((waited + 1))
-	done
-fi
+[ -n "${FAKE_PROBE_BARRIER:-}" ] && [ -n "$state" ] &&
+	barrier "up.$backend.$run" "$FAKE_PROBE_BARRIER" "$backend $cvd $run"
 in_list() { case ",$2," in *",$1,"*) return 0 ;; esac; return 1; }
 # Misbehave only where asked.
 me=0
