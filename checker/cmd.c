@@ -29,6 +29,23 @@ ep_cmd_usage_error(const struct ep_cmd *self, const char *fmt, ...)
 	return EP_EXIT_USAGE;
 }
 
+int
+ep_cmd_operands(const struct ep_cmd *self, int argc, char **argv, int max)
+{
+	if (argc - optind <= max)
+		return 0;
+	return ep_cmd_usage_error(self, "unexpected argument '%s'",
+	    argv[optind + max]);
+}
+
+int
+ep_cmd_message_check(const struct ep_cmd *self, const char *message)
+{
+	if (message == NULL || strspn(message, " \t\r\n") != strlen(message))
+		return 0;
+	return ep_cmd_usage_error(self, "the message is empty");
+}
+
 /* Longer words are never compared (nothing that long is a near miss). */
 #define DIST_MAX_LEN	64
 

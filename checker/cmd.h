@@ -37,6 +37,15 @@ extern const struct ep_cmd ep_cmd_version;
 int ep_cmd_usage_error(const struct ep_cmd *self, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* After getopt: at most max operands (argv[optind...]) are allowed;
+ * 0, or a usage error naming the first one too many (EP_EXIT_USAGE). */
+int ep_cmd_operands(const struct ep_cmd *self, int argc, char **argv,
+    int max);
+
+/* -m MESSAGE: 0 when NULL or not blank, else the usage error "the message
+ * is empty" (EP_EXIT_USAGE). */
+int ep_cmd_message_check(const struct ep_cmd *self, const char *message);
+
 struct option;
 
 /* What a command's getopt_long loop does with anything it does not know

@@ -278,11 +278,8 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 			goto done;
 		}
 	}
-	if (argc - optind > 1) {
-		rc = ep_cmd_usage_error(self, "unexpected argument '%s'",
-		    argv[optind + 1]);
+	if ((rc = ep_cmd_operands(self, argc, argv, 1)) != 0)
 		goto done;
-	}
 	if (optind < argc)
 		file = argv[optind];
 	if (file != NULL && captured_opts) {
@@ -291,11 +288,8 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 		    "other probe options");
 		goto done;
 	}
-	if (message != NULL &&
-	    strspn(message, " \t\r\n") == strlen(message)) {
-		rc = ep_cmd_usage_error(self, "the message is empty");
+	if ((rc = ep_cmd_message_check(self, message)) != 0)
 		goto done;
-	}
 	if (ep_storeopt_resolve(&so, &profile, &sopt, &err) < 0 ||
 	    ep_storeopt_author(&author, &have_author, &abuf, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);

@@ -107,11 +107,8 @@ cmd_capture_exec(const struct ep_cmd *self, int argc, char **argv)
 			goto done;
 		}
 	}
-	if (optind < argc) {
-		rc = ep_cmd_usage_error(self, "unexpected argument '%s'",
-		    argv[optind]);
+	if ((rc = ep_cmd_operands(self, argc, argv, 0)) != 0)
 		goto done;
-	}
 
 	/* A path that cannot take the manifest fails before the work. */
 	if (ep_out_check(output, EP_OUT_STDOUT, &err) < 0) {

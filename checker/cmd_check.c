@@ -167,11 +167,8 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 			goto done;
 		}
 	}
-	if (optind < argc) {
-		rc = ep_cmd_usage_error(self, "unexpected argument '%s'",
-		    argv[optind]);
+	if ((rc = ep_cmd_operands(self, argc, argv, 0)) != 0)
 		goto done;
-	}
 	if (ep_attestopt_unpaired(&aopt) != NULL) {
 		rc = ep_cmd_usage_error(self, "%s",
 		    ep_attestopt_unpaired(&aopt));

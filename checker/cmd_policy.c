@@ -156,11 +156,8 @@ cmd_policy_exec(const struct ep_cmd *self, int argc, char **argv)
 			goto done;
 		}
 	}
-	if (optind < argc) {
-		rc = ep_cmd_usage_error(self, "unexpected argument '%s'",
-		    argv[optind]);
+	if ((rc = ep_cmd_operands(self, argc, argv, 0)) != 0)
 		goto done;
-	}
 	if (ep_storeopt_resolve(&so, &profile, &sopt, &err) < 0 ||
 	    ep_store_open(&s, &so, &err) < 0 ||
 	    ep_store_read(&mtext, &pol, &info, s, profile, &err) < 0) {

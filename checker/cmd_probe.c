@@ -143,11 +143,8 @@ cmd_probe_exec(const struct ep_cmd *self, int argc, char **argv)
 			goto done;
 		}
 	}
-	if (optind < argc) {
-		rc = ep_cmd_usage_error(self, "unexpected argument '%s'",
-		    argv[optind]);
+	if ((rc = ep_cmd_operands(self, argc, argv, 0)) != 0)
 		goto done;
-	}
 
 	if (ep_reports_check(&ropt, &err) < 0 ||
 	    ep_cmd_outputs_check(&taken, &ropt, &output, outwhat, 1,

@@ -33,7 +33,7 @@ cmd_version_exec(const struct ep_cmd *self, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, rc;
 
 	optind = 1;
 	opterr = 0;
@@ -44,9 +44,8 @@ cmd_version_exec(const struct ep_cmd *self, int argc, char **argv)
 		}
 		return ep_cmd_bad_option(self, c, longopts, argv);
 	}
-	if (optind < argc)
-		return ep_cmd_usage_error(self, "unexpected argument '%s'",
-		    argv[optind]);
+	if ((rc = ep_cmd_operands(self, argc, argv, 0)) != 0)
+		return rc;
 	printf("envparity %s\n", EP_VERSION);
 	printf("manifest schema %s\n", EP_MANIFEST_SCHEMA);
 	printf("%s\n", ep_manifest_library_version());

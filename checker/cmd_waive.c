@@ -212,11 +212,8 @@ cmd_waive_exec(const struct ep_cmd *self, int argc, char **argv)
 		rc = ep_cmd_usage_error(self, "the key is empty");
 		goto done;
 	}
-	if (message != NULL &&
-	    strspn(message, " \t\r\n") == strlen(message)) {
-		rc = ep_cmd_usage_error(self, "the message is empty");
+	if ((rc = ep_cmd_message_check(self, message)) != 0)
 		goto done;
-	}
 	if (ep_storeopt_resolve(&so, &profile, &sopt, &err) < 0 ||
 	    ep_storeopt_author(&author, &have_author, &abuf, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);

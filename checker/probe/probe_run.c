@@ -378,7 +378,7 @@ run_all(struct ep_probe_set *sets, const struct ep_probe_gpus *gs,
 {
 	struct task *t = xcalloc(nsets * o->runs + 1, sizeof *t);
 	size_t n = 0, i, first = 0;
-	int rc = -1;
+	int rc = -1, *skipped = NULL;
 
 	for (i = 0; i < nsets; i++)
 		task_init(&t[n++], &sets[i], o->probe, gpu[i],
@@ -386,16 +386,15 @@ run_all(struct ep_probe_set *sets, const struct ep_probe_gpus *gs,
 	if (run_wave(t, n, o, prog, err) < 0)
 		goto done;
 	first = n;
-	for (unsigned r = 2; r <= o->runs; r++)
-		for (i = 0; i < nsets; i++) {
-			if (ep_probe_set_skipped(&sets[i]))
-				continue;
-			task_init(&t[n++], &sets[i], o->probe, gpu[i],
-			    gpu_group(gs, gpu[i]), libs, r);
-		}
+	skipped = xcalloc(nsets + 1, sizeof *skipped);
 	for (i = 0; i < nsets; i++)
-		if (ep_probe_set_skipped(&sets[i]))
+		if ((skipped[i] = ep_probe_set_skipped(&sets[i])))
 			ep_progress_add(prog, o->runs - 1, 0);
+	for (unsigned r = 2; r <= o->runs; r++)
+		for (i = 0; i < nsets; i++)
+			if (!skipped[i])
+				task_init(&t[n++], &sets[i], o->probe, gpu[i],
+				    gpu_group(gs, gpu[i]), libs, r);
 	if (run_wave(t + first, n - first, o, prog, err) < 0)
 		goto done;
 	rc = 0;
@@ -403,6 +402,7 @@ done:
 	for (i = 0; i < n; i++)
 		task_clear(&t[i]);
 	free(t);
+	free(skipped);
 	return rc;
 }
 
