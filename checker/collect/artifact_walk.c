@@ -28,6 +28,7 @@
 #define ART_MAX_LINKS		40
 /* Directories from the top down to one entry, the top included. */
 #define ART_MAX_DEPTH		1024
+
 /* A directory being walked: its entries, read and sorted before going
  * down, and the next one to look at. */
 struct frame {
@@ -56,6 +57,7 @@ struct walk {
 	size_t nup, capup;
 	struct ep_err *err;
 };
+
 static void
 frame_clear(struct frame *f)
 {
