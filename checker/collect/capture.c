@@ -166,6 +166,7 @@ ep_capture(struct ep_manifest **out, const struct ep_capture_opts *o,
 	struct ep_collect c = { 0 };
 	struct ep_err cerr = { 0 };
 	char *dir = NULL, *path = NULL, *why = NULL, *node = NULL;
+	const char *where = "off";	/* meta.hashing.cache */
 	uint64_t t0 = ep_now_ns();
 	int rc = -1;
 
@@ -180,9 +181,16 @@ ep_capture(struct ep_manifest **out, const struct ep_capture_opts *o,
 		if ((dir = ep_cache_dir_trusted(&why)) != NULL) {
 			path = xasprintf("%s/cache-v1", dir);
 			c.cache = ep_cache_open(path);
+			where = "kept";
 		} else if (why != NULL)
 			ep_manifest_warn(c.m, "cache not used: %s (everything "
 			    "is hashed again)", why);
+		else {
+			/* In CI with none named: this run's own, in memory,
+			 * which nothing another job wrote can answer. */
+			c.cache = ep_cache_open(NULL);
+			where = "run";
+		}
 	}
 
 	for (size_t i = 0; i < sizeof collectors / sizeof collectors[0]; i++)
@@ -190,6 +198,8 @@ ep_capture(struct ep_manifest **out, const struct ep_capture_opts *o,
 			goto done;
 	if (hash_queued(&c, err) < 0)
 		goto done;
+	json_object_set_new(json_object_get(c.m->meta, "hashing"), "cache",
+	    json_string(where));
 
 	if (c.cache != NULL) {
 		if (ep_cache_save(c.cache, &cerr) < 0)

@@ -18,21 +18,22 @@
  * the directory, dangles or makes a loop.  Every refusal, a missing path,
  * a directory that cannot be listed and a file that cannot be read stop
  * the capture (EP_E_INPUT, exit 2), naming the entry: a digest of part of
- * an artifact would be a wrong fact.
+ * an artifact would be a wrong fact.  So does a name the kernel would
+ * not open (more than 40 links on the way to it) and a tree deeper than
+ * 1024 directories: artifact_walk.c walks a directory without growing
+ * the C stack, whatever the artifact holds.
  *
  * The files are not hashed here: each is queued as a part
  * (ep_collect_hash_part), hashed with every other queued file in
  * parallel and through the cache, and the parts become one digest in
  * ep_collect_artifacts_finish.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
+#include "artifact_walk.h"
 #include "collect.h"
 #include "hash.h"
 
@@ -49,24 +50,6 @@ struct ep_artifact {
 	size_t first;		/* its first part in the hash queue; the
 				   others follow in the order of names */
 	size_t n;		/* parts */
-};
-
-/* The walk of one directory artifact. */
-struct walk {
-	const char *arg;	/* as given */
-	char *real;		/* its real path */
-	size_t max;		/* files, and directories, at most */
-	size_t ndirs;
-	struct ep_strv names;	/* "./REL" of each file */
-	struct ep_strv paths;	/* what to hash: DIR/REL, or for a link
-				   the real path it was checked to reach */
-	struct ident {
-		dev_t dev;
-		ino_t ino;
-	} *up;			/* the directories being walked, outermost
-				   first: a link to one of them is a loop */
-	size_t nup, capup;
-	struct ep_err *err;
 };
 
 /* 1 for a byte a key holds as it is: printable ASCII but '%'.  Others
@@ -194,203 +177,6 @@ max_files(struct ep_manifest *m)
 	return (size_t)n;
 }
 
-static void
-walk_clear(struct walk *w)
-{
-	free(w->real);
-	ep_strv_clear(&w->names);
-	ep_strv_clear(&w->paths);
-	free(w->up);
-}
-
-static int
-walk_add(struct walk *w, const char *name, const char *path)
-{
-	if (w->names.n >= w->max)
-		return ep_err_set(w->err, EP_E_INPUT, "--artifact %s: more than "
-		    "%zu files (ENVPARITY_ARTIFACT_MAX_FILES raises the limit)",
-		    w->arg, w->max);
-	ep_strv_push(&w->names, name);
-	ep_strv_push(&w->paths, path);
-	return 0;
-}
-
-static int walk_dir(struct walk *, const char *, const char *,
-    const struct stat *);
-
-/* 1 if st is a directory being walked: going into it again would loop. */
-static int
-walk_holds(const struct walk *w, const struct stat *st)
-{
-	for (size_t i = 0; i < w->nup; i++)
-		if (w->up[i].dev == st->st_dev && w->up[i].ino == st->st_ino)
-			return 1;
-	return 0;
-}
-
-/*
- * A symbolic link at path (named name inside the artifact): followed when
- * it is relative and, read as written and as the kernel resolves it,
- * stays inside; then a file is hashed at its real path (so the hasher
- * follows no link) and a directory walked under the link's name.
- */
-static int
-walk_link(struct walk *w, const char *path, const char *name)
-{
-	char target[PATH_MAX], *real = NULL;
-	const char *p, *e;
-	struct stat st;
-	ssize_t len;
-	long depth = 0;
-	size_t rl = strlen(w->real);
-	int rc = -1;
-
-	if ((len = readlink(path, target, sizeof target - 1)) < 0)
-		return ep_err_set(w->err, EP_E_INPUT, "--artifact %s: %s: cannot "
-		    "read the link: %s", w->arg, path, strerror(errno));
-	target[len] = '\0';
-	if (target[0] == '/')
-		return ep_err_set(w->err, EP_E_INPUT, "--artifact %s: %s -> %s: "
-		    "an absolute symbolic link (refused: only a relative link "
-		    "that stays inside the artifact is followed)", w->arg,
-		    path, target);
-	/* As written, from the link's folder: never above the top. */
-	for (p = name + 2; (e = strchr(p, '/')) != NULL; p = e + 1)
-		depth++;
-	for (p = target; *p != '\0'; p = *e ? e + 1 : e) {
-		if ((e = strchr(p, '/')) == NULL)
-			e = p + strlen(p);
-		if (e - p == 2 && p[0] == '.' && p[1] == '.') {
-			if (--depth < 0)
-				break;
-		} else if (e > p && !(e - p == 1 && *p == '.'))
-			depth++;
-	}
-	if (depth >= 0 && (real = realpath(path, NULL)) == NULL) {
-		if (errno == ENOENT)
-			return ep_err_set(w->err, EP_E_INPUT, "--artifact %s: "
-			    "%s -> %s: a symbolic link to nothing", w->arg, path,
-			    target);
-		return ep_err_set(w->err, EP_E_INPUT, "--artifact %s: %s -> %s: "
-		    "%s", w->arg, path, target, strerror(errno));
-	}
-	/* As the kernel resolves it, through any other link. */
-	if (depth < 0 || !(strcmp(w->real, "/") == 0 ||
-	    (strncmp(real, w->real, rl) == 0 &&
-	    (real[rl] == '/' || real[rl] == '\0')))) {
-		ep_err_set(w->err, EP_E_INPUT, "--artifact %s: %s -> %s: a "
-		    "symbolic link that leaves the artifact (refused: only a "
-		    "relative link that stays inside it is followed)", w->arg,
-		    path, target);
-		goto done;
-	}
-	if (stat(real, &st) < 0) {
-		ep_err_set(w->err, EP_E_INPUT, "--artifact %s: %s -> %s: %s",
-		    w->arg, path, target, strerror(errno));
-		goto done;
-	}
-	if (S_ISREG(st.st_mode))
-		rc = walk_add(w, name, real);
-	else if (S_ISDIR(st.st_mode) && walk_holds(w, &st))
-		ep_err_set(w->err, EP_E_INPUT, "--artifact %s: %s -> %s: a "
-		    "symbolic link to a directory that holds it (a loop; "
-		    "refused)", w->arg, path, target);
-	else if (S_ISDIR(st.st_mode))
-		rc = walk_dir(w, real, name, &st);
-	else
-		ep_err_set(w->err, EP_E_INPUT, "--artifact %s: %s -> %s: a link "
-		    "to %s (refused: only regular files are hashed)", w->arg,
-		    path, target, ep_mode_kind(st.st_mode));
-done:
-	free(real);
-	return rc;
-}
-
-/* The directory at path, named name ("." or "./REL") inside the
- * artifact; st is its stat. */
-static int
-walk_dir(struct walk *w, const char *path, const char *name,
-    const struct stat *st)
-{
-	struct ep_strv ents = { 0 };
-	struct dirent *de;
-	struct stat lst;
-	char *sub = NULL, *subname = NULL;
-	DIR *d;
-	int rc = -1;
-
-	/* Links are checked before they get here; a bind mount is not. */
-	if (walk_holds(w, st))
-		return ep_err_set(w->err, EP_E_INPUT, "--artifact %s: %s: a "
-		    "directory that holds itself (a loop; refused)", w->arg,
-		    path);
-	if (++w->ndirs > w->max)
-		return ep_err_set(w->err, EP_E_INPUT, "--artifact %s: more than "
-		    "%zu directories (ENVPARITY_ARTIFACT_MAX_FILES raises the "
-		    "limit)", w->arg, w->max);
-	if ((d = opendir(path)) == NULL)
-		return ep_err_set(w->err, EP_E_INPUT, "--artifact %s: %s: cannot "
-		    "list the directory: %s", w->arg, path, strerror(errno));
-	/* Names first, the directory closed before going down: a deep tree
-	 * must not hold a descriptor per level. */
-	for (errno = 0; (de = readdir(d)) != NULL; errno = 0)
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-			ep_strv_push(&ents, de->d_name);
-	if (errno != 0) {
-		ep_err_set(w->err, EP_E_INPUT, "--artifact %s: %s: cannot list the "
-		    "directory: %s", w->arg, path, strerror(errno));
-		closedir(d);
-		goto done;
-	}
-	closedir(d);
-	/* The first entry refused is the same on every file system. */
-	ep_strv_sort(&ents);
-
-	if (w->nup == w->capup) {
-		w->capup = w->capup ? 2 * w->capup : 16;
-		w->up = xreallocarray(w->up, w->capup, sizeof *w->up);
-	}
-	w->up[w->nup].dev = st->st_dev;
-	w->up[w->nup].ino = st->st_ino;
-	w->nup++;
-	for (size_t i = 0; i < ents.n; i++) {
-		free(sub);
-		free(subname);
-		sub = strcmp(path, "/") == 0 ? xasprintf("/%s", ents.v[i]) :
-		    xasprintf("%s/%s", path, ents.v[i]);
-		subname = xasprintf("%s/%s", name, ents.v[i]);
-		if (lstat(sub, &lst) < 0) {
-			ep_err_set(w->err, EP_E_INPUT, "--artifact %s: %s: %s",
-			    w->arg, sub, strerror(errno));
-			goto pop;
-		}
-		if (S_ISREG(lst.st_mode)) {
-			if (walk_add(w, subname, sub) < 0)
-				goto pop;
-		} else if (S_ISDIR(lst.st_mode)) {
-			if (walk_dir(w, sub, subname, &lst) < 0)
-				goto pop;
-		} else if (S_ISLNK(lst.st_mode)) {
-			if (walk_link(w, sub, subname) < 0)
-				goto pop;
-		} else {
-			ep_err_set(w->err, EP_E_INPUT, "--artifact %s: %s: %s "
-			    "(refused: only regular files, directories and links "
-			    "inside the artifact are hashed)", w->arg, sub,
-			    ep_mode_kind(lst.st_mode));
-			goto pop;
-		}
-	}
-	rc = 0;
-pop:
-	w->nup--;
-done:
-	free(sub);
-	free(subname);
-	ep_strv_clear(&ents);
-	return rc;
-}
-
 static int
 cmp_name(const void *a, const void *b, void *names)
 {
@@ -415,11 +201,10 @@ static int
 artifact_one(struct ep_collect *c, const char *arg, size_t max,
     struct ep_err *err)
 {
-	struct walk w = { 0 };
+	struct ep_strv names = { 0 }, paths = { 0 };
 	struct ep_artifact *a;
 	struct stat st;
-	size_t *order = NULL, len;
-	char *base = NULL;
+	size_t *order = NULL;
 	int rc = -1;
 
 	if (stat(arg, &st) < 0)
@@ -437,34 +222,22 @@ artifact_one(struct ep_collect *c, const char *arg, size_t max,
 		goto add;
 	}
 
-	w.arg = arg;
-	w.max = max;
-	w.err = err;
-	if ((w.real = realpath(arg, NULL)) == NULL) {
-		ep_err_set(err, EP_E_INPUT, "--artifact %s: %s", arg,
-		    strerror(errno));
-		goto done;
-	}
-	/* Its entries named DIR/NAME, not DIR//NAME. */
-	base = xstrdup(arg);
-	for (len = strlen(base); len > 1 && base[len - 1] == '/'; len--)
-		base[len - 1] = '\0';
-	if (walk_dir(&w, base, ".", &st) < 0)
+	if (ep_artifact_walk(&names, &paths, arg, &st, max, err) < 0)
 		goto done;
 	/* In the byte order of the names, as LC_ALL=C sort -z puts them. */
-	order = xcalloc(w.names.n + 1, sizeof *order);
-	for (size_t i = 0; i < w.names.n; i++)
+	order = xcalloc(names.n + 1, sizeof *order);
+	for (size_t i = 0; i < names.n; i++)
 		order[i] = i;
-	qsort_r(order, w.names.n, sizeof *order, cmp_name, w.names.v);
+	qsort_r(order, names.n, sizeof *order, cmp_name, names.v);
 	a->dir = 1;
-	a->n = w.names.n;
+	a->n = names.n;
 	a->first = c->hash_paths.n;
-	for (size_t i = 0; i < w.names.n; i++) {
-		ep_strv_push_owned(&a->names, w.names.v[order[i]]);
-		w.names.v[order[i]] = NULL;
-		(void)ep_collect_hash_part(c, w.paths.v[order[i]]);
+	for (size_t i = 0; i < names.n; i++) {
+		ep_strv_push_owned(&a->names, names.v[order[i]]);
+		names.v[order[i]] = NULL;
+		(void)ep_collect_hash_part(c, paths.v[order[i]]);
 	}
-	w.names.n = 0;
+	names.n = 0;
 add:
 	c->artifacts = xreallocarray(c->artifacts, c->nartifacts + 1,
 	    sizeof *c->artifacts);
@@ -473,9 +246,9 @@ add:
 	rc = 0;
 done:
 	artifact_free(a);
-	free(base);
 	free(order);
-	walk_clear(&w);
+	ep_strv_clear(&names);
+	ep_strv_clear(&paths);
 	return rc;
 }
 

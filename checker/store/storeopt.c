@@ -149,7 +149,7 @@ ep_storeopt_bless_hint(const struct ep_store_opts *so, const char *profile)
 	return cmd;
 }
 
-/* "CI is set" when this runs in CI (progress.h's ep_ci_var: only the
+/* "CI is set" when this runs in CI (util.h's ep_ci_var: only the
  * name is shown, a value such as JENKINS_URL may hold credentials), or
  * NULL. */
 static char *

@@ -1,7 +1,8 @@
 /*
  * clean.c: making untrusted text safe to show (clean.h).  One decoder
- * (ep_utf8_decode), one table of what must not be shown as it is, and one
- * rule for the lines a CI runner reads commands from.
+ * (ep_utf8_decode), one table of what must not be shown as it is, one
+ * rule for the lines a CI runner reads commands from, and a stricter one
+ * for the text a report's reader decodes, may cut up, and prints.
  */
 #include "clean.h"
 
@@ -153,6 +154,51 @@ ep_line_clean(const char *s)
 		if (c[i] == '[' && i >= 2 && c[i - 1] == '#' && c[i - 2] == '#')
 			*o++ = '\\';
 		*o++ = c[i];
+	}
+	*o = '\0';
+	free(c);
+	return out;
+}
+
+/* A byte a reader may drop before it prints, so that what stood on
+ * either side of it meets: any byte of a character past ASCII
+ * (mikepenz/action-junit-report's escapeEmoji drops emoji) and a CR
+ * (dorny/test-reporter's fixEol). */
+static int
+vanishes(unsigned char b)
+{
+	return b >= 0x80 || b == '\r';
+}
+
+/* 1 if the bytes before s + i, past those that vanish, end with what. */
+static int
+follows(const char *s, size_t i, const char *what)
+{
+	for (size_t k = strlen(what); k > 0; k--) {
+		while (i > 0 && vanishes((unsigned char)s[i - 1]))
+			i--;
+		if (i == 0 || s[i - 1] != what[k - 1])
+			return 0;
+		i--;
+	}
+	return 1;
+}
+
+char *
+ep_text_nocmd(const char *s)
+{
+	char *c = ep_text_clean(s != NULL ? s : "", 1), *out, *o;
+	size_t n = strlen(c);
+
+	/* A byte becomes at most the 8 of "<U+003A>". */
+	out = o = xmalloc(8 * n + 1);
+	for (size_t i = 0; i < n; i++) {
+		if (c[i] == ':' && follows(c, i, ":"))
+			o += sprintf(o, "<U+003A>");
+		else if (c[i] == '[' && follows(c, i, "##"))
+			o += sprintf(o, "<U+005B>");
+		else
+			*o++ = c[i];
 	}
 	*o = '\0';
 	free(c);

@@ -6,8 +6,10 @@
  * (GitHub's "::error::" at the start of a line, its legacy "##[command]"
  * anywhere in one).  Every line envparity prints goes through
  * ep_line_clean (ep_say does it), every report cell through
- * ep_text_clean, and every JSON and XML document through ep_json_clean
- * and ep_xml_clean.
+ * ep_text_clean, every text a report's reader decodes and may print
+ * into the log (JUnit's attributes and messages) through ep_text_nocmd,
+ * and every JSON and XML document through ep_json_clean and
+ * ep_xml_clean.
  */
 #ifndef EP_CLEAN_H
 #define EP_CLEAN_H
@@ -35,6 +37,19 @@ char *ep_text_clean(const char *s, int keep_lines);
  * new string. */
 char *ep_line_clean(const char *s);
 
+/* s (NULL as "") as text that a report's reader decodes and may print
+ * into a CI log, whole, line by line, or in pieces it cuts out (action-
+ * junit-report prints the last '.'-separated part of a classname at the
+ * start of a line): ep_text_clean with keep_lines, and neither "::" nor
+ * "##[" anywhere in it, so that no piece of it starts a workflow
+ * command.  The second ':' of "::" is written "<U+003A>" and the '[' of
+ * "##[" "<U+005B>", as ep_text_clean writes out what may not be shown,
+ * so that two values still never give one text.  A character past ASCII
+ * or a CR between them does not keep them apart (a reader may drop it:
+ * "#<emoji>#[" is "#<emoji>#<U+005B>").  XML's own escapes would not do:
+ * a reader decodes "&#58;" back to ':'.  A new string. */
+char *ep_text_nocmd(const char *s);
+
 /* Print the formatted text to f as one line, its URLs' userinfo scrubbed
  * (ep_scrub_userinfo) and cleaned (ep_line_clean), then a newline.
  * Returns what fputs returns. */
@@ -53,7 +68,9 @@ char *ep_json_clean(const char *json);
  * CDATA, newlines in attributes written as &#10;) that is the same
  * document but holds no workflow command when shown line by line: a
  * line of text content that starts with "::" starts with "&#58;:", and
- * "##[" is "##&#91;".  A new string. */
+ * "##[" is "##&#91;".  That is for the file shown as it is; a reader
+ * decodes those back, so the text inside is ep_text_nocmd's.  A new
+ * string. */
 char *ep_xml_clean(const char *x, size_t n);
 
 /* A copy of s with the userinfo of every URL in it ("https://user:pass@

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -37,29 +36,6 @@ void
 ep_progress_mode(int mode)
 {
 	progress_mode = mode;
-}
-
-const char *
-ep_ci_var(void)
-{
-	/* The generic CI=true most services set, and each service's own
-	 * for those that do not (or not always): GitHub Actions, GitLab,
-	 * Jenkins, Azure Pipelines, Buildkite, CircleCI, Travis,
-	 * TeamCity, Bitbucket, Drone, AppVeyor, AWS CodeBuild, Tekton,
-	 * Woodpecker. */
-	static const char *const vars[] = { "CI", "GITHUB_ACTIONS",
-	    "GITLAB_CI", "JENKINS_URL", "JENKINS_HOME", "TF_BUILD",
-	    "BUILDKITE", "CIRCLECI", "TRAVIS", "TEAMCITY_VERSION",
-	    "BITBUCKET_BUILD_NUMBER", "DRONE", "APPVEYOR",
-	    "CODEBUILD_BUILD_ID", "TEKTON_PIPELINE_RUN", "CI_PIPELINE_ID",
-	    "WOODPECKER", NULL };
-	const char *v;
-
-	for (size_t i = 0; vars[i] != NULL; i++)
-		if ((v = getenv(vars[i])) != NULL && v[0] != '\0' &&
-		    strcasecmp(v, "false") != 0 && strcmp(v, "0") != 0)
-			return vars[i];
-	return NULL;
 }
 
 static int

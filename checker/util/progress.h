@@ -44,11 +44,6 @@ int ep_progress_opt(int c);
 /* Set the mode directly (EP_PROGRESS_*). */
 void ep_progress_mode(int mode);
 
-/* The name of the environment variable that says this runs in CI ("CI",
- * "GITHUB_ACTIONS", ...; set, not empty, not "false" or "0"), or NULL.
- * Static; only the name, never the value (JENKINS_URL may hold
- * credentials). */
-const char *ep_ci_var(void);
 
 /* One meter: "LABEL: DONE/TOTAL UNIT[, BYTES/BYTES]".  Fill it with
  * ep_progress_start; ep_progress_add may be called from many threads. */

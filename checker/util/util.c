@@ -1,7 +1,7 @@
 /*
  * util.c: allocation that aborts on out-of-memory (after tmux's xmalloc.c),
- * errors, string vectors and the string helpers every module shares (the
- * file helpers are files.c's).
+ * errors, string vectors, the string helpers every module shares (the
+ * file helpers are files.c's), and telling that this runs in CI.
  */
 #include "util.h"
 
@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <time.h>
@@ -324,4 +325,27 @@ ep_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+const char *
+ep_ci_var(void)
+{
+	/* The generic CI=true most services set, and each service's own
+	 * for those that do not (or not always): GitHub Actions, GitLab,
+	 * Jenkins, Azure Pipelines, Buildkite, CircleCI, Travis,
+	 * TeamCity, Bitbucket, Drone, AppVeyor, AWS CodeBuild, Tekton,
+	 * Woodpecker. */
+	static const char *const vars[] = { "CI", "GITHUB_ACTIONS",
+	    "GITLAB_CI", "JENKINS_URL", "JENKINS_HOME", "TF_BUILD",
+	    "BUILDKITE", "CIRCLECI", "TRAVIS", "TEAMCITY_VERSION",
+	    "BITBUCKET_BUILD_NUMBER", "DRONE", "APPVEYOR",
+	    "CODEBUILD_BUILD_ID", "TEKTON_PIPELINE_RUN", "CI_PIPELINE_ID",
+	    "WOODPECKER", NULL };
+	const char *v;
+
+	for (size_t i = 0; vars[i] != NULL; i++)
+		if ((v = getenv(vars[i])) != NULL && v[0] != '\0' &&
+		    strcasecmp(v, "false") != 0 && strcmp(v, "0") != 0)
+			return vars[i];
+	return NULL;
 }

@@ -208,6 +208,98 @@ test_text_clean_injective(void **state)
 }
 
 static void
+nocmd_is(const char *in, const char *want)
+{
+	char *got = ep_text_nocmd(in);
+
+	if (strcmp(got, want) != 0)
+		fail_msg("ep_text_nocmd(\"%s\") = \"%s\", want \"%s\"", in, got,
+		    want);
+	free(got);
+}
+
+static void
+test_text_nocmd(void **state)
+{
+	(void)state;
+	/* Lines stay lines; no "::" and no "##[" anywhere, whatever a
+	 * reader cuts out of the text or drops from it. */
+	nocmd_is("2\n::stop-commands::tok", "2\n:<U+003A>stop-commands:<U+003A>tok");
+	nocmd_is(" \t::set-output name=x::y", " \t:<U+003A>set-output name=x:<U+003A>y");
+	nocmd_is("a\r::error::cr", "a\r:<U+003A>error:<U+003A>cr");
+	nocmd_is("envparity.::add-mask::x", "envparity.:<U+003A>add-mask:<U+003A>x");
+	nocmd_is("x ##[error]y", "x ##<U+005B>error]y");
+	nocmd_is(":::", ":<U+003A><U+003A>");
+	nocmd_is("###[", "###<U+005B>");
+	/* An emoji or a CR between them: a reader may drop it. */
+	nocmd_is("#\xf0\x9f\x98\x80#[w", "#\xf0\x9f\x98\x80#<U+005B>w");
+	nocmd_is(":\xe2\x98\x83:x", ":\xe2\x98\x83<U+003A>x");
+	nocmd_is("#\r#[x", "#\r#<U+005B>x");
+	/* What is no command stays. */
+	nocmd_is("a:b # [c] #x[ [##", "a:b # [c] #x[ [##");
+	nocmd_is("caf\xc3\xa9 1.26.4", "caf\xc3\xa9 1.26.4");
+	nocmd_is(NULL, "");
+	/* The other cleaning is ep_text_clean's. */
+	nocmd_is("\x1b[2J\xe2\x80\xae", "\xe2\x90\x9b[2J<U+202E>");
+}
+
+/* Read back as a reader that drops what vanishes would print it. */
+static void
+nocmd_round_trip(const char *in)
+{
+	char *c = ep_text_nocmd(in), *back = unclean(c), *seen, *o;
+
+	if (strcmp(back, in) != 0)
+		fail_msg("ep_text_nocmd(\"%s\") = \"%s\", which reads back as "
+		    "\"%s\"", in, c, back);
+	seen = o = xstrdup(c);
+	for (const char *p = c; *p != '\0'; p++)
+		if ((unsigned char)*p < 0x80 && *p != '\r')
+			*o++ = *p;
+	*o = '\0';
+	if (strstr(seen, "::") != NULL || strstr(seen, "##[") != NULL)
+		fail_msg("ep_text_nocmd(\"%s\") = \"%s\"", in, c);
+	free(seen);
+	free(back);
+	free(c);
+}
+
+static void
+test_text_nocmd_injective(void **state)
+{
+	static const char *piece[] = {
+		":", "::", "#", "##", "[", "##[", "<U+", "<U+003A>", "003A>",
+		"\r", "\n", " ", "\t", "\xf0\x9f\x98\x80", "\xc2\xa0", "a",
+		"\\", "<",
+	};
+	const size_t np = sizeof piece / sizeof piece[0];
+	uint32_t seed = 7;
+	char buf[256];
+
+	(void)state;
+	/* Two keys that differ only in the written-out form are two. */
+	nocmd_round_trip("a::b");
+	nocmd_round_trip("a:<U+003A>b");
+	for (int t = 0; t < 20000; t++) {
+		size_t len = 0;
+		int n;
+
+		seed = seed * 1103515245 + 12345;
+		n = (int)((seed >> 16) % 9);
+		for (int i = 0; i < n; i++) {
+			const char *p;
+
+			seed = seed * 1103515245 + 12345;
+			p = piece[(seed >> 16) % np];
+			memcpy(buf + len, p, strlen(p));
+			len += strlen(p);
+		}
+		buf[len] = '\0';
+		nocmd_round_trip(buf);
+	}
+}
+
+static void
 json_round_trip(const char *value)
 {
 	json_t *o = json_object(), *back;
@@ -295,6 +387,8 @@ main(void)
 		cmocka_unit_test(test_line_workflow_commands),
 		cmocka_unit_test(test_text_clean_keeps_lines),
 		cmocka_unit_test(test_text_clean_injective),
+		cmocka_unit_test(test_text_nocmd),
+		cmocka_unit_test(test_text_nocmd_injective),
 		cmocka_unit_test(test_json_clean),
 		cmocka_unit_test(test_xml_clean),
 		cmocka_unit_test(test_scrub_userinfo),
