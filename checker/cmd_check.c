@@ -191,6 +191,9 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
+	/* Done with the network: the token is wiped before the judged
+	 * environment's code runs. */
+	ep_store_cred_forget();
 	name = xasprintf("%s#%s:%s", info.store, info.ref, profile);
 	where = xasprintf("%s#%s", info.store, info.ref);
 	if (ep_store_policy(&policy, &pol, where, &err) < 0) {

@@ -222,6 +222,7 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 			rc = ep_cmd_fail(self, &err);
 			goto done;
 		}
+		ep_store_cred_forget();
 		name = xasprintf("%s#%s:%s", info.store, info.ref, profile);
 		where = xasprintf("%s#%s", info.store, info.ref);
 		if (ep_store_policy(&policy, &pol, where, &err) < 0) {
