@@ -40,6 +40,7 @@ const struct ep_cmd ep_cmd_check = {
 	.usage =
 "usage: envparity check [store options] [report options] [collector options]\n"
 "                       [-o FILE] [--attest FILE --sign-key KEY.pem]\n"
+"                       [--statement FILE]\n"
 "\n"
 "Capture this machine, compare it with the profile's golden manifest under\n"
 "the profile's policy (<profile>/policy.json in the store, then the\n"
@@ -107,13 +108,13 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	struct ep_probeopt popt;
 	struct ep_attestopt aopt = { 0 };
 	struct ep_attest_in ain = { 0 };
-	struct ep_sigkey *skey = NULL;
 	struct ep_store *store = NULL;
 	struct ep_manifest *golden = NULL, *current = NULL;
 	struct ep_policy *policy = NULL;
 	struct ep_err err = { 0 };
 	const char *profile = NULL, *output = NULL;
-	const char *outs[2], *outwhat[2] = { "-o", "--attest" };
+	const char *outs[3], *outwhat[3] = { "-o", "--attest",
+	    "--statement" };
 	size_t from;
 	struct ep_store_policies pol = { 0 };
 	const char *more_texts[EP_PROFILE_MAX_DEPTH + 1];
@@ -174,13 +175,15 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 		    ep_attestopt_unpaired(&aopt));
 		goto done;
 	}
-	/* An output path that cannot take its file, and a signing key that
-	 * cannot sign, fail before the work. */
+	/* Where the signing key comes from (nothing of it read yet: that
+	 * waits for the work to end), then an output path that cannot take
+	 * its file, the key's own among them, fail before the work. */
 	outs[0] = output;
 	outs[1] = aopt.file;
-	if (ep_reports_check(&ropt, &err) < 0 ||
-	    ep_cmd_outputs_check(&taken, &ropt, outs, outwhat, 2, &err) < 0 ||
-	    ep_attestopt_prepare(&skey, &aopt, &err) < 0) {
+	outs[2] = aopt.statement;
+	if (ep_attestopt_prepare(&aopt, &err) < 0 ||
+	    ep_reports_check(&ropt, &err) < 0 ||
+	    ep_cmd_outputs_check(&taken, &ropt, outs, outwhat, 3, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
@@ -245,12 +248,10 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	if (gethostname(host, sizeof host - 1) < 0 || host[0] == '\0')
 		strcpy(host, "unknown");
 
-	/* What was checked, then the proof of it: both whatever the
-	 * verdict, before the reports (every result counted). */
-	if (output != NULL && ep_manifest_write(current, output, &err) < 0) {
-		rc = ep_cmd_fail(self, &err);
-		goto done;
-	}
+	/* The proof of what was checked, signed before anything is written
+	 * (a key that cannot sign leaves no output); then what was checked
+	 * and its proof, both whatever the verdict, before the reports
+	 * (every result counted). */
 	ain.command = "check";
 	ain.rs = &rs;
 	ain.current = current;
@@ -271,7 +272,9 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	ain.more_policy_names = more_names;
 	ain.host = host;
 	ain.time = now;
-	if (ep_attestopt_write(&aopt, skey, &ain, &err) < 0) {
+	if (ep_attestopt_sign(&aopt, &ain, &err) < 0 ||
+	    (output != NULL && ep_manifest_write(current, output, &err) < 0) ||
+	    ep_attestopt_write(&aopt, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
@@ -293,7 +296,7 @@ done:
 	free(current_name);
 	free(gname);
 	free(pfile);
-	ep_sigkey_free(skey);
+	ep_attestopt_clear(&aopt);
 	free(mtext);
 	ep_store_policies_clear(&pol);
 	free(name);

@@ -28,6 +28,7 @@ static const struct ep_cmd *const ep_cmd_table[] = {
 	&ep_cmd_fleet,
 	&ep_cmd_probe,
 	&ep_cmd_digest,
+	&ep_cmd_attest,
 	&ep_cmd_verify,
 	&ep_cmd_version,
 	NULL,

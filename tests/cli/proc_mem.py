@@ -5,6 +5,8 @@ what a process of the judged environment with that power would find.
 
     proc_mem.py PID NEEDLE...    one count per needle, one a line
 
+A needle written hex:HEX is those bytes (a key's raw seed).
+
 Every readable mapping is read but those over 1 GiB (a sanitizer's shadow
 memory, reserved and never written, holds no copy of anything)."""
 import re
@@ -14,7 +16,9 @@ LIMIT = 1 << 30
 
 
 def main():
-    pid, needles = sys.argv[1], [n.encode() for n in sys.argv[2:]]
+    pid = sys.argv[1]
+    needles = [bytes.fromhex(n[4:]) if n.startswith("hex:") else n.encode()
+               for n in sys.argv[2:]]
     counts = [0] * len(needles)
     with open("/proc/%s/maps" % pid) as maps, \
             open("/proc/%s/mem" % pid, "rb", 0) as mem:
