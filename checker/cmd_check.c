@@ -3,12 +3,15 @@
  * the profile's golden manifest under its policy, run the checks that need
  * no golden, write the reports asked for, print a short summary.
  *
- * Order matters for what a user sees on bad input: the output paths and
- * the signing key are checked, the store is read and the policy parsed
+ * Order matters for what a user sees on bad input: where the signing key
+ * comes from (not the key: attestopt.h), then the output paths (none may
+ * be the key's file) are checked, the store is read and the policy parsed
  * before anything is captured, so a malformed policy or a key others can
  * read stops the run at once (exit 2) and an unreachable store costs no
- * work (exit 3).  What is written after the work, in this order: the
- * manifest checked (-o), the attestation (--attest, whatever the
+ * work (exit 3).  The store's token is wiped once the golden is read.
+ * After the work the key is read and signs before anything is written (a
+ * key that cannot sign leaves no output); then, in this order: the
+ * manifest checked (-o), the statement and the attestation (whatever the
  * verdict), the reports; the first that cannot be written ends the run
  * (exit 3).
  */
