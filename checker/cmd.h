@@ -17,6 +17,7 @@ struct ep_cmd {
 	int (*exec)(const struct ep_cmd *self, int argc, char **argv);
 };
 
+extern const struct ep_cmd ep_cmd_attest;
 extern const struct ep_cmd ep_cmd_capture;
 extern const struct ep_cmd ep_cmd_check;
 extern const struct ep_cmd ep_cmd_diff;

@@ -3,12 +3,15 @@
  * the profile's golden manifest under its policy, run the checks that need
  * no golden, write the reports asked for, print a short summary.
  *
- * Order matters for what a user sees on bad input: the output paths and
- * the signing key are checked, the store is read and the policy parsed
+ * Order matters for what a user sees on bad input: where the signing key
+ * comes from (not the key: attestopt.h), then the output paths (none may
+ * be the key's file) are checked, the store is read and the policy parsed
  * before anything is captured, so a malformed policy or a key others can
  * read stops the run at once (exit 2) and an unreachable store costs no
- * work (exit 3).  What is written after the work, in this order: the
- * manifest checked (-o), the attestation (--attest, whatever the
+ * work (exit 3).  The store's token is wiped once the golden is read.
+ * After the work the key is read and signs before anything is written (a
+ * key that cannot sign leaves no output); then, in this order: the
+ * manifest checked (-o), the statement and the attestation (whatever the
  * verdict), the reports; the first that cannot be written ends the run
  * (exit 3).
  */
@@ -40,6 +43,7 @@ const struct ep_cmd ep_cmd_check = {
 	.usage =
 "usage: envparity check [store options] [report options] [collector options]\n"
 "                       [-o FILE] [--attest FILE --sign-key KEY.pem]\n"
+"                       [--statement FILE]\n"
 "\n"
 "Capture this machine, compare it with the profile's golden manifest under\n"
 "the profile's policy (<profile>/policy.json in the store, then the\n"
@@ -107,13 +111,13 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	struct ep_probeopt popt;
 	struct ep_attestopt aopt = { 0 };
 	struct ep_attest_in ain = { 0 };
-	struct ep_sigkey *skey = NULL;
 	struct ep_store *store = NULL;
 	struct ep_manifest *golden = NULL, *current = NULL;
 	struct ep_policy *policy = NULL;
 	struct ep_err err = { 0 };
 	const char *profile = NULL, *output = NULL;
-	const char *outs[2], *outwhat[2] = { "-o", "--attest" };
+	const char *outs[3], *outwhat[3] = { "-o", "--attest",
+	    "--statement" };
 	size_t from;
 	struct ep_store_policies pol = { 0 };
 	const char *more_texts[EP_PROFILE_MAX_DEPTH + 1];
@@ -174,13 +178,15 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 		    ep_attestopt_unpaired(&aopt));
 		goto done;
 	}
-	/* An output path that cannot take its file, and a signing key that
-	 * cannot sign, fail before the work. */
+	/* Where the signing key comes from (nothing of it read yet: that
+	 * waits for the work to end), then an output path that cannot take
+	 * its file, the key's own among them, fail before the work. */
 	outs[0] = output;
 	outs[1] = aopt.file;
-	if (ep_reports_check(&ropt, &err) < 0 ||
-	    ep_cmd_outputs_check(&taken, &ropt, outs, outwhat, 2, &err) < 0 ||
-	    ep_attestopt_prepare(&skey, &aopt, &err) < 0) {
+	outs[2] = aopt.statement;
+	if (ep_attestopt_prepare(&aopt, &err) < 0 ||
+	    ep_reports_check(&ropt, &err) < 0 ||
+	    ep_cmd_outputs_check(&taken, &ropt, outs, outwhat, 3, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
@@ -191,6 +197,9 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
+	/* Done with the network: the token is wiped before the judged
+	 * environment's code runs. */
+	ep_store_cred_forget();
 	name = xasprintf("%s#%s:%s", info.store, info.ref, profile);
 	where = xasprintf("%s#%s", info.store, info.ref);
 	if (ep_store_policy(&policy, &pol, where, &err) < 0) {
@@ -242,12 +251,10 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	if (gethostname(host, sizeof host - 1) < 0 || host[0] == '\0')
 		strcpy(host, "unknown");
 
-	/* What was checked, then the proof of it: both whatever the
-	 * verdict, before the reports (every result counted). */
-	if (output != NULL && ep_manifest_write(current, output, &err) < 0) {
-		rc = ep_cmd_fail(self, &err);
-		goto done;
-	}
+	/* The proof of what was checked, signed before anything is written
+	 * (a key that cannot sign leaves no output); then what was checked
+	 * and its proof, both whatever the verdict, before the reports
+	 * (every result counted). */
 	ain.command = "check";
 	ain.rs = &rs;
 	ain.current = current;
@@ -268,7 +275,9 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	ain.more_policy_names = more_names;
 	ain.host = host;
 	ain.time = now;
-	if (ep_attestopt_write(&aopt, skey, &ain, &err) < 0) {
+	if (ep_attestopt_sign(&aopt, &ain, &err) < 0 ||
+	    (output != NULL && ep_manifest_write(current, output, &err) < 0) ||
+	    ep_attestopt_write(&aopt, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
@@ -290,7 +299,7 @@ done:
 	free(current_name);
 	free(gname);
 	free(pfile);
-	ep_sigkey_free(skey);
+	ep_attestopt_clear(&aopt);
 	free(mtext);
 	ep_store_policies_clear(&pol);
 	free(name);

@@ -42,7 +42,7 @@ const struct ep_cmd ep_cmd_fleet = {
 	.usage =
 "usage: envparity fleet DIR|FILE... [store options] [--expect HOSTLIST |\n"
 "                       --expect-from-slurm] [report options] [--prom FILE]\n"
-"                       [--attest FILE --sign-key KEY.pem]\n"
+"                       [--attest FILE --sign-key KEY.pem] [--statement FILE]\n"
 "\n"
 "Read node manifests (each DIR's *.json, from `envparity capture --node\n"
 "NAME -o DIR/NAME.json` on every node) and judge the fleet:\n"
@@ -112,8 +112,7 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 	struct ep_fleet_view *view = NULL;
 	struct ep_attestopt aopt = { 0 };
 	struct ep_attest_in ain = { 0 };
-	struct ep_sigkey *skey = NULL;
-	const char *outs[1], *outwhat[1] = { "--attest" };
+	const char *outs[2], *outwhat[2] = { "--attest", "--statement" };
 	char host[256] = "", *gname = NULL, *pfile = NULL;
 	size_t plen;
 	struct ep_store *store = NULL;
@@ -197,12 +196,14 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 		rc = ep_cmd_usage_error(self, "%s", err.msg);
 		goto done;
 	}
-	/* An output path that cannot take its file, and a signing key that
-	 * cannot sign, fail before the work. */
+	/* Where the signing key comes from (read after the work), then an
+	 * output path that cannot take its file, the key's own among them,
+	 * fail before the work. */
 	outs[0] = aopt.file;
-	if (ep_reports_check(&ropt, &err) < 0 ||
-	    ep_cmd_outputs_check(&taken, &ropt, outs, outwhat, 1, &err) < 0 ||
-	    ep_attestopt_prepare(&skey, &aopt, &err) < 0) {
+	outs[1] = aopt.statement;
+	if (ep_attestopt_prepare(&aopt, &err) < 0 ||
+	    ep_reports_check(&ropt, &err) < 0 ||
+	    ep_cmd_outputs_check(&taken, &ropt, outs, outwhat, 2, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
@@ -222,6 +223,7 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 			rc = ep_cmd_fail(self, &err);
 			goto done;
 		}
+		ep_store_cred_forget();
 		name = xasprintf("%s#%s:%s", info.store, info.ref, profile);
 		where = xasprintf("%s#%s", info.store, info.ref);
 		if (ep_store_policy(&policy, &pol, where, &err) < 0) {
@@ -303,7 +305,8 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 	}
 	ain.host = host;
 	ain.time = now;
-	if (ep_attestopt_write(&aopt, skey, &ain, &err) < 0) {
+	if (ep_attestopt_sign(&aopt, &ain, &err) < 0 ||
+	    ep_attestopt_write(&aopt, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
@@ -326,7 +329,7 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 done:
 	free(gname);
 	free(pfile);
-	ep_sigkey_free(skey);
+	ep_attestopt_clear(&aopt);
 	free(mtext);
 	free(ptext);
 	ep_store_policies_clear(&pol);

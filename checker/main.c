@@ -11,6 +11,7 @@
 #include "child.h"
 #include "clean.h"
 #include "cmd.h"
+#include "store.h"
 #include "version.h"
 
 /* The subcommands, in the order `envparity --help` lists them (after
@@ -27,6 +28,7 @@ static const struct ep_cmd *const ep_cmd_table[] = {
 	&ep_cmd_fleet,
 	&ep_cmd_probe,
 	&ep_cmd_digest,
+	&ep_cmd_attest,
 	&ep_cmd_verify,
 	&ep_cmd_version,
 	NULL,
@@ -60,6 +62,7 @@ main(int argc, char **argv)
 {
 	const struct ep_cmd *cmd;
 	struct ep_err err = { 0 };
+	int rc;
 
 	/* Not readable by processes of the same user: code envparity loads
 	 * (a library a pull request put in site-packages) runs in children
@@ -73,6 +76,10 @@ main(int argc, char **argv)
 		ep_say(stderr, "envparity: %s", err.msg);
 		return EP_EXIT_NORUN;
 	}
+	/* The store's credentials leave the environment before anything
+	 * runs: root's children, whom the line above does not stop, find
+	 * zeros in /proc/PID/environ. */
+	ep_store_cred_take();
 	/* Byte-stable output whatever the caller's locale. */
 	setlocale(LC_ALL, "C");
 	/* A closed pipe is an error to report, not a reason to die. */
@@ -113,5 +120,7 @@ main(int argc, char **argv)
 		usage(stderr);
 		return EP_EXIT_USAGE;
 	}
-	return cmd->exec(cmd, argc - 1, argv + 1);
+	rc = cmd->exec(cmd, argc - 1, argv + 1);
+	ep_store_cred_forget();
+	return rc;
 }

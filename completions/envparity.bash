@@ -4,7 +4,7 @@
 # with `envparity --help` and `envparity COMMAND --help` by
 # tests/cli/manpage.bats.
 
-_envparity_commands="capture check bless waive unwaive policy diff log fleet probe digest verify version help"
+_envparity_commands="capture check bless waive unwaive policy diff log fleet probe digest attest verify version help"
 
 # The option groups several commands share, as in their --help.
 _envparity_store="--store --ref --profile"
@@ -14,6 +14,7 @@ _envparity_collect="--python --site-packages --conda-prefix --lockfile
 _envparity_registry="--platform --registry-ca --insecure-registry
 	--registry-auth-file --registry-auth-realm --registry-timeout"
 _envparity_probe="--runs --backend --timeout --require-gpu --probe --gpus --jobs"
+_envparity_attest="--attest --statement --sign-key --sign-key-fd"
 
 # The options of COMMAND, one word each.
 _envparity_options()
@@ -23,7 +24,7 @@ _envparity_options()
 		echo "-o --output -q --quiet --progress --no-progress -h --help" \
 		    "$_envparity_collect $_envparity_registry $_envparity_probe" ;;
 	check)
-		echo "-o --output -q --quiet --expiry-warning --attest --sign-key" \
+		echo "-o --output -q --quiet --expiry-warning $_envparity_attest" \
 		    "--progress --no-progress -h --help $_envparity_store" \
 		    "$_envparity_report $_envparity_collect" \
 		    "$_envparity_registry $_envparity_probe" ;;
@@ -47,7 +48,7 @@ _envparity_options()
 		echo "-v --verbose -n --max -h --help $_envparity_store" ;;
 	fleet)
 		echo "--expect --expect-from-slurm --policy --expiry-warning" \
-		    "-q --quiet --attest --sign-key --progress --no-progress" \
+		    "-q --quiet $_envparity_attest --progress --no-progress" \
 		    "-h --help $_envparity_store $_envparity_report" ;;
 	probe)
 		echo "$_envparity_probe -o --output -q --quiet --progress --no-progress" \
@@ -55,6 +56,8 @@ _envparity_options()
 	digest)
 		echo "--json --no-cache --progress --no-progress -h --help" \
 		    "$_envparity_registry" ;;
+	attest)
+		echo "-o --output --sign-key --sign-key-fd -h --help" ;;
 	verify)
 		echo "--key --require --max-age --subject --image --profile" \
 		    "-h --help" ;;
@@ -88,7 +91,7 @@ _envparity()
 	case $prev in
 	-o | --output | --lockfile | --artifact | --registry-ca | \
 	--registry-auth-file | --json | --junit | --markdown | --prom | \
-	--attest | --sign-key | --policy | --key)
+	--attest | --statement | --sign-key | --policy | --key)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		compopt -o filenames 2>/dev/null
 		return 0 ;;
@@ -112,6 +115,7 @@ _envparity()
 	--store | --ref | --profile | --runs | --timeout | --image | --node | \
 	--insecure-registry | --registry-auth-realm | --registry-timeout | \
 	--expect | --expiry-warning | --max-age | --subject | -m | --message | \
+	--sign-key-fd | \
 	-n | --max | --reason | --owner | --expires | --actual)
 		return 0 ;;
 	esac
@@ -120,10 +124,10 @@ _envparity()
 	-*)
 		mapfile -t COMPREPLY < <(compgen -W "$(_envparity_options "$cmd")" -- "$cur") ;;
 	*)
-		# Operands: manifests (bless, diff, verify) and fleet's
-		# folders or files.
+		# Operands: manifests (bless, diff), an attestation (verify),
+		# a statement (attest) and fleet's folders or files.
 		case $cmd in
-		bless | diff | verify | fleet)
+		bless | diff | verify | attest | fleet)
 			mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 			compopt -o filenames 2>/dev/null ;;
 		esac ;;

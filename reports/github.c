@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "report.h"
 
 /* GitHub shows 10 error annotations per step; past a screenful the rest
@@ -116,6 +117,8 @@ ep_report_append(const char *path, const char *text, struct ep_err *err)
 		    path);
 		goto done;
 	}
+	if (ep_out_protected(&st, path, err) < 0)
+		goto done;
 	/* A blank line first, so that our heading starts a block of its
 	 * own: a line of text, or an HTML block left open (<div>, <details>:
 	 * only a blank line ends one), would take it in. */

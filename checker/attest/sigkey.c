@@ -4,6 +4,8 @@
  * the whole message (man 7 EVP_SIGNATURE-ED25519), the same operation as
  * `openssl pkeyutl -sign -rawin`.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 #include <openssl/x509.h>
 
 #include "hash.h"
+#include "outfile.h"
 #include "sigkey.h"
 
 struct ep_sigkey {
@@ -54,6 +57,26 @@ pem_kind(const char *pem, size_t len)
 	return NULL;
 }
 
+/* A key of the wrong kind, told by its PEM armour alone. */
+static int
+armour_refused(const char *kind, const char *name, int private,
+    struct ep_err *err)
+{
+	if (kind != NULL && strcmp(kind, "encrypted") == 0)
+		return ep_err_set(err, EP_E_INPUT, "%s: an encrypted private "
+		    "key: envparity reads unencrypted PEM keys only (keep the "
+		    "key in the CI's secret store instead)", name);
+	if (private && kind != NULL && strcmp(kind, "public") == 0)
+		return ep_err_set(err, EP_E_INPUT, "%s: a public key: signing "
+		    "needs the private key", name);
+	if (!private && kind != NULL && strcmp(kind, "private") == 0)
+		return ep_err_set(err, EP_E_INPUT, "%s: a private key: give "
+		    "the public key (openssl pkey -in KEY -pubout -out "
+		    "PUB.pem); a verifier has no use for the signing key",
+		    name);
+	return 0;
+}
+
 static int
 load(struct ep_sigkey **out, const char *pem, size_t len, const char *name,
     int private, struct ep_err *err)
@@ -70,18 +93,8 @@ load(struct ep_sigkey **out, const char *pem, size_t len, const char *name,
 	if (len > EP_SIGKEY_MAX)
 		return ep_err_set(err, EP_E_INPUT, "%s: not a key: larger "
 		    "than %u bytes", name, EP_SIGKEY_MAX);
-	if (kind != NULL && strcmp(kind, "encrypted") == 0)
-		return ep_err_set(err, EP_E_INPUT, "%s: an encrypted private "
-		    "key: envparity reads unencrypted PEM keys only (keep the "
-		    "key in the CI's secret store instead)", name);
-	if (private && kind != NULL && strcmp(kind, "public") == 0)
-		return ep_err_set(err, EP_E_INPUT, "%s: a public key: signing "
-		    "needs the private key", name);
-	if (!private && kind != NULL && strcmp(kind, "private") == 0)
-		return ep_err_set(err, EP_E_INPUT, "%s: a private key: give "
-		    "the public key (openssl pkey -in KEY -pubout -out "
-		    "PUB.pem); a verifier has no use for the signing key",
-		    name);
+	if (armour_refused(kind, name, private, err) < 0)
+		return -1;
 	if ((bio = BIO_new_mem_buf(pem, (int)len)) == NULL)
 		return ep_err_set(err, EP_E_IO, "%s: out of memory", name);
 	pkey = private ? PEM_read_bio_PrivateKey(bio, NULL, no_passphrase,
@@ -126,12 +139,219 @@ ep_sigkey_from_pem(struct ep_sigkey **out, const char *pem, size_t len,
 	return load(out, pem, len, name, private, err);
 }
 
+/* The first line of the file on fd from offset off (at most 80 bytes,
+ * read one byte at a time so that nothing after it is read): the PEM
+ * armour, which holds no key byte. */
+static void
+armour_line(char line[81], int fd, off_t off)
+{
+	size_t n = 0;
+	char c;
+
+	while (n < 80 && pread(fd, &c, 1, off + (off_t)n) == 1 && c != '\n')
+		line[n++] = c;
+	line[n] = '\0';
+}
+
+/* What can be told of a private key's file without reading the key: the
+ * kind its armour says (a public key is told as that whatever its mode),
+ * then its mode, as ssh refuses a key others may read (no longer
+ * private) or write (no longer ours). */
 static int
-load_file(struct ep_sigkey **out, const char *path, int private,
+check_private_file(int fd, const struct stat *st, off_t off,
+    const struct ep_sigkey_src *src, struct ep_err *err)
+{
+	const char *kind;
+	char line[81];
+
+	armour_line(line, fd, off);
+	kind = pem_kind(line, strlen(line));
+	if (kind != NULL && strcmp(kind, "public") == 0)
+		return armour_refused(kind, src->name, 1, err);
+	if ((st->st_mode & 077) != 0)
+		return ep_err_set(err, EP_E_INPUT, "%s: the private key is "
+		    "open to group or others (mode %04o); make it private: "
+		    "chmod 600 %s", src->name,
+		    (unsigned)(st->st_mode & 07777),
+		    src->path != NULL ? src->path : "its file");
+	return armour_refused(kind, src->name, 1, err);
+}
+
+/* The key's file is no output, from now on (outfile.h). */
+static void
+protect(const struct stat *st, const struct ep_sigkey_src *src)
+{
+	char *what = xasprintf("the signing key (%s)", src->name);
+
+	ep_out_protect(st, what);
+	free(what);
+}
+
+int
+ep_sigkey_src_path(struct ep_sigkey_src *src, const char *path,
     struct ep_err *err)
 {
 	struct stat st;
-	const char *kind;
+	int fd, rc;
+
+	memset(src, 0, sizeof *src);
+	src->fd = -1;
+	src->name = xstrdup(path);
+	src->path = xstrdup(path);
+	if ((fd = ep_open_regular(path, &st, err)) < 0)
+		rc = -1;
+	else {
+		rc = check_private_file(fd, &st, 0, src, err);
+		close(fd);
+	}
+	if (rc == 0)
+		protect(&st, src);
+	else
+		ep_sigkey_src_clear(src);
+	return rc;
+}
+
+/* The checks of ep_sigkey_src_fd, on fd itself. */
+static int
+check_fd(const struct ep_sigkey_src *src, int fd, struct ep_err *err)
+{
+	struct stat st;
+	const char *fs;
+	int fl;
+
+	if ((fl = fcntl(fd, F_GETFL)) < 0)
+		return ep_err_set(err, EP_E_INPUT, "%s: not open (give the "
+		    "key on it: --sign-key-fd 3 3< key.pem)", src->name);
+	if ((fl & O_ACCMODE) == O_WRONLY || (fl & O_PATH))
+		return ep_err_set(err, EP_E_INPUT, "%s: not open for "
+		    "reading", src->name);
+	if (fstat(fd, &st) < 0)
+		return ep_err_set(err, EP_E_INPUT, "%s: %s", src->name,
+		    strerror(errno));
+	if (isatty(fd))
+		return ep_err_set(err, EP_E_INPUT, "%s: a terminal: give the "
+		    "key on a pipe or from a file", src->name);
+	if (S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode) ||
+	    S_ISCHR(st.st_mode))
+		return ep_err_set(err, EP_E_INPUT, "%s: %s, not a key",
+		    src->name, ep_mode_kind(st.st_mode));
+	if (!S_ISREG(st.st_mode))
+		return 0;	/* a pipe or a socket: read to its end */
+	if ((fs = ep_fd_pseudo_fs(fd)) != NULL)
+		return ep_err_set(err, EP_E_INPUT, "%s: a file of %s, not a "
+		    "key", src->name, fs);
+	if (check_private_file(fd, &st, lseek(fd, 0, SEEK_CUR), src,
+	    err) < 0)
+		return -1;
+	protect(&st, src);
+	return 0;
+}
+
+int
+ep_sigkey_src_fd(struct ep_sigkey_src *src, int fd, struct ep_err *err)
+{
+	int nfd = fd, null;
+
+	memset(src, 0, sizeof *src);
+	src->fd = -1;
+	src->name = fd == 0 ? xstrdup("standard input") :
+	    xasprintf("descriptor %d", fd);
+	if (check_fd(src, fd, err) < 0)
+		goto fail;
+	/* No child inherits the key's descriptor: close-on-exec, and
+	 * standard input (which children may be given) emptied. */
+	if (fd <= 2) {
+		if ((nfd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0 ||
+		    (null = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+			ep_err_set(err, EP_E_IO, "%s: %s", src->name,
+			    strerror(errno));
+			if (nfd >= 0)
+				close(nfd);
+			goto fail;
+		}
+		dup2(null, fd);
+		close(null);
+	} else if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
+		ep_err_set(err, EP_E_IO, "%s: %s", src->name, strerror(errno));
+		goto fail;
+	}
+	src->fd = nfd;
+	return 0;
+fail:
+	ep_sigkey_src_clear(src);
+	return -1;
+}
+
+int
+ep_sigkey_src_read(struct ep_sigkey **out, struct ep_sigkey_src *src,
+    struct ep_err *err)
+{
+	struct stat st;
+	char *text = NULL;
+	size_t len = 0;
+	int fd, rc;
+
+	*out = NULL;
+	if (src->path != NULL) {
+		/* Named by its path: what is there now, under the same
+		 * rules, and protected too if it is another file. */
+		if ((fd = ep_open_regular(src->path, &st, err)) < 0)
+			return -1;
+		if ((rc = check_private_file(fd, &st, 0, src, err)) == 0) {
+			protect(&st, src);
+			rc = ep_read_fd(&text, &len, fd, src->name,
+			    EP_SIGKEY_MAX, err);
+		}
+		close(fd);
+	} else if (src->fd < 0)
+		return ep_err_set(err, EP_E_INPUT, "%s: the key was read "
+		    "already", src->name);
+	else {
+		rc = ep_read_fd(&text, &len, src->fd, src->name,
+		    EP_SIGKEY_MAX, err);
+		close(src->fd);
+		src->fd = -1;
+	}
+	if (rc == 0)
+		rc = load(out, text, len, src->name, 1, err);
+	if (text != NULL) {
+		OPENSSL_cleanse(text, len);
+		free(text);
+	}
+	return rc;
+}
+
+void
+ep_sigkey_src_clear(struct ep_sigkey_src *src)
+{
+	if (src->fd >= 0)
+		close(src->fd);
+	free(src->name);
+	free(src->path);
+	memset(src, 0, sizeof *src);
+	src->fd = -1;
+}
+
+int
+ep_sigkey_load_private(struct ep_sigkey **out, const char *path,
+    struct ep_err *err)
+{
+	struct ep_sigkey_src src;
+	int rc;
+
+	*out = NULL;
+	if (ep_sigkey_src_path(&src, path, err) < 0)
+		return -1;
+	rc = ep_sigkey_src_read(out, &src, err);
+	ep_sigkey_src_clear(&src);
+	return rc;
+}
+
+int
+ep_sigkey_load_public(struct ep_sigkey **out, const char *path,
+    struct ep_err *err)
+{
+	struct stat st;
 	char *text = NULL;
 	size_t len = 0;
 	int fd, rc;
@@ -143,35 +363,9 @@ load_file(struct ep_sigkey **out, const char *path, int private,
 	close(fd);
 	if (rc < 0)
 		return -1;
-	/* As ssh: a private key others may read is no longer private, and
-	 * one they may write is no longer ours.  (A public key given for
-	 * it is told as that, whatever its mode.) */
-	kind = pem_kind(text, len);
-	if (private && (st.st_mode & 077) != 0 &&
-	    (kind == NULL || strcmp(kind, "public") != 0))
-		rc = ep_err_set(err, EP_E_INPUT, "%s: the private key is "
-		    "open to group or others (mode %04o); make it private: "
-		    "chmod 600 %s", path, (unsigned)(st.st_mode & 07777),
-		    path);
-	else
-		rc = load(out, text, len, path, private, err);
-	OPENSSL_cleanse(text, len);
+	rc = load(out, text, len, path, 0, err);
 	free(text);
 	return rc;
-}
-
-int
-ep_sigkey_load_private(struct ep_sigkey **out, const char *path,
-    struct ep_err *err)
-{
-	return load_file(out, path, 1, err);
-}
-
-int
-ep_sigkey_load_public(struct ep_sigkey **out, const char *path,
-    struct ep_err *err)
-{
-	return load_file(out, path, 0, err);
 }
 
 void

@@ -22,7 +22,50 @@
 
 struct ep_sigkey;
 
-/* The private key in the PEM file at path, for signing.  Refused with
+/*
+ * A private key for signing is checked early and read late: a command
+ * checks where the key comes from before its work, without reading a
+ * byte of the key (ep_sigkey_src_path, ep_sigkey_src_fd), and reads it
+ * only once the judged environment's code is done (ep_sigkey_src_read).
+ * From the check on, the key's file is protected from every output
+ * (outfile.h's ep_out_protect): no report, manifest or envelope replaces
+ * it, by whatever name.
+ */
+struct ep_sigkey_src {
+	char *name;		/* for messages: the path, "standard input",
+				   "descriptor N" */
+	char *path;		/* the file opened when read; NULL: fd */
+	int fd;			/* the descriptor read; -1: path */
+};
+
+/* A key file at path: a regular file (ep_open_regular's rule) that can
+ * be opened, private (mode & 077 == 0, as ssh requires; the message
+ * gives the mode and the chmod), whose first line (its PEM armour, no
+ * key byte) is not that of a public or an encrypted key.  EP_E_INPUT
+ * naming path otherwise.  Nothing else is read. */
+int ep_sigkey_src_path(struct ep_sigkey_src *src, const char *path,
+    struct ep_err *err);
+
+/* A key on descriptor fd (0: standard input, named so): open for
+ * reading, not a directory or a terminal; a regular file behind it is
+ * held to the path's rules.  fd is made close-on-exec, so that no child
+ * inherits it; standard input is moved to a new descriptor and /dev/null
+ * put in its place.  EP_E_INPUT naming the descriptor otherwise. */
+int ep_sigkey_src_fd(struct ep_sigkey_src *src, int fd, struct ep_err *err);
+
+/* Read the key from src, now: the file opened again and held to the
+ * same rules (it may have changed since), or the descriptor read to its
+ * end and closed; then parsed (ep_sigkey_load_private's refusals) and
+ * the text wiped.  Once only. */
+int ep_sigkey_src_read(struct ep_sigkey **out, struct ep_sigkey_src *src,
+    struct ep_err *err);
+
+/* Close and free what src holds; accepts one never filled (zeroed, or
+ * fd -1). */
+void ep_sigkey_src_clear(struct ep_sigkey_src *src);
+
+/* The private key in the PEM file at path, for signing, checked and read
+ * at once (ep_sigkey_src_path, then ep_sigkey_src_read).  Refused with
  * EP_E_INPUT and one line naming path: a file that group or others may
  * read or write (mode & 077, as ssh refuses one; the message gives the
  * mode and the chmod), one that is not a regular file, not PEM, a public

@@ -35,6 +35,28 @@ struct ep_store;
  * for the store (N bytes; the limit is 67108864)". */
 int ep_store_check_size(size_t n, const char *what, struct ep_err *err);
 
+/* Called once by main(), before a command runs or anything reads the
+ * environment: the variables the store reads its credentials from
+ * (ENVPARITY_GIT_TOKEN, CI_JOB_TOKEN, ENVPARITY_SSH_KEY, and
+ * ENVPARITY_STORE, whose URL may carry user:password@) move out of the
+ * environment into the store's own memory (secret.h): no child inherits
+ * them, and /proc/PID/environ shows zeros where their values were.
+ * Until it runs (the unit tests), the store reads the environment
+ * itself.  Never fails. */
+void ep_store_cred_take(void);
+
+/* The store is done with the network: wipe the token, the job token and
+ * the key's path (ENVPARITY_STORE's URL stays: a command's spec points to
+ * it).  check and fleet call it once the golden is read, before the work;
+ * a store opened after it is offered no credential.  Harmless to call
+ * again. */
+void ep_store_cred_forget(void);
+
+/* $ENVPARITY_STORE as taken (before ep_store_cred_take, the
+ * environment's), or NULL when unset or empty; borrowed, and valid to
+ * the end of the run. */
+const char *ep_store_env_spec(void);
+
 struct ep_store_opts {
 	const char *spec;	/* --store, else $ENVPARITY_STORE, else NULL
 				   for the local default */

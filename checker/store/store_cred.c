@@ -10,6 +10,12 @@
  *
  * GIT_SSL_CAINFO and GIT_SSL_CAPATH name the CAs that https stores are
  * verified against, as they do for git.
+ *
+ * The credentials enter once and leave early: main() moves them out of
+ * the environment into this file's memory before any command runs
+ * (ep_store_cred_take), so no child inherits them and /proc/PID/environ
+ * shows zeros where they were; a command done with the network wipes them
+ * (ep_store_cred_forget) before the judged environment's code runs.
  */
 #include "store_int.h"
 
@@ -17,6 +23,55 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "secret.h"
+
+/* What the store reads from the environment, once taken out of it. */
+static struct {
+	int taken;		/* ep_store_cred_take ran: never getenv */
+	char *token;		/* ENVPARITY_GIT_TOKEN */
+	char *job;		/* CI_JOB_TOKEN: which user a token goes as */
+	char *ssh_key;		/* ENVPARITY_SSH_KEY: a key file's path */
+	char *store;		/* ENVPARITY_STORE: kept to the end, since a
+				   command's store spec points to it */
+} cred;
+
+void
+ep_store_cred_take(void)
+{
+	if (cred.taken)
+		return;
+	cred.token = ep_secret_env_take("ENVPARITY_GIT_TOKEN");
+	cred.job = ep_secret_env_take("CI_JOB_TOKEN");
+	cred.ssh_key = ep_secret_env_take("ENVPARITY_SSH_KEY");
+	cred.store = ep_secret_env_take("ENVPARITY_STORE");
+	cred.taken = 1;
+}
+
+void
+ep_store_cred_forget(void)
+{
+	ep_secret_free(cred.token);
+	ep_secret_free(cred.job);
+	ep_secret_free(cred.ssh_key);
+	cred.token = cred.job = cred.ssh_key = NULL;
+}
+
+/* The variable's value: the copy taken, or before that (the unit tests)
+ * the environment's. */
+static const char *
+cred_get(const char *copy, const char *name)
+{
+	return cred.taken ? copy : getenv(name);
+}
+
+const char *
+ep_store_env_spec(void)
+{
+	const char *v = cred_get(cred.store, "ENVPARITY_STORE");
+
+	return v != NULL && v[0] != '\0' ? v : NULL;
+}
 
 enum {
 	CRED_TOKEN = 1,
@@ -134,7 +189,7 @@ ep_store_tls_init(struct ep_store *s, struct ep_err *err)
 static const char *
 token_user(const char *tok)
 {
-	const char *job = getenv("CI_JOB_TOKEN");
+	const char *job = cred_get(cred.job, "CI_JOB_TOKEN");
 
 	if (job != NULL && job[0] != '\0' && strcmp(job, tok) == 0)
 		return "gitlab-ci-token";
@@ -151,8 +206,8 @@ ep_store_cred_cb(git_credential **out, const char *url, const char *user,
 {
 	struct ep_store_cbctx *c = payload;
 	struct ep_store *s = c->s;
-	const char *tok = getenv("ENVPARITY_GIT_TOKEN");
-	const char *key = getenv("ENVPARITY_SSH_KEY");
+	const char *tok = cred_get(cred.token, "ENVPARITY_GIT_TOKEN");
+	const char *key = cred_get(cred.ssh_key, "ENVPARITY_SSH_KEY");
 	const char *sock = getenv("SSH_AUTH_SOCK");
 	const char *u = user != NULL && user[0] != '\0' ? user : NULL;
 	struct origin store, asker;

@@ -92,7 +92,7 @@ ep_storeopt_resolve(struct ep_store_opts *so, const char **profile,
 	const char *p;
 
 	memset(so, 0, sizeof *so);
-	so->spec = o->store != NULL ? o->store : env_default("ENVPARITY_STORE");
+	so->spec = o->store != NULL ? o->store : ep_store_env_spec();
 	so->ref = o->ref;
 	p = o->profile != NULL ? o->profile : env_default("ENVPARITY_PROFILE");
 	if (p == NULL)

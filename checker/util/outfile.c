@@ -20,6 +20,40 @@
 /* Longer names get a short temporary name, under NAME_MAX. */
 #define TMP_BASE_MAX	200
 
+/* The files no output may replace (ep_out_protect). */
+static struct protected {
+	dev_t dev;
+	ino_t ino;
+	char *what;
+} *protect_v;
+static size_t protect_n;
+
+void
+ep_out_protect(const struct stat *st, const char *what)
+{
+	for (size_t i = 0; i < protect_n; i++)
+		if (protect_v[i].dev == st->st_dev &&
+		    protect_v[i].ino == st->st_ino)
+			return;
+	protect_v = xreallocarray(protect_v, protect_n + 1,
+	    sizeof *protect_v);
+	protect_v[protect_n].dev = st->st_dev;
+	protect_v[protect_n].ino = st->st_ino;
+	protect_v[protect_n++].what = xstrdup(what);
+}
+
+int
+ep_out_protected(const struct stat *st, const char *path, struct ep_err *err)
+{
+	for (size_t i = 0; i < protect_n; i++)
+		if (protect_v[i].dev == st->st_dev &&
+		    protect_v[i].ino == st->st_ino)
+			return ep_err_set(err, EP_E_INPUT, "%s: refused: that "
+			    "is %s; no output ever replaces it", path,
+			    protect_v[i].what);
+	return 0;
+}
+
 int
 ep_out_stream(const char *path, int flags)
 {
@@ -124,6 +158,8 @@ check_leaf(int dfd, const char *base, const char *path, int *exists,
 		return ep_err_set(err, EP_E_INPUT, "%s: refused: %s, not a "
 		    "regular file (an output is written beside its path and "
 		    "renamed over it)", path, ep_mode_kind(st->st_mode));
+	if (ep_out_protected(st, path, err) < 0)
+		return -1;
 	*exists = 1;
 	return 0;
 }

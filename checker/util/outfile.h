@@ -14,7 +14,10 @@
  *    (the current directory is the checkout); an absolute one is the
  *    user's to name;
  *  - a directory, device, FIFO or socket is refused: renaming over
- *    /dev/null as root would replace the device.
+ *    /dev/null as root would replace the device;
+ *  - a file protected with ep_out_protect (the signing key) is refused,
+ *    whatever the path names it by: the same path, another one through a
+ *    link to its folder, or a hard link (the same device and inode).
  * Refusals are EP_E_INPUT (exit 2); a write that fails (no directory, a
  * full disk, no permission) is EP_E_IO (exit 3) and leaves the path as
  * it was and no temporary file.  New files get mode 0644 (0600 with
@@ -28,9 +31,25 @@
 
 #include "util.h"
 
+struct stat;
+
 #define EP_OUT_STDOUT	0x1	/* "-", /dev/stdout, /dev/stderr allowed */
 #define EP_OUT_PRIVATE	0x2	/* 0600: store data, the cache */
 #define EP_OUT_NOSYNC	0x4	/* no fsync: entries checked when read */
+
+/* From now on, for the rest of the run, the file st describes is no
+ * output: every output path that leads to it (ep_out_check, ep_out_write)
+ * is refused with EP_E_INPUT, "PATH: refused: that is WHAT; no output
+ * ever replaces it", before anything is written.  what names the file
+ * ("the signing key (--sign-key key.pem)"; copied).  A process-wide rule,
+ * set before the outputs are checked: a key must survive a mistyped
+ * --json as surely as a device survives --json /dev/null. */
+void ep_out_protect(const struct stat *st, const char *what);
+
+/* 0 when st is no protected file; else -1 with err as above, naming
+ * path.  For a writer that opens its file itself (a report appended to). */
+int ep_out_protected(const struct stat *st, const char *path,
+    struct ep_err *err);
 
 /* 1 (standard output), 2 (standard error) when path names a stream and
  * flags allow it, else 0. */

@@ -120,6 +120,7 @@ EOF
 }
 
 @test "check -o keeps the manifest checked, probe facts included; -o - is standard output" {
+	make_keys
 	bless_store
 	PROBE=${EP_BUILD:-$REPO_ROOT/build}/envparity-probe
 	if [ -x "$PROBE" ]; then
@@ -152,7 +153,7 @@ EOF
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"r.json: given for --json and -o"* ]]
 	[ ! -e r.json ]
-	run ep_check -o - --attest - --sign-key /nonexistent
+	run ep_check -o - --attest - --sign-key "$T/key.pem"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"-o and --attest both asked for standard output; only one output can take it"* ]]
 	ln -s /tmp/elsewhere link.json
@@ -167,23 +168,30 @@ EOF
 	[ "$status" -eq 3 ]
 }
 
-@test "--attest and --sign-key need each other (exit 2, one line)" {
+@test "--attest and a key need each other, one key at a time (exit 2, one line)" {
 	make_keys
 	run "$EP" check --attest att.json
 	[ "$status" -eq 2 ]
-	[ "${lines[0]}" = "envparity check: --attest needs --sign-key KEY.pem (the Ed25519 private key to sign with)" ]
+	[ "${lines[0]}" = "envparity check: --attest needs --sign-key KEY.pem (or --sign-key -, --sign-key-fd N: the Ed25519 private key to sign with); --statement FILE writes the statement unsigned" ]
 	run "$EP" check --sign-key "$T/key.pem"
 	[ "$status" -eq 2 ]
 	[ "${lines[0]}" = "envparity check: --sign-key needs --attest FILE (where to write the attestation)" ]
+	run "$EP" check --sign-key-fd 3 3< "$T/key.pem"
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "envparity check: --sign-key-fd needs --attest FILE (where to write the attestation)" ]
+	run "$EP" check --attest att.json --sign-key "$T/key.pem" --sign-key-fd 3 3< "$T/key.pem"
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "envparity check: --sign-key and --sign-key-fd exclude each other (one key signs)" ]
 	run "$EP" fleet . --attest att.json
 	[ "$status" -eq 2 ]
 	[[ "${lines[0]}" == "envparity fleet: --attest needs --sign-key"* ]]
 	[ ! -e att.json ]
 }
 
-@test "a signing key others can read, of another type, public or not a key: refused before the work, its bytes never shown" {
+@test "a signing key others can read, public or encrypted: refused before the work; of another type or not a key: after it, before any output; its bytes never shown" {
 	make_keys
-	# No store at all: the key is refused first.
+	# What is told without reading a key byte (the mode, the armour):
+	# before the work.  No store at all: the key is refused first.
 	chmod 644 "$T/key.pem"
 	run "$EP" check --no-discover --attest att.json --sign-key "$T/key.pem"
 	[ "$status" -eq 2 ]
@@ -193,36 +201,55 @@ EOF
 	run "$EP" check --no-discover --attest att.json --sign-key "$T/key.pem"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"(mode 0640)"* ]]
+	run "$EP" check --no-discover --attest att.json --sign-key-fd 3 3< "$T/key.pem"
+	[ "$status" -eq 2 ]
+	[ "$output" = "envparity check: descriptor 3: the private key is open to group or others (mode 0640); make it private: chmod 600 its file" ]
 	chmod 600 "$T/key.pem"
-	openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out rsa.pem 2>/dev/null
-	openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out ec.pem 2>/dev/null
-	chmod 600 rsa.pem ec.pem
-	run "$EP" check --no-discover --attest att.json --sign-key rsa.pem
-	[ "$status" -eq 2 ]
-	[ "$output" = "envparity check: rsa.pem: the key is RSA, not Ed25519: envparity signs and verifies with Ed25519 keys only (openssl genpkey -algorithm ed25519)" ]
-	run "$EP" check --no-discover --attest att.json --sign-key ec.pem
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"ec.pem: the key is EC, not Ed25519"* ]]
 	cp "$T/pub.pem" p.pem
 	run "$EP" check --no-discover --attest att.json --sign-key p.pem
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"p.pem: a public key: signing needs the private key"* ]]
+	[ "$output" = "envparity check: p.pem: a public key: signing needs the private key" ]
 	openssl pkey -in "$T/key.pem" -aes256 -passout pass:secret -out enc.pem 2>/dev/null
 	chmod 600 enc.pem
 	run "$EP" check --no-discover --attest att.json --sign-key enc.pem
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"enc.pem: an encrypted private key"* ]]
-	head -c 60 "$T/key.pem" > cut.pem
-	chmod 600 cut.pem
-	run "$EP" check --no-discover --attest att.json --sign-key cut.pem
+	[[ "$output" == "envparity check: enc.pem: an encrypted private key"* ]]
+	run "$EP" check --no-discover --attest att.json --sign-key /nonexistent/key.pem
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"cut.pem: not a PEM private key"* ]]
+	[ "$output" = "envparity check: /nonexistent/key.pem: cannot read: No such file or directory" ]
+	run "$EP" check --no-discover --attest att.json --sign-key-fd 7
+	[ "$status" -eq 2 ]
+	[ "$output" = "envparity check: descriptor 7: not open (give the key on it: --sign-key-fd 3 3< key.pem)" ]
+	run "$EP" check --no-discover --attest att.json --sign-key-fd 3 3> w.pem
+	[ "$status" -eq 2 ]
+	[ "$output" = "envparity check: descriptor 3: not open for reading" ]
+	run "$EP" check --no-discover --attest att.json --sign-key-fd x3
+	[ "$status" -eq 2 ]
+	[ "$output" = "envparity check: --sign-key-fd x3: not a descriptor number" ]
 	[ ! -e att.json ]
 	[ ! -e .envparity ]
 
+	# What needs the key's bytes (its type, its PEM) is read after the
+	# work: refused then (exit 2), before any output is written.
+	bless_store
+	openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out rsa.pem 2>/dev/null
+	openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out ec.pem 2>/dev/null
+	head -c 60 "$T/key.pem" > cut.pem
+	chmod 600 rsa.pem ec.pem cut.pem
+	run ep_check --attest att.json --sign-key rsa.pem -o m.json --json r.json --statement st.json
+	[ "$status" -eq 2 ]
+	[ "$output" = "envparity check: rsa.pem: the key is RSA, not Ed25519: envparity signs and verifies with Ed25519 keys only (openssl genpkey -algorithm ed25519)" ]
+	[ ! -e att.json ] && [ ! -e m.json ] && [ ! -e r.json ] && [ ! -e st.json ]
+	run ep_check --attest att.json --sign-key ec.pem
+	[ "$status" -eq 2 ]
+	[ "$output" = "envparity check: ec.pem: the key is EC, not Ed25519: envparity signs and verifies with Ed25519 keys only (openssl genpkey -algorithm ed25519)" ]
+	run ep_check --attest att.json --sign-key - < cut.pem
+	[ "$status" -eq 2 ]
+	[[ "$output" == "envparity check: standard input: not a PEM private key"* ]]
+	[ ! -e att.json ]
+
 	# A run that signs: the key's base64 and its seed are in no output
 	# and no file written, nor in any refusal above.
-	bless_store
 	ep_check --attest att.json --sign-key "$T/key.pem" -o m.json \
 	    --json r.json --junit r.xml --markdown r.md > out.txt 2> err.txt
 	b64=$(grep -v -- ----- "$T/key.pem")
@@ -236,7 +263,7 @@ EOF
 		absent "${seed64%=}" "$f"
 	done
 	for k in rsa.pem ec.pem enc.pem cut.pem; do
-		"$EP" check --no-discover --attest att.json --sign-key "$k" > out.txt 2>&1 || :
+		ep_check --attest att.json --sign-key "$k" > out.txt 2>&1 || :
 		absent "$(grep -v -- ----- "$k" | head -1)" out.txt
 	done
 	chmod 644 "$T/key.pem"

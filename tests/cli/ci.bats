@@ -154,9 +154,28 @@ $T/out/envparity-default.intoto.json" ]
 	golden s.git sp 2
 	openssl genpkey -algorithm ed25519 -out key.pem 2>/dev/null
 	openssl pkey -in key.pem -pubout -out pub.pem
-	run_action r.json store=s.git ref=main "args=--no-discover --site-packages sp" \
+	# The environment checked: an interpreter that reads the environment
+	# block of every process above it (as root can), the step's shell
+	# among them.
+	cat > py <<EOF
+#!/bin/bash
+p=\$\$
+while [ "\$p" -gt 1 ]; do
+	cat "/proc/\$p/environ" 2>/dev/null
+	s=\$(cat "/proc/\$p/stat"); s=\${s##*) }; set -- \$s; p=\$2
+done >> "$T/ancestors.env"
+exec python3 "\$@"
+EOF
+	chmod +x py
+	run_action r.json store=s.git ref=main \
+	    "args=--no-discover --site-packages sp --python $T/py" \
 	    reports-dir=out "sign-key=$(cat key.pem)"
 	[ "$status" -eq 0 ]
+	# It ran, and found the check step's shell, not the key.
+	grep -qa "REPORT_JUNIT=" ancestors.env
+	run grep -caF "$(sed -n 2p key.pem)" ancestors.env
+	[ "$output" = 0 ]
+	jq -e '.steps.sign.outcome == "success"' r.json
 	att=$(jq -r '.outputs.attestation' r.json)
 	[ "$att" = "$T/out/envparity-default.intoto.json" ]
 	[ -s "$att" ]
@@ -167,8 +186,9 @@ $T/out/envparity-default.intoto.json" ]
 	# The key: not in the runner's temp folder, the output or the reports.
 	[ -z "$(ls "$T/runner" | grep envparity-key || true)" ]
 	secret=$(sed -n 2p key.pem)
-	! grep -rqF "$secret" out r.json
 	[[ "$output" != *"$secret"* ]]
+	run grep -rqF "$secret" out r.json
+	[ "$status" -eq 1 ]
 }
 
 @test "action: bad input and no golden are errors with envparity's exit code" {
@@ -267,9 +287,14 @@ $T/out/envparity-default.intoto.json" ]
 	yaml_json "$GL_EXAMPLE" >e.json
 	[ -f "$REPO_ROOT/$(jq -r '.include[0].local' e.json)" ]
 	jq -e '.stages | index("envparity-gate") < index("deploy")' e.json
-	jq -e '.["deploy:staging"].needs == ["envparity:gate"]' e.json
+	jq -e '.["envparity:attest"].needs == ["envparity:gate"]' e.json
+	jq -e '.["deploy:staging"].needs == ["envparity:attest"]' e.json
+	[ "$(jq -c '.["envparity:attest"].rules' e.json)" = "$(jq -c '.[".envparity:gate"].rules' t.json)" ]
+	# Only the job that signs names the environment the key is scoped to.
+	[ "$(jq -r '.[".envparity:attest"].environment.name' t.json)" = envparity-sign ]
+	[ "$(jq -r '[to_entries[] | select(.value | type == "object" and has("environment")) | .key] | join(" ")' t.json)" = ".envparity:attest" ]
 	[ "$(jq -c '.["deploy:staging"].rules' e.json)" = "$(jq -c '.[".envparity:gate"].rules' t.json)" ]
-	for j in envparity:merge-request envparity:gate envparity:nightly; do
+	for j in envparity:merge-request envparity:gate envparity:attest envparity:nightly; do
 		ext=$(jq -r --arg j "$j" '.[$j].extends' e.json)
 		jq -e --arg x "$ext" 'has($x)' t.json
 	done
@@ -306,7 +331,8 @@ gcl() { # args...: gitlab-ci-local in the project, as pipeline source $SRC
 	SRC=push run gcl --list
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"envparity:gate "*"envparity-gate"* ]]
-	[[ "$output" == *"deploy:staging "*"[envparity:gate]"* ]]
+	[[ "$output" == *"envparity:attest "*"[envparity:gate]"* ]]
+	[[ "$output" == *"deploy:staging "*"[envparity:attest]"* ]]
 	[[ "$output" != *"merge-request"* && "$output" != *"nightly"* ]]
 
 	SRC=schedule run gcl --list
@@ -350,6 +376,33 @@ gcl() { # args...: gitlab-ci-local in the project, as pipeline source $SRC
 	xmllint --noout "$art/junit.xml"
 	validate_schema report "$art/report.json"
 	[ -s "$art/report.md" ]
+}
+
+@test "GitLab: the gate writes its statement and never uses the key; envparity:attest signs it in a job of its own" {
+	need_gcl
+	command -v rsync >/dev/null 2>&1 || skip "gitlab-ci-local's shell executor needs rsync"
+	golden "$T/s.git" "$T/sp" 3
+	gl_project
+	openssl genpkey -algorithm ed25519 -out key.pem 2>/dev/null
+	openssl pkey -in key.pem -pubout -out pub.pem
+	# gitlab-ci-local gives a variable to every job: the gate sees the
+	# key, and leaves it alone.
+	SRC=push run gcl --variable "ENVPARITY_BIN=$EP" \
+	    --variable "ENVPARITY_STORE=$T/s.git" --variable ENVPARITY_PROFILE=default \
+	    --variable "ENVPARITY_ARGS=--no-discover --site-packages $T/sp" \
+	    --variable ENVPARITY_RUNS=0 --variable "ENVPARITY_SIGN_KEY=$(cat key.pem)" \
+	    envparity:attest --needs
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"envparity:gate"*"ENVPARITY_SIGN_KEY reaches the job that runs the environment checked: not used here"* ]]
+	gate=glp/.gitlab-ci-local/artifacts/envparityOggate/envparity-reports
+	att=glp/.gitlab-ci-local/artifacts/envparityOgattest/envparity-reports/attestation.intoto.json
+	[ ! -e "$gate/attestation.intoto.json" ]
+	validate_schema attestation "$gate/statement.json"
+	run "$EP" verify "$att" --key pub.pem --profile default
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(jq -r .payload "$att" | base64 -d)" = "$(cat "$gate/statement.json")" ]
 }
 
 @test "docs/ci.md: every yaml snippet of CI integration agrees with ci/" {

@@ -142,7 +142,7 @@ fake_path() { # dir [version]
 	    INPUT_ARGS=--no-discover ENVPARITY_BIN=/usr/bin/envparity \
 	    REPORT_JUNIT=/work/reports/j.xml REPORT_JSON=/work/reports/r.json \
 	    REPORT_MARKDOWN=/work/reports/r.md REPORT_ATTESTATION=/work/reports/a.json \
-	    XDG_CACHE_HOME=/job/cache ENVPARITY_GIT_TOKEN= SIGN_KEY_PEM= JOB_TEMP=/job \
+	    XDG_CACHE_HOME=/job/cache ENVPARITY_GIT_TOKEN= SIGN=false JOB_TEMP=/job \
 	    GITHUB_OUTPUT=/job/out sh -c 'cd /work && bash /job/check.sh'
 	echo "$output"
 	[ "$status" -eq 0 ]

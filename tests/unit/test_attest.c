@@ -18,9 +18,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "attest.h"
 #include "attestfixture.h"
@@ -28,7 +31,9 @@
 #include "dsse.h"
 #include "hash.h"
 #include "manifest.h"
+#include "outfile.h"
 #include "sigkey.h"
+#include "testutil.h"
 
 /* PKCS#8: 302e020100300506032b657004220420 then the 32-byte seed. */
 static const char key_b_pem[] =
@@ -449,6 +454,87 @@ test_git_blob(void **state)
 	assert_string_equal(hex, "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");
 }
 
+static void
+write_key(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+/* A key checked early without being read, read late from what is there
+ * then; its file no output from the check on; a descriptor read to its
+ * end, once, and never inherited. */
+static void
+test_key_source(void **state)
+{
+	struct ep_sigkey_src src;
+	struct ep_sigkey *k = NULL;
+	struct ep_err err = { 0 };
+	char dir[256], *key, *hard, *other;
+	unsigned char sig[EP_ED25519_SIG];
+	int fds[2];
+
+	(void)state;
+	assert_int_equal(tu_scratch_make(dir, sizeof dir, "sigkey"), 0);
+	key = xasprintf("%s/key.pem", dir);
+	hard = xasprintf("%s/hard.pem", dir);
+	other = xasprintf("%s/other.pem", dir);
+
+	/* Open to others: refused early, the chmod named. */
+	write_key(key, key_a_pem, 0640);
+	assert_int_equal(ep_sigkey_src_path(&src, key, &err), -1);
+	assert_int_equal(err.kind, EP_E_INPUT);
+	assert_non_null(strstr(err.msg, "(mode 0640); make it private"));
+	/* Not a key at all, but private: only its armour is read early,
+	 * so that waits for the read. */
+	write_key(key, "not a key\n", 0600);
+	assert_int_equal(ep_sigkey_src_path(&src, key, &err), 0);
+	/* By then the file holds a key: that one is read. */
+	write_key(key, key_a_pem, 0600);
+	assert_int_equal(link(key, hard), 0);
+	assert_int_equal(ep_sigkey_src_read(&k, &src, &err), 0);
+	assert_int_equal(ep_sigkey_sign(sig, k, "", 0, &err), 0);
+	ep_sigkey_free(k);
+	ep_sigkey_src_clear(&src);
+	/* From the check on, no output replaces it, by any name. */
+	assert_int_equal(ep_out_check(key, 0, &err), -1);
+	assert_int_equal(err.kind, EP_E_INPUT);
+	assert_non_null(strstr(err.msg, "that is the signing key"));
+	assert_int_equal(ep_out_write(hard, "x", 1, 0, &err), -1);
+	assert_int_equal(ep_out_check(other, 0, &err), 0);
+
+	/* A pipe: read to its end, once; close-on-exec. */
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(ep_sigkey_src_fd(&src, fds[0], &err), 0);
+	assert_true(fcntl(fds[0], F_GETFD) & FD_CLOEXEC);
+	assert_int_equal(write(fds[1], key_a_pem, strlen(key_a_pem)),
+	    (ssize_t)strlen(key_a_pem));
+	close(fds[1]);
+	assert_int_equal(ep_sigkey_src_read(&k, &src, &err), 0);
+	ep_sigkey_free(k);
+	assert_int_equal(ep_sigkey_src_read(&k, &src, &err), -1);
+	assert_non_null(strstr(err.msg, "read already"));
+	ep_sigkey_src_clear(&src);
+	/* A descriptor not open, or open for writing only. */
+	assert_int_equal(ep_sigkey_src_fd(&src, 1000, &err), -1);
+	assert_string_equal(err.msg, "descriptor 1000: not open (give the key "
+	    "on it: --sign-key-fd 3 3< key.pem)");
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(ep_sigkey_src_fd(&src, fds[1], &err), -1);
+	assert_non_null(strstr(err.msg, "not open for reading"));
+	close(fds[0]);
+	close(fds[1]);
+
+	free(key);
+	free(hard);
+	free(other);
+	tu_scratch_remove(dir);
+}
+
 int
 main(void)
 {
@@ -461,6 +547,7 @@ main(void)
 		cmocka_unit_test(test_key_types),
 		cmocka_unit_test(test_facts_digest),
 		cmocka_unit_test(test_git_blob),
+		cmocka_unit_test(test_key_source),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

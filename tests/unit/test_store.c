@@ -356,6 +356,37 @@ test_cred_origin(void **state)
 	git_libgit2_shutdown();
 }
 
+/* Once taken out of the environment (as main() does first), the token
+ * is the store's alone: no longer in environ, still offered; and once
+ * forgotten, offered no more.  Run last: taking happens once a process. */
+static void
+test_cred_taken(void **state)
+{
+	const unsigned up = GIT_CREDENTIAL_USERPASS_PLAINTEXT;
+	char what, why[512];
+
+	(void)state;
+	git_libgit2_init();
+	setenv("ENVPARITY_GIT_TOKEN", "tok3n", 1);
+	setenv("ENVPARITY_STORE", "https://h.example/x.git", 1);
+	ep_store_cred_take();
+	assert_null(getenv("ENVPARITY_GIT_TOKEN"));
+	assert_null(getenv("ENVPARITY_STORE"));
+	assert_string_equal(ep_store_env_spec(), "https://h.example/x.git");
+	assert_int_equal(ask(&what, why, "https://h.example/x.git",
+	    "https://h.example/x.git", up), 0);
+	assert_int_equal(what, 't');
+	/* Set again after the take: the environment is not read again. */
+	setenv("ENVPARITY_GIT_TOKEN", "other", 1);
+	ep_store_cred_forget();
+	assert_int_equal(ask(&what, why, "https://h.example/x.git",
+	    "https://h.example/x.git", up), GIT_EAUTH);
+	assert_null(strstr(why, "other"));
+	assert_string_equal(ep_store_env_spec(), "https://h.example/x.git");
+	unsetenv("ENVPARITY_GIT_TOKEN");
+	git_libgit2_shutdown();
+}
+
 static void
 test_version(void **state)
 {
@@ -377,6 +408,7 @@ main(void)
 		cmocka_unit_test(test_insteadof),
 		cmocka_unit_test(test_cred_origin),
 		cmocka_unit_test(test_version),
+		cmocka_unit_test(test_cred_taken),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,0 +1,181 @@
+/*
+ * cmd_attest.c: `envparity attest`: sign, in a step of its own, the
+ * statement an earlier `check --statement` or `fleet --statement` wrote.
+ *
+ * The signing key is the one secret of a promotion gate, and the check
+ * before it runs the code of the environment it judges (a pull
+ * request's interpreter and libraries).  Here nothing of that
+ * environment runs: the statement is read and checked to be envparity's,
+ * then the key is read, signs the statement's bytes as they were written
+ * (what `check --attest` signs in one step), and is wiped.  A CI job
+ * gives the key to this step only.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "attestopt.h"
+#include "clean.h"
+#include "cmd.h"
+#include "dsse.h"
+#include "outfile.h"
+
+static int cmd_attest_exec(const struct ep_cmd *, int, char **);
+
+/* A statement is at most this large: its envelope, in base64, must still
+ * be one verify reads (dsse.h). */
+#define STATEMENT_MAX	(EP_DSSE_MAX / 2)
+
+const struct ep_cmd ep_cmd_attest = {
+	.name = "attest",
+	.summary = "sign a statement check or fleet wrote, in a step of its own",
+	.usage =
+"usage: envparity attest STATEMENT (--sign-key KEY.pem | --sign-key - |\n"
+"                        --sign-key-fd N) [-o ENVELOPE]\n"
+"\n"
+"Sign the in-toto statement that `check --statement FILE` or `fleet\n"
+"--statement FILE` wrote into the DSSE envelope `check --attest` would\n"
+"have written (docs/attestations.md), in a step where no code of the\n"
+"environment checked runs while the key is held.  STATEMENT (- for\n"
+"standard input) must be envparity's statement, every field `verify`\n"
+"reads; its bytes are signed as they were written (the newline after\n"
+"them aside).\n"
+"\n"
+"  -o, --output FILE    write the envelope there, atomically (default:\n"
+"                       standard output); never the key's file\n"
+EP_SIGNKEY_HELP
+"  -h, --help           show this help\n"
+"\n"
+"Check the envelope with `envparity verify`.\n"
+"\n"
+"Exit codes: 0 signed, 2 usage, a statement that is not one or a key that\n"
+"cannot sign, 3 the statement cannot be read or the envelope written.\n",
+	.exec = cmd_attest_exec,
+};
+
+/* The statement's bytes, less one newline at the end: unreadable is
+ * EP_E_IO, too large for an envelope EP_E_INPUT. */
+static int
+read_statement(char **text, size_t *len, const char *path, struct ep_err *err)
+{
+	struct stat st;
+	int fd, rc;
+
+	*text = NULL;
+	if (strcmp(path, "-") == 0)
+		rc = ep_read_fd(text, len, 0, "standard input", STATEMENT_MAX,
+		    err);
+	else if ((fd = ep_open_regular(path, &st, err)) < 0)
+		rc = -1;
+	else {
+		rc = ep_read_fd(text, len, fd, path, STATEMENT_MAX, err);
+		close(fd);
+	}
+	if (rc < 0) {
+		if (strstr(err->msg, "too large") == NULL)
+			err->kind = EP_E_IO;
+		return -1;
+	}
+	if (*len > 0 && (*text)[*len - 1] == '\n')
+		(*text)[--*len] = '\0';
+	return 0;
+}
+
+static int
+cmd_attest_exec(const struct ep_cmd *self, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		EP_SIGNKEY_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ep_attestopt aopt = { 0 };
+	struct ep_attestation *a = NULL;
+	struct ep_err err = { 0 };
+	const char *output = "-", *path;
+	char *text = NULL;
+	size_t len = 0;
+	int c, rc = EP_EXIT_NORUN;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+		if (ep_attest_opt(&aopt, c, optarg))
+			continue;
+		switch (c) {
+		case 'o':
+			output = optarg;
+			break;
+		case 'h':
+			fputs(self->usage, stdout);
+			rc = EP_EXIT_OK;
+			goto done;
+		default:
+			rc = ep_cmd_bad_option(self, c, longopts, argv);
+			goto done;
+		}
+	}
+	if (optind >= argc) {
+		rc = ep_cmd_usage_error(self, "name the statement to sign (the "
+		    "file check --statement or fleet --statement wrote)");
+		goto done;
+	}
+	if ((rc = ep_cmd_operands(self, argc, argv, 1)) != 0)
+		goto done;
+	rc = EP_EXIT_NORUN;
+	path = argv[optind];
+	if (aopt.key_path == NULL && aopt.key_fd == NULL) {
+		rc = ep_cmd_usage_error(self, "sign with --sign-key KEY.pem, "
+		    "--sign-key - or --sign-key-fd N (the Ed25519 private "
+		    "key)");
+		goto done;
+	}
+	if (aopt.key_path != NULL && aopt.key_fd != NULL) {
+		rc = ep_cmd_usage_error(self, "%s",
+		    ep_attestopt_unpaired(&aopt));
+		goto done;
+	}
+	if (strcmp(path, "-") == 0 && ((aopt.key_path != NULL &&
+	    strcmp(aopt.key_path, "-") == 0) || (aopt.key_fd != NULL &&
+	    strcmp(aopt.key_fd, "0") == 0))) {
+		rc = ep_cmd_usage_error(self, "the statement and the key cannot "
+		    "both come from standard input");
+		goto done;
+	}
+	/* Where the key comes from, then the envelope's path (never the
+	 * key's file), before anything is read. */
+	if (ep_attestopt_key_check(&aopt, &err) < 0 ||
+	    ep_out_check(output, EP_OUT_STDOUT, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	if (read_statement(&text, &len, path, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	if (ep_attest_parse(&a, text, len, &err) < 0) {
+		ep_say(stderr, "envparity attest: %s: %s", path, err.msg);
+		rc = EP_EXIT_USAGE;
+		goto done;
+	}
+	if (ep_attestopt_sign_text(&aopt, text, len, &err) < 0 ||
+	    ep_out_write(output, aopt.envelope, strlen(aopt.envelope),
+	    EP_OUT_STDOUT, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	if (ep_out_stream(output, EP_OUT_STDOUT) == 0)
+		ep_say(stdout, "envparity attest: %s: signed the %s of %s at "
+		    "%s (%s)", output, a->command, a->host, a->time_text,
+		    a->verdict);
+	rc = EP_EXIT_OK;
+done:
+	ep_attestation_free(a);
+	free(text);
+	ep_attestopt_clear(&aopt);
+	return rc;
+}
