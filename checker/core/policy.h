@@ -21,8 +21,9 @@ struct ep_policy;
 
 /* Parse policy text (name says where it came from, for errors).  Unknown
  * rule kinds, bad version ranges, bad globs, waivers without reason,
- * owner or a valid expiry date: EP_E_INPUT naming the input, the rule's
- * index and the problem.  The defaults are appended after the user's
+ * owner or a valid expiry date, a waiver or a rule that lets drift pass
+ * covering too much (every key; every key of an area: policy_guard.c):
+ * EP_E_INPUT naming the input, the rule's index and the problem.  The defaults are appended after the user's
  * rules, so a policy only states what differs. */
 int ep_policy_parse(struct ep_policy **out, const char *text, size_t len,
     const char *name, struct ep_err *err);
@@ -135,8 +136,9 @@ struct ep_waiver {
 	size_t seq;			/* its place in the merged policy */
 	int scope;			/* enum ep_policy_scope */
 	const char *origin;		/* the file it came from */
-	const char *key;		/* the glob; never one that matches
-					   every key (use an ignore rule) */
+	const char *key;		/* the glob; never one that covers
+					   every key, or every key of an
+					   area (policy_guard.c) */
 	const char *reason;
 	const char *owner;
 	const char *expires;		/* YYYY-MM-DD, a valid date */
@@ -199,8 +201,9 @@ struct ep_waiver_spec {
 };
 
 /* EP_E_INPUT naming what is wrong with w at now: an empty or blank key,
- * reason or owner, a key with blanks or control bytes or that is no
- * glob, an expiry that is no date or is already past (UTC). */
+ * reason or owner, a key with blanks or control bytes, that is no glob
+ * or that covers too much for a waiver (every key, every key of an
+ * area), an expiry that is no date or is already past (UTC). */
 int ep_policy_waiver_check(const struct ep_waiver_spec *w, time_t now,
     struct ep_err *err);
 
@@ -232,5 +235,17 @@ int ep_glob_match(const char *pattern, const char *key);
 /* NULL if pattern is a usable glob, else what is wrong with it ("is
  * empty", "has a '[' class that is not closed", ...). */
 const char *ep_glob_problem(const char *pattern);
+
+/* What a usable glob can match, its classes ([...]) taken as any one
+ * byte, as '?' is (a class narrows one byte among a few; it names
+ * nothing).  ep_glob_names: 1 when the glob holds a literal byte other
+ * than '.', that is, it picks keys by something besides their shape
+ * ("*.sha256" does; "*", "?*", "*.*", "[!r]*" and "*[!]]" do not).
+ * ep_glob_covers: 1 when it matches every key that starts with prefix
+ * and is longer ("" for every key; "python." for every key of the area
+ * python).
+ * Decided from the glob's tokens in time quadratic in its length. */
+int ep_glob_names(const char *pattern);
+int ep_glob_covers(const char *pattern, const char *prefix);
 
 #endif

@@ -19,6 +19,7 @@
 
 #include "clean.h"
 #include "policy.h"
+#include "policy_int.h"
 #include "vercmp.h"
 
 /* The text of root, as files are written: two spaces, members in order,
@@ -126,6 +127,7 @@ ep_policy_waiver_check(const struct ep_waiver_spec *w, time_t now,
     struct ep_err *err)
 {
 	const char *why;
+	char *wide;
 	struct tm tm;
 	char today[16];
 
@@ -147,6 +149,11 @@ ep_policy_waiver_check(const struct ep_waiver_spec *w, time_t now,
 	if ((why = ep_glob_problem(w->key)) != NULL)
 		return ep_err_set(err, EP_E_INPUT, "key '%s': not a fact key "
 		    "or pattern: it %s", w->key, why);
+	if ((wide = ep_policy_waiver_too_wide(w->key)) != NULL) {
+		ep_err_set(err, EP_E_INPUT, "key '%s': %s", w->key, wide);
+		free(wide);
+		return -1;
+	}
 	if (blank(w->reason))
 		return ep_err_set(err, EP_E_INPUT, "--reason is empty: say "
 		    "why the drift is accepted");
