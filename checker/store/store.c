@@ -173,6 +173,9 @@ ep_store_info_clear(struct ep_store_info *i)
 {
 	free(i->store);
 	free(i->ref);
+	if (i->trusted != NULL)
+		ep_store_policies_clear(i->trusted);
+	free(i->trusted);
 	memset(i, 0, sizeof *i);
 }
 

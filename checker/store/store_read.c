@@ -249,6 +249,21 @@ read_policies(struct ep_store_policies *pol, git_repository *repo,
 	return 0;
 }
 
+/* The policy files of profile at info->rewritten, the commit the cache
+ * saw last, into info->trusted: what may still decide store.history. */
+static int
+read_trusted(struct ep_store_info *info, struct ep_store *s,
+    const char *profile, struct ep_err *err)
+{
+	git_oid seen;
+
+	info->trusted = xcalloc(1, sizeof *info->trusted);
+	if (git_oid_fromstr(&seen, info->rewritten) < 0)
+		return ep_store_git_err(err, EP_E_IO, s, "the commit the cache "
+		    "saw last");
+	return read_policies(info->trusted, s->repo, &seen, profile, s, err);
+}
+
 int
 ep_store_read(char **manifest, struct ep_store_policies *pol,
     struct ep_store_info *info, struct ep_store *s, const char *profile,
@@ -271,7 +286,8 @@ ep_store_read(char **manifest, struct ep_store_policies *pol,
 		rc = ep_store_lock(s, err) < 0 ? -1 :
 		    ep_store_history_take(info->rewritten, s, &tip, err);
 		ep_store_unlock(s);
-		if (rc < 0)
+		if (rc < 0 || (info->rewritten[0] != '\0' &&
+		    read_trusted(info, s, profile, err) < 0))
 			return -1;
 	}
 	path = xasprintf("%s/manifest.json", profile);

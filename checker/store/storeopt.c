@@ -177,22 +177,58 @@ ep_storeopt_require_named(const struct ep_store_opts *so,
 	return -1;
 }
 
+/* The policy that decides store.history (new): the profile's as it
+ * stood at the commit the cache saw last, or the defaults when it cannot
+ * be read (*why says why, new, else NULL). */
+static struct ep_policy *
+trusted_policy(char **why, const struct ep_store_info *info)
+{
+	struct ep_policy *p = NULL;
+	struct ep_err err = { 0 };
+	char *where;
+
+	*why = NULL;
+	if (info->trusted == NULL)
+		return ep_policy_default();
+	where = xasprintf("%s#%.12s", info->store, info->rewritten);
+	if (ep_store_policy(&p, info->trusted, where, &err) < 0) {
+		*why = xstrdup(err.msg);
+		p = ep_policy_default();
+	}
+	free(where);
+	return p;
+}
+
 void
 ep_storeopt_history(struct ep_results *rs, const struct ep_store_info *info,
     const struct ep_policy *policy, time_t now)
 {
 	const struct ep_rule *rule;
-	struct ep_result r = { 0 };
-	char *msg;
+	struct ep_policy *trusted;
+	struct ep_result r = { 0 }, *last;
+	char *msg, *why, *t;
+	int st, tried;
 
 	if (info->rewritten[0] == '\0')
 		return;
-	rule = ep_policy_match(policy, "store.history");
-	if (rule->kind == EP_RULE_IGNORE)
+	trusted = trusted_policy(&why, info);
+	rule = ep_policy_match(trusted, "store.history");
+	if (rule->kind == EP_RULE_IGNORE && why == NULL) {
+		ep_policy_free(trusted);
 		return;
+	}
+	/* What the rewritten branch's own policy says is said, not done. */
+	tried = policy != NULL && (ep_policy_match(policy,
+	    "store.history")->kind == EP_RULE_IGNORE || (ep_policy_waiver(policy,
+	    "store.history", info->commit, now, &st) != NULL &&
+	    st == EP_WAIVER_LIVE));
 	msg = xasprintf("store.history: branch %s of %s was rewritten: the "
-	    "cache last saw %.12s, and %.12s does not descend from it",
-	    info->ref, info->store, info->rewritten, info->commit);
+	    "cache last saw %.12s, and %.12s does not descend from it%s%.*s%s%s",
+	    info->ref, info->store, info->rewritten, info->commit, tried ?
+	    "; the rewritten branch's policy cannot ignore or waive this, "
+	    "only the policy as it stood at " : "", tried ? 12 : 0,
+	    info->rewritten, why != NULL ? "; that policy could not be read, "
+	    "so nothing may: " : "", why != NULL ? why : "");
 	r.key = "store.history";
 	r.status = EP_FAIL;
 	r.expected = (char *)info->rewritten;
@@ -201,7 +237,20 @@ ep_storeopt_history(struct ep_results *rs, const struct ep_store_info *info,
 	r.message = msg;
 	ep_results_add(rs, &r);
 	free(msg);
-	ep_results_waive(rs, rs->n - 1, policy, now);
+	if (why == NULL) {
+		ep_results_waive(rs, rs->n - 1, trusted, now);
+		last = &rs->v[rs->n - 1];
+		if (last->waiver != 0) {
+			/* Its index is into that policy, not the run's. */
+			last->waiver = 0;
+			t = xasprintf("%s (the policy at %.12s)", last->message,
+			    info->rewritten);
+			free(last->message);
+			last->message = t;
+		}
+	}
+	free(why);
+	ep_policy_free(trusted);
 }
 
 /* "Name <email>" into its parts (pointers into buf, which is modified). */
