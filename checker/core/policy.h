@@ -169,6 +169,14 @@ enum ep_waiver_state {
 const struct ep_waiver *ep_policy_waiver(const struct ep_policy *p,
     const char *key, const char *actual, time_t now, int *state);
 
+/* The first live waiver at now (in the order they are tried) whose glob
+ * matches key, any value it accepts, and in *n how many do; NULL and 0
+ * when none.  unwaive asks it after removing a waiver: a glob waiver, or
+ * a shared or inherited one, may still cover the key.  A key that is
+ * itself a glob ("lib.*.sha256") is matched as the text it is. */
+const struct ep_waiver *ep_policy_waiver_covering(const struct ep_policy *p,
+    const char *key, time_t now, size_t *n);
+
 /* Whether w, live at now, expires within days days: the days left in
  * *left (0: it expires today). */
 int ep_waiver_expires_within(const struct ep_waiver *w, time_t now,
@@ -212,7 +220,8 @@ int ep_policy_waiver_check(const struct ep_waiver_spec *w, time_t now,
 int ep_policy_waiver_set(char **out, const char *cur, const char *name,
     const struct ep_waiver_spec *w, time_t now, struct ep_err *err);
 
-/* Remove every waiver whose key is written as key; none: EP_E_INPUT. */
+/* Remove every waiver whose key is written as key; none: EP_E_INPUT
+ * (naming a waiver of the file whose glob covers key, if one does). */
 int ep_policy_waiver_remove(char **out, const char *cur, const char *name,
     const char *key, struct ep_err *err);
 
