@@ -57,7 +57,7 @@ _envparity_options()
 		    "$_envparity_registry" ;;
 	verify)
 		echo "--key --require --max-age --subject --image --profile" \
-		    "-h --help" ;;
+		    "--store --golden-commit -h --help" ;;
 	version)
 		echo "-h --help" ;;
 	esac
@@ -112,7 +112,7 @@ _envparity()
 	--store | --ref | --profile | --runs | --timeout | --image | --node | \
 	--insecure-registry | --registry-auth-realm | --registry-timeout | \
 	--expect | --expiry-warning | --max-age | --subject | -m | --message | \
-	-n | --max | --reason | --owner | --expires | --actual)
+	-n | --max | --reason | --owner | --expires | --actual | --golden-commit)
 		return 0 ;;
 	esac
 
