@@ -173,9 +173,8 @@ ep_store_info_clear(struct ep_store_info *i)
 {
 	free(i->store);
 	free(i->ref);
-	if (i->trusted != NULL)
-		ep_store_policies_clear(i->trusted);
-	free(i->trusted);
+	ep_policy_free(i->seen_policy);
+	free(i->seen_policy_error);
 	memset(i, 0, sizeof *i);
 }
 

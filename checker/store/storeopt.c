@@ -177,44 +177,27 @@ ep_storeopt_require_named(const struct ep_store_opts *so,
 	return -1;
 }
 
-/* The policy that decides store.history (new): the profile's as it
- * stood at the commit the cache saw last, or the defaults when it cannot
- * be read (*why says why, new, else NULL). */
-static struct ep_policy *
-trusted_policy(char **why, const struct ep_store_info *info)
-{
-	struct ep_policy *p = NULL;
-	struct ep_err err = { 0 };
-	char *where;
-
-	*why = NULL;
-	if (info->trusted == NULL)
-		return ep_policy_default();
-	where = xasprintf("%s#%.12s", info->store, info->rewritten);
-	if (ep_store_policy(&p, info->trusted, where, &err) < 0) {
-		*why = xstrdup(err.msg);
-		p = ep_policy_default();
-	}
-	free(where);
-	return p;
-}
-
 void
 ep_storeopt_history(struct ep_results *rs, const struct ep_store_info *info,
     const struct ep_policy *policy, time_t now)
 {
 	const struct ep_rule *rule;
-	struct ep_policy *trusted;
+	const struct ep_policy *trusted = info->seen_policy;
+	struct ep_policy *defaults = NULL;
 	struct ep_result r = { 0 }, *last;
-	char *msg, *why, *t;
+	const char *why = info->seen_policy_error;
+	char *msg, *t;
 	int st, tried;
 
 	if (info->rewritten[0] == '\0')
 		return;
-	trusted = trusted_policy(&why, info);
+	/* No policy from then (none read, or one that no longer parses):
+	 * the defaults, which neither ignore nor waive it. */
+	if (trusted == NULL)
+		trusted = defaults = ep_policy_default();
 	rule = ep_policy_match(trusted, "store.history");
-	if (rule->kind == EP_RULE_IGNORE && why == NULL) {
-		ep_policy_free(trusted);
+	if (rule->kind == EP_RULE_IGNORE) {
+		ep_policy_free(defaults);
 		return;
 	}
 	/* What the rewritten branch's own policy says is said, not done. */
@@ -227,8 +210,9 @@ ep_storeopt_history(struct ep_results *rs, const struct ep_store_info *info,
 	    info->ref, info->store, info->rewritten, info->commit, tried ?
 	    "; the rewritten branch's policy cannot ignore or waive this, "
 	    "only the policy as it stood at " : "", tried ? 12 : 0,
-	    info->rewritten, why != NULL ? "; that policy could not be read, "
-	    "so nothing may: " : "", why != NULL ? why : "");
+	    info->rewritten, why != NULL ? "; the policy as it stood then "
+	    "does not parse, so nothing may ignore or waive this: " : "",
+	    why != NULL ? why : "");
 	r.key = "store.history";
 	r.status = EP_FAIL;
 	r.expected = (char *)info->rewritten;
@@ -249,8 +233,7 @@ ep_storeopt_history(struct ep_results *rs, const struct ep_store_info *info,
 			last->message = t;
 		}
 	}
-	free(why);
-	ep_policy_free(trusted);
+	ep_policy_free(defaults);
 }
 
 /* "Name <email>" into its parts (pointers into buf, which is modified). */

@@ -101,7 +101,7 @@ int ep_storeopt_require_named(const struct ep_store_opts *so,
 /* The result of a rewritten branch (info->rewritten set): a failure
  * naming the commit the cache saw last and the one the branch holds now.
  * Only the profile's policy as it stood at the commit seen last
- * (info->trusted) may ignore or waive it; policy, read from the
+ * (info->seen_policy) may ignore or waive it; policy, read from the
  * rewritten branch, cannot (the message says so when it tried).  A
  * trusted policy that no longer parses decides nothing: the failure
  * stands, saying why.  Adds nothing when the branch was not rewritten. */

@@ -178,3 +178,16 @@ WAIVE_IT='.waivers += [{"key": "store.history", "reason": "we rebase the golden"
 	# was gone.
 	[[ "$output" == *"store.history: branch main of $url was rewritten: the cache last saw ${last:0:12}"*"cannot ignore or waive this"* ]]
 }
+
+@test "a policy from before the rewrite that does not parse decides nothing: the failure stands, saying why" {
+	golden
+	# Seen by the cache (log fetches, then refuses the policy).
+	push_policy "$(jq -c '.rules += [{"key": "*", "rule": "ignore"}]' <<<"$POLICY")"
+	run "$EP" log --store "$url"
+	[ "$status" -eq 2 ]
+	seen=$(git --git-dir=srv/s.git rev-parse main)
+	rewrite "$(jq -c "$IGNORE_IT" <<<"$POLICY")"
+	run "$EP" check --no-discover --store "$url"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"FAIL    store.history: branch main of $url was rewritten: the cache last saw ${seen:0:12}"*"; the policy as it stood then does not parse, so nothing may ignore or waive this: $url#${seen:0:12}:default/policy.json: rules[1] (key \"*\"): rule \"ignore\" for every key lets every drift pass"* ]]
+}
