@@ -272,6 +272,9 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
+	/* A store whose branch was rewritten says so, as check does. */
+	if (golden != NULL)
+		ep_storeopt_history(&rs, &info, policy, now);
 
 	if (gethostname(host, sizeof host - 1) < 0 || host[0] == '\0')
 		strcpy(host, "unknown");

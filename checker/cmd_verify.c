@@ -3,8 +3,9 @@
  * job's side of an attestation that `check --attest` (or `fleet
  * --attest`) wrote.  Exit 0 only when a signature holds under one of the
  * keys, the statement is envparity's, and every condition asked for
- * holds: the verdict (--require), the age (--max-age), the profile, the
- * subjects and the images.  Otherwise one line says which condition
+ * holds: the verdict (--require), the age (--max-age), the golden it was
+ * judged against (--profile, --store, --golden-commit), the subjects and
+ * the images.  Otherwise one line says which condition
  * failed.  Offline: nothing is fetched, an image is matched against what
  * the statement records.
  */
@@ -23,6 +24,7 @@
 #include "dsse.h"
 #include "image.h"
 #include "sigkey.h"
+#include "store.h"
 
 static int cmd_verify_exec(const struct ep_cmd *, int, char **);
 
@@ -33,6 +35,8 @@ enum {
 	OPT_IMAGE,
 	OPT_MAX_AGE,
 	OPT_PROFILE,
+	OPT_STORE,
+	OPT_COMMIT,
 };
 
 /* At most this many --key, --subject and --image each. */
@@ -45,6 +49,7 @@ const struct ep_cmd ep_cmd_verify = {
 "usage: envparity verify FILE --key PUB.pem [--key PUB2.pem ...]\n"
 "                        [--require parity|no-fail] [--max-age DURATION]\n"
 "                        [--subject sha256:HEX] [--image REF] [--profile P]\n"
+"                        [--store STORE] [--golden-commit SHA]\n"
 "\n"
 "Verify an attestation written by `envparity check --attest` (or fleet's):\n"
 "a DSSE envelope holding an in-toto Statement v1 of envparity's predicate.\n"
@@ -67,16 +72,21 @@ const struct ep_cmd ep_cmd_verify = {
 "                       @sha256:, its repository and that digest; without,\n"
 "                       by name alone (said on standard error); repeatable\n"
 "  --profile P          the golden's profile must be P\n"
+"  --store STORE        the golden must come from STORE, as check named it\n"
+"                       (credentials left out either way)\n"
+"  --golden-commit SHA  the golden must be the one at commit SHA (the full\n"
+"                       40 hex digits): a golden reviewed and pinned, not\n"
+"                       whatever the store's branch held then\n"
 "  -h, --help           show this help\n"
 "\n"
 "FILE may be - for standard input.  Nothing is fetched: images are\n"
 "matched against what the statement records.\n"
 "\n"
 "Exit codes: 0 verified, 1 a condition failed (no signature holds under\n"
-"the keys, a verdict, age, profile, subject or image that does not\n"
-"match), 2 usage or malformed input (an envelope or statement that is\n"
-"not one, a key that is not an Ed25519 public key), 3 the attestation\n"
-"cannot be read.\n",
+"the keys, a verdict, age, profile, store, golden commit, subject or\n"
+"image that does not match), 2 usage or malformed input (an envelope or\n"
+"statement that is not one, a key that is not an Ed25519 public key), 3\n"
+"the attestation cannot be read.\n",
 	.exec = cmd_verify_exec,
 };
 
@@ -220,10 +230,14 @@ cmd_verify_exec(const struct ep_cmd *self, int argc, char **argv)
 		{ "image", required_argument, NULL, OPT_IMAGE },
 		{ "max-age", required_argument, NULL, OPT_MAX_AGE },
 		{ "profile", required_argument, NULL, OPT_PROFILE },
+		{ "store", required_argument, NULL, OPT_STORE },
+		{ "golden-commit", required_argument, NULL, OPT_COMMIT },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *keypath[VERIFY_MAX], *subject[VERIFY_MAX];
 	const char *image[VERIFY_MAX], *profile = NULL, *file, *alg;
+	const char *golden_commit = NULL;
+	char *store = NULL;
 	const char *digest, *require_name = "no-fail";
 	struct ep_sigkey *keys[VERIFY_MAX] = { NULL };
 	struct ep_attestation *a = NULL;
@@ -290,6 +304,22 @@ cmd_verify_exec(const struct ep_cmd *self, int argc, char **argv)
 		case OPT_PROFILE:
 			profile = optarg;
 			break;
+		case OPT_STORE:
+			if (optarg[0] == '\0') {
+				rc = ep_cmd_usage_error(self, "--store is "
+				    "empty");
+				goto done;
+			}
+			free(store);
+			store = ep_store_redact(optarg);
+			break;
+		case OPT_COMMIT:
+			if (ep_attest_commit_parse(optarg, &err) < 0) {
+				rc = ep_cmd_usage_error(self, "%s", err.msg);
+				goto done;
+			}
+			golden_commit = optarg;
+			break;
 		case 'h':
 			fputs(self->usage, stdout);
 			rc = EP_EXIT_OK;
@@ -336,7 +366,10 @@ cmd_verify_exec(const struct ep_cmd *self, int argc, char **argv)
 	    (max_age >= 0 && ep_attest_require_age(a, now, max_age,
 	    &err) < 0) ||
 	    (profile != NULL && ep_attest_require_profile(a, profile,
-	    &err) < 0))
+	    &err) < 0) ||
+	    (store != NULL && ep_attest_require_store(a, store, &err) < 0) ||
+	    (golden_commit != NULL && ep_attest_require_commit(a,
+	    golden_commit, &err) < 0))
 		goto failed;
 	for (size_t i = 0; i < nsubj; i++) {
 		(void)ep_attest_digest_parse(&alg, hex, subject[i], &err);
@@ -371,5 +404,6 @@ done:
 		ep_sigkey_free(keys[i]);
 	ep_attestation_free(a);
 	free(text);
+	free(store);
 	return rc;
 }

@@ -79,15 +79,21 @@ const struct ep_cmd ep_cmd_unwaive = {
 "\n"
 "Remove the waiver for KEY (written as the waiver names it) from\n"
 "PROFILE/policy.json in the store and commit it (pushed when the store\n"
-"is remote): a failure on KEY fails the check again.\n"
+"is remote): a failure on KEY fails the check again, unless another\n"
+"waiver still covers it (a glob such as 'lib.*', or one in a shared or\n"
+"inherited policy.json): then it says so.\n"
 "\n"
 WAIVE_COMMON_HELP
 "\n"
-"Prints \"unwaived KEY in FILE at COMMIT on STORE BRANCH\".  Default\n"
+"Prints \"unwaived KEY in FILE at COMMIT on STORE BRANCH\"; when another\n"
+"live waiver still covers KEY for PROFILE, \"removed the waiver for KEY\n"
+"from FILE at ...\" instead, and on standard error (even with -q) a\n"
+"warning naming that waiver, its file, owner and expiry.  Default\n"
 "message: \"unwaive KEY\".\n"
-"Exit codes: 0 committed, 2 usage, no waiver for KEY in the file, a\n"
-"policy.json check would refuse (nothing is committed), 3 the store\n"
-"could not be read or written, or a race on the same file.\n",
+"Exit codes: 0 committed (with or without that warning: the waiver asked\n"
+"for is gone), 2 usage, no waiver for KEY in the file, a policy.json\n"
+"check would refuse (nothing is committed), 3 the store could not be\n"
+"read or written, or a race on the same file.\n",
 	.exec = cmd_waive_exec,
 };
 
@@ -118,6 +124,47 @@ edit_policy(char **out, const char *cur, void *arg, struct ep_err *err)
 	return ep_policy_waiver_set(out, cur, c->name, &c->w, c->now, err);
 }
 
+/* After an unwaive: whether a live waiver of profile's merged policy, as
+ * the store holds it now, still covers key: *warning says which (a line,
+ * new), or is NULL when none does.  -1 with err when the policy cannot be
+ * read. */
+static int
+still_waived(char **warning, struct ep_store *s, const char *profile,
+    const char *key, time_t now, struct ep_err *err)
+{
+	struct ep_store_policies pol = { 0 };
+	struct ep_store_info info = { 0 };
+	struct ep_policy *p = NULL;
+	const struct ep_waiver *w;
+	char *mtext = NULL, *where = NULL;
+	size_t n;
+	int rc = -1;
+
+	*warning = NULL;
+	if (ep_store_read(&mtext, &pol, &info, s, profile, err) < 0)
+		goto done;
+	where = xasprintf("%s#%s", info.store, info.ref);
+	if (ep_store_policy(&p, &pol, where, err) < 0)
+		goto done;
+	if ((w = ep_policy_waiver_covering(p, key, now, &n)) != NULL)
+		*warning = xasprintf("warning: %s is still waived for profile "
+		    "%s: by the waiver for '%s' in %s (%s)%s%s, owner %s, "
+		    "until %s%s%s%s: unwaive that one too, or the check keeps "
+		    "waiving %s", key, profile, w->key, w->origin,
+		    ep_policy_scope_name(w->scope), w->accepts != NULL ?
+		    ", for " : "", w->accepts != NULL ? w->accepts : "",
+		    w->owner, w->expires, n > 1 ? " (and " : "", n > 1 ?
+		    "others" : "", n > 1 ? ")" : "", key);
+	rc = 0;
+done:
+	ep_policy_free(p);
+	ep_store_policies_clear(&pol);
+	ep_store_info_clear(&info);
+	free(mtext);
+	free(where);
+	return rc;
+}
+
 static int
 cmd_waive_exec(const struct ep_cmd *self, int argc, char **argv)
 {
@@ -142,6 +189,7 @@ cmd_waive_exec(const struct ep_cmd *self, int argc, char **argv)
 	struct waive_ctx ctx = { 0 };
 	const char *message = NULL, *profile;
 	char *path = NULL, *name = NULL, *msg = NULL, *abuf = NULL;
+	char *still = NULL;
 	char commit[41];
 	int c, quiet = 0, shared = 0, have_author, changed;
 	int rc = EP_EXIT_OK;
@@ -252,12 +300,30 @@ cmd_waive_exec(const struct ep_cmd *self, int argc, char **argv)
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
+	/* Removed as asked; but a glob, or a shared or inherited file's
+	 * waiver, may still cover the key: said, never "unwaived". */
+	if (ctx.remove && still_waived(&still, s, profile, ctx.w.key, ctx.now,
+	    &err) < 0) {
+		char *why = xstrdup(err.msg);
+
+		ep_err_set(&err, err.kind, "the waiver for %s was removed from "
+		    "%s at %.12s, but whether another still covers it cannot be "
+		    "told: %s", ctx.w.key, path, commit, why);
+		free(why);
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
 	ep_store_info_clear(&info);
 	ep_store_describe(&info, s);
-	if (!quiet)
+	if (!quiet && still != NULL)
+		ep_say(stdout, "removed the waiver for %s from %s at %s on %s "
+		    "%s", ctx.w.key, path, commit, info.store, info.ref);
+	else if (!quiet)
 		ep_say(stdout, "%s%s %s in %s at %s on %s %s", changed ? "" :
 		    "already ", ctx.remove ? "unwaived" : "waived", ctx.w.key,
 		    path, commit[0] ? commit : "(none)", info.store, info.ref);
+	if (still != NULL)
+		ep_say(stderr, "envparity %s: %s", self->name, still);
 	if (fflush(stdout) == EOF) {
 		ep_err_set(&err, EP_E_IO, "standard output: write failed");
 		rc = ep_cmd_fail(self, &err);
@@ -269,5 +335,6 @@ done:
 	free(name);
 	free(msg);
 	free(abuf);
+	free(still);
 	return rc;
 }

@@ -60,7 +60,7 @@ _envparity_options()
 		echo "-o --output --sign-key --sign-key-fd -h --help" ;;
 	verify)
 		echo "--key --require --max-age --subject --image --profile" \
-		    "-h --help" ;;
+		    "--store --golden-commit -h --help" ;;
 	version)
 		echo "-h --help" ;;
 	esac
@@ -116,7 +116,7 @@ _envparity()
 	--insecure-registry | --registry-auth-realm | --registry-timeout | \
 	--expect | --expiry-warning | --max-age | --subject | -m | --message | \
 	--sign-key-fd | \
-	-n | --max | --reason | --owner | --expires | --actual)
+	-n | --max | --reason | --owner | --expires | --actual | --golden-commit)
 		return 0 ;;
 	esac
 

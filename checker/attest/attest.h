@@ -150,6 +150,19 @@ int ep_attest_require_subject(const struct ep_attestation *a,
 int ep_attest_require_profile(const struct ep_attestation *a,
     const char *profile, struct ep_err *err);
 
+/* The golden it was judged against: the store exactly as the statement
+ * names it (credentials removed, as every message shows a store), and the
+ * golden's commit (case aside).  A statement that names none (a fleet
+ * without a store) never matches. */
+int ep_attest_require_store(const struct ep_attestation *a,
+    const char *store, struct ep_err *err);
+int ep_attest_require_commit(const struct ep_attestation *a,
+    const char *commit, struct ep_err *err);
+
+/* 0 when text is a full commit id (40 or 64 hex digits), else EP_E_INPUT
+ * saying that a prefix is no pin. */
+int ep_attest_commit_parse(const char *text, struct ep_err *err);
+
 /* "sha256:HEX" (64 hex digits) or "gitBlob:HEX" (40) into *alg (static)
  * and hex (lowercased, NUL-terminated); EP_E_INPUT otherwise. */
 int ep_attest_digest_parse(const char **alg, char hex[65], const char *text,

@@ -1,7 +1,9 @@
 /*
  * attest_read.c: reading an attestation for `envparity verify`: the
  * envelope opened (dsse.c), the statement read field by field, and the
- * conditions a deploy job may require of it.
+ * conditions a deploy job may require of it (the verdict, the age, the
+ * subjects, and the golden it was judged against: profile, store,
+ * commit).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -462,6 +464,47 @@ ep_attest_require_profile(const struct ep_attestation *a,
 		    "fleet judged without a store), --profile %s asked",
 		    profile);
 	return denied(err, "profile %s, not %s", a->profile, profile);
+}
+
+int
+ep_attest_require_store(const struct ep_attestation *a, const char *store,
+    struct ep_err *err)
+{
+	if (a->store != NULL && strcmp(a->store, store) == 0)
+		return 0;
+	if (a->store == NULL)
+		return denied(err, "store: the statement names none (a fleet "
+		    "judged without a store), --store %s asked", store);
+	return denied(err, "judged against store %s, not %s", a->store,
+	    store);
+}
+
+int
+ep_attest_require_commit(const struct ep_attestation *a, const char *commit,
+    struct ep_err *err)
+{
+	if (a->commit != NULL && strcasecmp(a->commit, commit) == 0)
+		return 0;
+	if (a->commit == NULL)
+		return denied(err, "golden commit: the statement names none "
+		    "(no store, or an empty one), --golden-commit %s asked",
+		    commit);
+	return denied(err, "judged against golden commit %s%s%s, not %s",
+	    a->commit, a->ref != NULL ? " on " : "", a->ref != NULL ? a->ref :
+	    "", commit);
+}
+
+int
+ep_attest_commit_parse(const char *text, struct ep_err *err)
+{
+	size_t n = strlen(text);
+
+	if ((n != 40 && n != 64) || strspn(text, "0123456789abcdefABCDEF") != n)
+		return ep_err_set(err, EP_E_INPUT, "--golden-commit '%s': the "
+		    "full commit id, 40 hex digits (64 in a SHA-256 "
+		    "repository): a prefix is not a pin, another commit can be "
+		    "made to share it", text);
+	return 0;
 }
 
 int

@@ -202,6 +202,17 @@ check_entry_key(const char *key, const char *where, const char *name,
 	    "key %s", name, where, why);
 }
 
+/* why (new, or NULL: the entry may stand) as the entry's error. */
+static int
+too_wide(char *why, const char *name, const char *where, struct ep_err *err)
+{
+	if (why == NULL)
+		return 0;
+	ep_err_set(err, EP_E_INPUT, "%s: %s: %s", name, where, why);
+	free(why);
+	return -1;
+}
+
 /* 1 when a nearer layer has an entry with the same key: that one wins,
  * and this one could never match first (rules) or would only confuse
  * (waivers), so it is left out. */
@@ -285,6 +296,9 @@ parse_rule(struct ep_policy *p, json_t *o, size_t i, const struct layer *l,
 			    "\"severity\" does not apply to rule \"ignore\"",
 			    name, where);
 	}
+	if (too_wide(ep_policy_rule_too_wide(key, k, m, sev), name, where,
+	    err) < 0)
+		return -1;
 	if (range != NULL && ep_verrange_parse(&vr, range, &rerr) < 0)
 		return ep_err_set(err, EP_E_INPUT, "%s: %s: %s", name, where,
 		    rerr.msg);
@@ -316,27 +330,6 @@ parse_rule(struct ep_policy *p, json_t *o, size_t i, const struct layer *l,
 	return 0;
 }
 
-/* 1 when glob would match every key: "*", "?*", "*.*", "[!#]*" and their
- * like all match keys as different as these, one of every area and
- * shape a run can give. */
-static int
-matches_every_key(const char *glob)
-{
-	static const char *const keys[] = { "os.id", "python.pkg.numpy",
-	    "lib.cudnn_ops.sha256", "gpu.0.name", "env.CUDA_VISIBLE_DEVICES",
-	    "stack.cudart_minor.cudnn",
-	    "image.docker.io/library/ubuntu:24.04.digest",
-	    "lockfile.requirements-gpu.txt.pin.torch",
-	    "probe.cpu.gemm.sha256", "capture.warning[0]", "golden.compared",
-	    "store.history", "policy.waivers[0]", "report.omitted",
-	    "conda.pkg.x", "cpu.isa", "libc.version", NULL };
-
-	for (size_t i = 0; keys[i] != NULL; i++)
-		if (!ep_glob_match(glob, keys[i]))
-			return 0;
-	return 1;
-}
-
 static int
 parse_waiver(struct ep_policy *p, json_t *o, size_t i, const struct layer *l,
     struct ep_err *err)
@@ -359,10 +352,8 @@ parse_waiver(struct ep_policy *p, json_t *o, size_t i, const struct layer *l,
 	    get_string(&range, o, "range", 0, name, where, err) < 0 ||
 	    check_entry_key(key, where, name, err) < 0)
 		return -1;
-	if (matches_every_key(key))
-		return ep_err_set(err, EP_E_INPUT, "%s: %s: a waiver for every "
-		    "key hides every finding: use a rule \"ignore\", which "
-		    "reports what it ignores, or name the keys", name, where);
+	if (too_wide(ep_policy_waiver_too_wide(key), name, where, err) < 0)
+		return -1;
 	if (!ep_policy_valid_date(expires))
 		return ep_err_set(err, EP_E_INPUT, "%s: %s: expires \"%s\" "
 		    "is not a date (YYYY-MM-DD)", name, where, expires);

@@ -21,8 +21,9 @@ struct ep_policy;
 
 /* Parse policy text (name says where it came from, for errors).  Unknown
  * rule kinds, bad version ranges, bad globs, waivers without reason,
- * owner or a valid expiry date: EP_E_INPUT naming the input, the rule's
- * index and the problem.  The defaults are appended after the user's
+ * owner or a valid expiry date, a waiver or a rule that lets drift pass
+ * covering too much (every key; every key of an area: policy_guard.c):
+ * EP_E_INPUT naming the input, the rule's index and the problem.  The defaults are appended after the user's
  * rules, so a policy only states what differs. */
 int ep_policy_parse(struct ep_policy **out, const char *text, size_t len,
     const char *name, struct ep_err *err);
@@ -135,8 +136,9 @@ struct ep_waiver {
 	size_t seq;			/* its place in the merged policy */
 	int scope;			/* enum ep_policy_scope */
 	const char *origin;		/* the file it came from */
-	const char *key;		/* the glob; never one that matches
-					   every key (use an ignore rule) */
+	const char *key;		/* the glob; never one that covers
+					   every key, or every key of an
+					   area (policy_guard.c) */
 	const char *reason;
 	const char *owner;
 	const char *expires;		/* YYYY-MM-DD, a valid date */
@@ -166,6 +168,14 @@ enum ep_waiver_state {
  * names a value (actual or range) never accepts a missing key. */
 const struct ep_waiver *ep_policy_waiver(const struct ep_policy *p,
     const char *key, const char *actual, time_t now, int *state);
+
+/* The first live waiver at now (in the order they are tried) whose glob
+ * matches key, any value it accepts, and in *n how many do; NULL and 0
+ * when none.  unwaive asks it after removing a waiver: a glob waiver, or
+ * a shared or inherited one, may still cover the key.  A key that is
+ * itself a glob ("lib.*.sha256") is matched as the text it is. */
+const struct ep_waiver *ep_policy_waiver_covering(const struct ep_policy *p,
+    const char *key, time_t now, size_t *n);
 
 /* Whether w, live at now, expires within days days: the days left in
  * *left (0: it expires today). */
@@ -199,8 +209,9 @@ struct ep_waiver_spec {
 };
 
 /* EP_E_INPUT naming what is wrong with w at now: an empty or blank key,
- * reason or owner, a key with blanks or control bytes or that is no
- * glob, an expiry that is no date or is already past (UTC). */
+ * reason or owner, a key with blanks or control bytes, that is no glob
+ * or that covers too much for a waiver (every key, every key of an
+ * area), an expiry that is no date or is already past (UTC). */
 int ep_policy_waiver_check(const struct ep_waiver_spec *w, time_t now,
     struct ep_err *err);
 
@@ -209,7 +220,8 @@ int ep_policy_waiver_check(const struct ep_waiver_spec *w, time_t now,
 int ep_policy_waiver_set(char **out, const char *cur, const char *name,
     const struct ep_waiver_spec *w, time_t now, struct ep_err *err);
 
-/* Remove every waiver whose key is written as key; none: EP_E_INPUT. */
+/* Remove every waiver whose key is written as key; none: EP_E_INPUT
+ * (naming a waiver of the file whose glob covers key, if one does). */
 int ep_policy_waiver_remove(char **out, const char *cur, const char *name,
     const char *key, struct ep_err *err);
 
@@ -232,5 +244,17 @@ int ep_glob_match(const char *pattern, const char *key);
 /* NULL if pattern is a usable glob, else what is wrong with it ("is
  * empty", "has a '[' class that is not closed", ...). */
 const char *ep_glob_problem(const char *pattern);
+
+/* What a usable glob can match, its classes ([...]) taken as any one
+ * byte, as '?' is (a class narrows one byte among a few; it names
+ * nothing).  ep_glob_names: 1 when the glob holds a literal byte other
+ * than '.', that is, it picks keys by something besides their shape
+ * ("*.sha256" does; "*", "?*", "*.*", "[!r]*" and "*[!]]" do not).
+ * ep_glob_covers: 1 when it matches every key that starts with prefix
+ * and is longer ("" for every key; "python." for every key of the area
+ * python).
+ * Decided from the glob's tokens in time quadratic in its length. */
+int ep_glob_names(const char *pattern);
+int ep_glob_covers(const char *pattern, const char *prefix);
 
 #endif

@@ -19,6 +19,7 @@
 
 #include "clean.h"
 #include "policy.h"
+#include "policy_int.h"
 #include "vercmp.h"
 
 /* The text of root, as files are written: two spaces, members in order,
@@ -126,6 +127,7 @@ ep_policy_waiver_check(const struct ep_waiver_spec *w, time_t now,
     struct ep_err *err)
 {
 	const char *why;
+	char *wide;
 	struct tm tm;
 	char today[16];
 
@@ -147,6 +149,11 @@ ep_policy_waiver_check(const struct ep_waiver_spec *w, time_t now,
 	if ((why = ep_glob_problem(w->key)) != NULL)
 		return ep_err_set(err, EP_E_INPUT, "key '%s': not a fact key "
 		    "or pattern: it %s", w->key, why);
+	if ((wide = ep_policy_waiver_too_wide(w->key)) != NULL) {
+		ep_err_set(err, EP_E_INPUT, "key '%s': %s", w->key, wide);
+		free(wide);
+		return -1;
+	}
 	if (blank(w->reason))
 		return ep_err_set(err, EP_E_INPUT, "--reason is empty: say "
 		    "why the drift is accepted");
@@ -216,6 +223,21 @@ done:
 	return rc;
 }
 
+/* The key of the first waiver in the JSON array waivers whose glob
+ * matches key, or NULL. */
+static const char *
+covering(json_t *waivers, const char *key)
+{
+	for (size_t i = 0; i < json_array_size(waivers); i++) {
+		const char *k = json_string_value(json_object_get(
+		    json_array_get(waivers, i), "key"));
+
+		if (k != NULL && ep_glob_match(k, key))
+			return k;
+	}
+	return NULL;
+}
+
 int
 ep_policy_waiver_remove(char **out, const char *cur, const char *name,
     const char *key, struct ep_err *err)
@@ -241,8 +263,12 @@ ep_policy_waiver_remove(char **out, const char *cur, const char *name,
 			i++;
 	}
 	if (removed == 0) {
+		const char *glob = covering(waivers, key);
+
 		ep_err_set(err, EP_E_INPUT, "%s: no waiver for '%s' (the key "
-		    "must be written as the waiver names it)", name, key);
+		    "must be written as the waiver names it%s%s%s)", name, key,
+		    glob ? ": the waiver for '" : "", glob ? glob : "", glob ?
+		    "' covers it" : "");
 		goto done;
 	}
 	if (json_array_size(waivers) == 0)

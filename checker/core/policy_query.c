@@ -1,6 +1,7 @@
 /*
  * policy_query.c: what a parsed policy says about a key: the first rule
- * whose glob matches it, and the waiver that covers it at a date.
+ * whose glob matches it, the waiver that covers it at a date, and every
+ * live waiver that still would (for unwaive).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -118,4 +119,27 @@ ep_policy_waivers(const struct ep_policy *p, size_t *n)
 {
 	*n = p->nwaivers;
 	return p->waivers;
+}
+
+const struct ep_waiver *
+ep_policy_waiver_covering(const struct ep_policy *p, const char *key,
+    time_t now, size_t *n)
+{
+	const struct ep_waiver *first = NULL;
+	char today[16];
+
+	*n = 0;
+	if (utc_date(today, now) < 0)
+		return NULL;
+	for (size_t i = 0; i < p->nwaivers; i++) {
+		const struct ep_waiver *w = &p->waivers[i];
+
+		if (strcmp(w->expires, today) < 0 ||
+		    !ep_glob_match(w->key, key))
+			continue;
+		if (first == NULL)
+			first = w;
+		(*n)++;
+	}
+	return first;
 }

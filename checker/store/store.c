@@ -173,6 +173,8 @@ ep_store_info_clear(struct ep_store_info *i)
 {
 	free(i->store);
 	free(i->ref);
+	ep_policy_free(i->seen_policy);
+	free(i->seen_policy_error);
 	memset(i, 0, sizeof *i);
 }
 

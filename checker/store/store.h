@@ -82,6 +82,13 @@ struct ep_store_info {
 	 * saw it (commit does not descend from this one): the commit it saw
 	 * last; "" otherwise.  Filled by ep_store_read, once. */
 	char rewritten[41];
+	/* With rewritten: the profile's policy as it stood at that commit,
+	 * the last history trusted here, parsed and merged (owned; NULL
+	 * otherwise, or when it does not parse: seen_policy_error then says
+	 * why, owned).  Only it decides what store.history is: the rewritten
+	 * branch's own policy could say anything (ep_storeopt_history). */
+	struct ep_policy *seen_policy;
+	char *seen_policy_error;
 };
 void ep_store_info_clear(struct ep_store_info *i);
 
@@ -140,7 +147,9 @@ void ep_store_policy_paths(struct ep_store_policies *out,
  * and owned by the caller (ep_store_policies_clear).  A file larger than
  * EP_STORE_MAX_BLOB is EP_E_INPUT naming it, found from the object's
  * header before it is inflated.  info->rewritten says whether the branch
- * was rewritten since the cache saw it last (reported once). */
+ * was rewritten since the cache saw it last, and info->seen_policy then
+ * holds the profile's policy at the commit it saw last (read from the
+ * cache, which keeps that commit while the marker stands). */
 int ep_store_read(char **manifest, struct ep_store_policies *pol,
     struct ep_store_info *info, struct ep_store *s, const char *profile,
     struct ep_err *err);

@@ -9,9 +9,12 @@
  * first such commit, while the marker stands); every read of the store
  * (check, diff) then says so, until the branch comes back to descend
  * from that commit, or someone acts on it: a bless onto the branch (a
- * person took the new history as the base of a golden) clears it.  A
- * policy may ignore or waive store.history, as any result.  Reads of any
- * profile see it; none of them uses it up.
+ * person took the new history as the base of a golden) clears it.  Only
+ * the policy as it stood at the commit seen last may ignore or waive
+ * store.history (store_read.c reads it from the cache, which keeps that
+ * commit while the marker names it; storeopt.c decides): the rewritten
+ * branch's own policy could say anything.  Reads of any profile see it;
+ * none of them uses it up.
  */
 #include "store_int.h"
 

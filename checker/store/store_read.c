@@ -249,6 +249,32 @@ read_policies(struct ep_store_policies *pol, git_repository *repo,
 	return 0;
 }
 
+/* The policy of profile at info->rewritten, the commit the cache saw
+ * last, into info->seen_policy: what may still decide store.history.  One
+ * that no longer parses is not an error here (info->seen_policy_error):
+ * it then decides nothing. */
+static int
+read_trusted(struct ep_store_info *info, struct ep_store *s,
+    const char *profile, struct ep_err *err)
+{
+	struct ep_store_policies pol = { 0 };
+	struct ep_err perr = { 0 };
+	git_oid seen;
+	char *where;
+
+	if (git_oid_fromstr(&seen, info->rewritten) < 0)
+		return ep_store_git_err(err, EP_E_IO, s, "the commit the cache "
+		    "saw last");
+	if (read_policies(&pol, s->repo, &seen, profile, s, err) < 0)
+		return -1;
+	where = xasprintf("%s#%.12s", info->store, info->rewritten);
+	if (ep_store_policy(&info->seen_policy, &pol, where, &perr) < 0)
+		info->seen_policy_error = xstrdup(perr.msg);
+	free(where);
+	ep_store_policies_clear(&pol);
+	return 0;
+}
+
 int
 ep_store_read(char **manifest, struct ep_store_policies *pol,
     struct ep_store_info *info, struct ep_store *s, const char *profile,
@@ -271,7 +297,8 @@ ep_store_read(char **manifest, struct ep_store_policies *pol,
 		rc = ep_store_lock(s, err) < 0 ? -1 :
 		    ep_store_history_take(info->rewritten, s, &tip, err);
 		ep_store_unlock(s);
-		if (rc < 0)
+		if (rc < 0 || (info->rewritten[0] != '\0' &&
+		    read_trusted(info, s, profile, err) < 0))
 			return -1;
 	}
 	path = xasprintf("%s/manifest.json", profile);

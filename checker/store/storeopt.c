@@ -182,17 +182,37 @@ ep_storeopt_history(struct ep_results *rs, const struct ep_store_info *info,
     const struct ep_policy *policy, time_t now)
 {
 	const struct ep_rule *rule;
-	struct ep_result r = { 0 };
-	char *msg;
+	const struct ep_policy *trusted = info->seen_policy;
+	struct ep_policy *defaults = NULL;
+	struct ep_result r = { 0 }, *last;
+	const char *why = info->seen_policy_error;
+	char *msg, *t;
+	int st, tried;
 
 	if (info->rewritten[0] == '\0')
 		return;
-	rule = ep_policy_match(policy, "store.history");
-	if (rule->kind == EP_RULE_IGNORE)
+	/* No policy from then (none read, or one that no longer parses):
+	 * the defaults, which neither ignore nor waive it. */
+	if (trusted == NULL)
+		trusted = defaults = ep_policy_default();
+	rule = ep_policy_match(trusted, "store.history");
+	if (rule->kind == EP_RULE_IGNORE) {
+		ep_policy_free(defaults);
 		return;
+	}
+	/* What the rewritten branch's own policy says is said, not done. */
+	tried = policy != NULL && (ep_policy_match(policy,
+	    "store.history")->kind == EP_RULE_IGNORE || (ep_policy_waiver(policy,
+	    "store.history", info->commit, now, &st) != NULL &&
+	    st == EP_WAIVER_LIVE));
 	msg = xasprintf("store.history: branch %s of %s was rewritten: the "
-	    "cache last saw %.12s, and %.12s does not descend from it",
-	    info->ref, info->store, info->rewritten, info->commit);
+	    "cache last saw %.12s, and %.12s does not descend from it%s%.*s%s%s",
+	    info->ref, info->store, info->rewritten, info->commit, tried ?
+	    "; the rewritten branch's policy cannot ignore or waive this, "
+	    "only the policy as it stood at " : "", tried ? 12 : 0,
+	    info->rewritten, why != NULL ? "; the policy as it stood then "
+	    "does not parse, so nothing may ignore or waive this: " : "",
+	    why != NULL ? why : "");
 	r.key = "store.history";
 	r.status = EP_FAIL;
 	r.expected = (char *)info->rewritten;
@@ -201,7 +221,19 @@ ep_storeopt_history(struct ep_results *rs, const struct ep_store_info *info,
 	r.message = msg;
 	ep_results_add(rs, &r);
 	free(msg);
-	ep_results_waive(rs, rs->n - 1, policy, now);
+	if (why == NULL) {
+		ep_results_waive(rs, rs->n - 1, trusted, now);
+		last = &rs->v[rs->n - 1];
+		if (last->waiver != 0) {
+			/* Its index is into that policy, not the run's. */
+			last->waiver = 0;
+			t = xasprintf("%s (the policy at %.12s)", last->message,
+			    info->rewritten);
+			free(last->message);
+			last->message = t;
+		}
+	}
+	ep_policy_free(defaults);
 }
 
 /* "Name <email>" into its parts (pointers into buf, which is modified). */

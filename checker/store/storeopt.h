@@ -98,10 +98,13 @@ int ep_storeopt_author(struct ep_author *a, int *set, char **buf,
 int ep_storeopt_require_named(const struct ep_store_opts *so,
     struct ep_err *err);
 
-/* The result of a rewritten branch (info->rewritten set), if the policy
- * does not ignore store.history: a failure naming the commit the cache
- * saw last and the one the branch holds now, waivable like any other.
- * Adds nothing when the branch was not rewritten. */
+/* The result of a rewritten branch (info->rewritten set): a failure
+ * naming the commit the cache saw last and the one the branch holds now.
+ * Only the profile's policy as it stood at the commit seen last
+ * (info->seen_policy) may ignore or waive it; policy, read from the
+ * rewritten branch, cannot (the message says so when it tried).  A
+ * trusted policy that no longer parses decides nothing: the failure
+ * stands, saying why.  Adds nothing when the branch was not rewritten. */
 void ep_storeopt_history(struct ep_results *rs,
     const struct ep_store_info *info, const struct ep_policy *policy,
     time_t now);

@@ -14,8 +14,8 @@ setup_file() {
 
 # This machine's findings that need no golden (a cuDNN built for a newer
 # cudart, say) are not what these tests are about.
-POLICY='{"schema": "envparity/policy@1", "rules": [], "waivers": [
-  {"key": "stack.*", "reason": "r", "owner": "o", "expires": "2099-12-31"}]}'
+POLICY='{"schema": "envparity/policy@1", "rules": [
+  {"key": "stack.*", "rule": "ignore"}], "waivers": []}'
 
 # Serve a store whose golden is this machine, and open it once.
 golden() {
@@ -80,33 +80,114 @@ rewrite() { # [policy]
 	[[ "$output" != *store.history* ]]
 }
 
-@test "a rewrite the policy ignores, one that comes back, and a branch deleted and made again" {
-	golden
-	orig=$(git --git-dir=srv/s.git rev-parse main)
+# Push the policy given on top of the branch, as a reviewed change
+# would land: history the cache then sees.
+push_policy() { # policy
+	rm -rf wt
+	git clone -q "$url" wt
+	printf '%s\n' "$1" >wt/default/policy.json
+	git -C wt -c user.name=M -c user.email=m@x commit -qam "policy"
+	git -C wt push -q origin main
+	rm -rf wt
+}
 
-	# Ignored by the policy: no result.
-	rewrite "$(jq -c '.rules = [{"key": "store.history", "rule": "ignore"}]' <<<"$POLICY")"
+IGNORE_IT='.rules += [{"key": "store.history", "rule": "ignore"}]'
+WAIVE_IT='.waivers += [{"key": "store.history", "reason": "we rebase the golden",
+    "owner": "infra", "expires": "2099-12-31"}]'
+
+@test "a force push whose own policy ignores and waives store.history: still a failure, saying so" {
+	golden
+	seen=$(git --git-dir=srv/s.git rev-parse main)
+
+	rewrite "$(jq -c "$IGNORE_IT | $WAIVE_IT" <<<"$POLICY")"
+	now=$(git --git-dir=srv/s.git rev-parse main)
+	run "$EP" check --no-discover --store "$url" --json r.json
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"FAIL    store.history: branch main of $url was rewritten: the cache last saw ${seen:0:12}, and ${now:0:12} does not descend from it; the rewritten branch's policy cannot ignore or waive this, only the policy as it stood at ${seen:0:12}"* ]]
+	jq -e --arg s "$seen" --arg n "$now" '[.results[] | select(.key == "store.history"
+	    and .status == "fail" and .expected == $s and .actual == $n)] | length == 1' r.json
+	# A waiver alone, in a second rewrite: the same.
+	rewrite "$(jq -c "$WAIVE_IT" <<<"$POLICY")"
+	run "$EP" check --no-discover --store "$url"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"FAIL    store.history: branch main of $url was rewritten: the cache last saw ${seen:0:12}"*"cannot ignore or waive this"* ]]
+	# diff of the store spec and fleet say it too.
+	run "$EP" diff "$url#main:default" now.json
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"FAIL    store.history: "*"cannot ignore or waive this"* ]]
+	mkdir nodes
+	cp now.json nodes/n1.json
+	run "$EP" fleet --store "$url" --json f.json nodes
+	[ "$status" -eq 1 ]
+	jq -e '[.results[] | select(.key == "store.history" and .status == "fail")] | length == 1' f.json
+	# A bless on top is the act that accepts the new history.
+	"$EP" bless -q --store "$url" -m "accept the new history" now.json
+	run "$EP" check --no-discover --store "$url" --json r.json
+	[ "$status" -eq 0 ]
+	jq -e '[.results[] | select(.key == "store.history")] | length == 0' r.json
+	# The branch's own waiver never waived it: a stale waiver, said.
+	[[ "$output" == *"warn    policy.waivers[0]: the waiver for store.history (infra, until 2099-12-31) waived nothing in this run"* ]]
+}
+
+@test "the policy as the cache last saw it decides; a rewrite that comes back; a branch deleted and made again" {
+	golden
+
+	# A waiver in the history the cache saw, then a rewrite: waived,
+	# saying whose policy waived it.
+	push_policy "$(jq -c "$WAIVE_IT" <<<"$POLICY")"
+	run "$EP" check --no-discover --store "$url"
+	[ "$status" -eq 0 ]
+	trusted=$(git --git-dir=srv/s.git rev-parse main)
+	rewrite
+	run "$EP" check --no-discover --store "$url" --json r.json
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"waived  store.history: branch main of $url was rewritten: the cache last saw ${trusted:0:12}"*"; waived by infra until 2099-12-31: we rebase the golden (the policy at ${trusted:0:12})"* ]]
+	jq -e '[.results[] | select(.key == "store.history" and .status == "waived")] | length == 1' r.json
+
+	# Put back before the next check: nothing to say.
+	git --git-dir=srv/s.git update-ref refs/heads/main "$trusted"
 	run "$EP" check --no-discover --store "$url" --json r.json
 	[ "$status" -eq 0 ]
 	jq -e '[.results[] | select(.key == "store.history")] | length == 0' r.json
 
-	# Rewritten, then put back before any check: nothing to say.
-	good=$(git --git-dir=srv/s.git rev-parse main)
-	rewrite
-	"$EP" log --store "$url" >/dev/null
-	git --git-dir=srv/s.git update-ref refs/heads/main "$good"
+	# An ignore rule in the history the cache saw: no result.
+	push_policy "$(jq -c "$IGNORE_IT" <<<"$POLICY")"
 	run "$EP" check --no-discover --store "$url"
 	[ "$status" -eq 0 ]
-	[[ "$output" != *store.history* ]]
+	ignoring=$(git --git-dir=srv/s.git rev-parse main)
+	rewrite
+	run "$EP" check --no-discover --store "$url" --json r.json
+	[ "$status" -eq 0 ]
+	jq -e '[.results[] | select(.key == "store.history")] | length == 0' r.json
+	git --git-dir=srv/s.git update-ref refs/heads/main "$ignoring"
+	"$EP" log --store "$url" >/dev/null
 
-	# Deleted, seen gone, then made again with other history.
+	# The team takes the ignore back; then the branch is deleted, seen
+	# gone, and made again with other history that ignores it itself.
+	push_policy "$POLICY"
+	run "$EP" check --no-discover --store "$url"
+	[ "$status" -eq 0 ]
+	last=$(git --git-dir=srv/s.git rev-parse main)
 	git --git-dir=srv/s.git update-ref -d refs/heads/main
 	run "$EP" log --store "$url"
 	[ "$status" -eq 2 ]
-	rewrite
+	rewrite "$(jq -c "$IGNORE_IT" <<<"$POLICY")"
 	run "$EP" check --no-discover --store "$url"
 	[ "$status" -eq 1 ]
-	# The commit named is the last one trusted: the first rewrite was
-	# only ever ignored, never acted on.
-	[[ "$output" == *"store.history: branch main of $url was rewritten: the cache last saw ${orig:0:12}"* ]]
+	# The commit named is the last one the cache saw, before the branch
+	# was gone.
+	[[ "$output" == *"store.history: branch main of $url was rewritten: the cache last saw ${last:0:12}"*"cannot ignore or waive this"* ]]
+}
+
+@test "a policy from before the rewrite that does not parse decides nothing: the failure stands, saying why" {
+	golden
+	# Seen by the cache (log fetches, then refuses the policy).
+	push_policy "$(jq -c '.rules += [{"key": "*", "rule": "ignore"}]' <<<"$POLICY")"
+	run "$EP" log --store "$url"
+	[ "$status" -eq 2 ]
+	seen=$(git --git-dir=srv/s.git rev-parse main)
+	rewrite "$(jq -c "$IGNORE_IT" <<<"$POLICY")"
+	run "$EP" check --no-discover --store "$url"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"FAIL    store.history: branch main of $url was rewritten: the cache last saw ${seen:0:12}"*"; the policy as it stood then does not parse, so nothing may ignore or waive this: $url#${seen:0:12}:default/policy.json: rules[1] (key \"*\"): rule \"ignore\" for every key lets every drift pass"* ]]
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # verify.bats: `envparity verify`, the deploy job's side: keys rotated,
 # --require, --max-age, --subject, --image (a digest reference or a
-# name), --profile; each refusal one line with its exit code: 1 a
+# name), --profile, --store and --golden-commit; each refusal one line
+# with its exit code: 1 a
 # condition that fails, 2 an envelope, statement or key that is not one,
 # 3 an attestation that cannot be read.  Statements a signer could make
 # (expired, for another image, WARNED) are signed here with openssl.
@@ -129,6 +130,64 @@ attested() {
 	run "$EP" verify att.json --key "$T/pub.pem" --profile train/h100
 	[ "$status" -eq 1 ]
 	[ "$output" = "envparity verify: att.json: profile default, not train/h100" ]
+}
+
+@test "--golden-commit and --store: the golden judged against must be the one pinned" {
+	attested
+	old=$(git --git-dir=.envparity/store rev-parse main)
+	run "$EP" verify att.json --key "$T/pub.pem" --golden-commit "$old" \
+	    --store .envparity/store --profile default
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *", profile default, commit ${old:0:12}; signed with"* ]]
+	run "$EP" verify att.json --key "$T/pub.pem" --golden-commit "${old^^}"
+	[ "$status" -eq 0 ]
+
+	# The store's branch moves on (a push nobody reviewed); a check
+	# judged against it is signed as faithfully, and refused.
+	git clone -q .envparity/store wt
+	jq '.description = "moved on"' wt/default/policy.json > p.json
+	mv p.json wt/default/policy.json
+	git -C wt -c user.name=t -c user.email=t@x commit -qam "moved on"
+	git -C wt push -q origin HEAD
+	new=$(git --git-dir=.envparity/store rev-parse main)
+	ep_check --attest att2.json --sign-key "$T/key.pem" > /dev/null
+	run "$EP" verify att2.json --key "$T/pub.pem"
+	[ "$status" -eq 0 ]
+	run "$EP" verify att2.json --key "$T/pub.pem" --golden-commit "$old"
+	[ "$status" -eq 1 ]
+	[ "$output" = "envparity verify: att2.json: judged against golden commit $new on main, not $old" ]
+	run "$EP" verify att2.json --key "$T/pub.pem" --golden-commit "$new"
+	[ "$status" -eq 0 ]
+
+	# Another store: exit 1.  Credentials in --store are left out, as
+	# the statement leaves them out, and never shown.
+	run "$EP" verify att.json --key "$T/pub.pem" --store other.git
+	[ "$status" -eq 1 ]
+	[ "$output" = "envparity verify: att.json: judged against store .envparity/store, not other.git" ]
+	resign att.json '.predicate.store = "https://git.example/golden.git"' "$T/key.pem" > remote.json
+	run "$EP" verify remote.json --key "$T/pub.pem" --store "https://ci:s3cret@git.example/golden.git"
+	[ "$status" -eq 0 ]
+	run "$EP" verify remote.json --key "$T/pub.pem" --store "https://ci:s3cret@git.example/other.git"
+	[ "$status" -eq 1 ]
+	[ "$output" = "envparity verify: remote.json: judged against store https://git.example/golden.git, not https://git.example/other.git" ]
+	[[ "$output" != *s3cret* ]]
+	# A statement that names no golden (a fleet without a store).
+	resign att.json '.predicate.store = null | .predicate.commit = null | .predicate.ref = null' \
+	    "$T/key.pem" > none.json
+	run "$EP" verify none.json --key "$T/pub.pem" --golden-commit "$old"
+	[ "$status" -eq 1 ]
+	[ "$output" = "envparity verify: none.json: golden commit: the statement names none (no store, or an empty one), --golden-commit $old asked" ]
+	run "$EP" verify none.json --key "$T/pub.pem" --store .envparity/store
+	[ "$status" -eq 1 ]
+	# A prefix is no pin: usage, exit 2.
+	for bad in "${old:0:12}" "${old}0" "g${old:1}" ""; do
+		run "$EP" verify att.json --key "$T/pub.pem" --golden-commit "$bad"
+		[ "$status" -eq 2 ]
+		[[ "${lines[0]}" == "envparity verify: --golden-commit '$bad': the full commit id, 40 hex digits"* ]]
+	done
+	run "$EP" verify att.json --key "$T/pub.pem" --store ""
+	[ "$status" -eq 2 ]
 }
 
 @test "--image: by repository and digest, or by name alone (said); another image is exit 1" {

@@ -5,9 +5,12 @@
 # own rule or waiver overriding it; the policy file kept as its owner
 # wrote it; every bad input exit 2 with the store untouched; two commits
 # at once (the compare-and-swap bless uses); log listing policy commits;
-# bless --dry-run; and nested profiles (train/h100) end to end.
+# bless --dry-run; nested profiles (train/h100) end to end; and unwaive
+# saying so when a glob or a shared waiver still covers the key.
 
 load setup
+
+bats_require_minimum_version 1.5.0
 
 setup_file() {
 	export ENVPARITY_AUTHOR="Ada Lovelace <ada@example.org>"
@@ -387,4 +390,60 @@ W="--reason rollout --owner ml-platform --expires 2099-12-31"
 	run "$EP" check -q --no-discover --store s.git --profile nodes/gpu07
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"no golden manifest for profile nodes/gpu07"*"--profile nodes/gpu07"* ]]
+}
+
+@test "unwaive while a glob, or a shared waiver, still covers the key: removed, and said plainly, never 'unwaived'" {
+	git init -q --bare -b main s.git
+	mk g.json h python.pkg.numpy=1.26.4 python.pkg.torch=2.3.0 lib.x.version=1
+	mk cur.json h python.pkg.numpy=2.0.0 python.pkg.torch=2.3.0 lib.x.version=2
+	"$EP" bless -q --store s.git --profile p1 g.json >/dev/null
+	"$EP" waive -q --store s.git --profile p1 $W python.pkg.numpy
+	"$EP" waive -q --store s.git --profile p1 --reason "numpy 2" \
+	    --owner ml-platform --expires 2099-06-30 'python.pkg.*'
+	before=$(head_of s.git)
+
+	# A glob in the same file still covers it.
+	run --separate-stderr "$EP" unwaive --store s.git --profile p1 python.pkg.numpy
+	[ "$status" -eq 0 ]
+	after=$(head_of s.git)
+	[ "$after" != "$before" ]
+	[ "$output" = "removed the waiver for python.pkg.numpy from p1/policy.json at $after on s.git main" ]
+	[ "$stderr" = "envparity unwaive: warning: python.pkg.numpy is still waived for profile p1: by the waiver for 'python.pkg.*' in p1/policy.json (profile), owner ml-platform, until 2099-06-30: unwaive that one too, or the check keeps waiving python.pkg.numpy" ]
+	jq -e '[.waivers[].key] == ["python.pkg.*"]' <(git --git-dir=s.git show main:p1/policy.json)
+	run "$EP" diff "s.git#main:p1" cur.json
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"waived  python.pkg.numpy:"*"waived by ml-platform until 2099-06-30: numpy 2"* ]]
+	# -q keeps the warning: it is not success talk.
+	"$EP" waive -q --store s.git --profile p1 $W python.pkg.numpy
+	run --separate-stderr "$EP" unwaive -q --store s.git --profile p1 python.pkg.numpy
+	[ "$status" -eq 0 ]
+	[ "$output" = "" ]
+	[[ "$stderr" == "envparity unwaive: warning: python.pkg.numpy is still waived for profile p1"* ]]
+	# Naming the key a glob covers, with no waiver of its own: the
+	# refusal says which waiver to take back.
+	run "$EP" unwaive --store s.git --profile p1 python.pkg.numpy
+	[ "$status" -eq 2 ]
+	[ "$output" = "envparity unwaive: s.git#main:p1/policy.json: no waiver for 'python.pkg.numpy' (the key must be written as the waiver names it: the waiver for 'python.pkg.*' covers it)" ]
+	"$EP" unwaive -q --store s.git --profile p1 'python.pkg.*'
+
+	# A shared waiver for the same key, shadowed while the profile had
+	# its own, covers it once that one is gone; and an inherited one.
+	"$EP" waive -q --store s.git --profile p1 $W lib.x.version
+	"$EP" waive -q --store s.git --shared --reason "driver rollout" \
+	    --owner infra --expires 2099-08-31 --actual 2 lib.x.version
+	run --separate-stderr "$EP" unwaive --store s.git --profile p1 lib.x.version
+	[ "$status" -eq 0 ]
+	[[ "$output" == "removed the waiver for lib.x.version from p1/policy.json at "* ]]
+	[ "$stderr" = "envparity unwaive: warning: lib.x.version is still waived for profile p1: by the waiver for 'lib.x.version' in policy.json (shared), for 2, owner infra, until 2099-08-31: unwaive that one too, or the check keeps waiving lib.x.version" ]
+	run "$EP" diff "s.git#main:p1" cur.json
+	[[ "$output" == *"waived  lib.x.version:"*"(shared policy) by infra"* ]]
+	# Taken back where it stands: now it is unwaived, and says so.
+	run --separate-stderr "$EP" unwaive --store s.git --shared lib.x.version --profile p1
+	[ "$status" -eq 0 ]
+	[[ "$output" == "unwaived lib.x.version in policy.json at "*" on s.git main" ]]
+	[ "$stderr" = "" ]
+	run "$EP" diff "s.git#main:p1" cur.json
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"FAIL    lib.x.version"* ]]
+	[[ "$output" == *"FAIL    python.pkg.numpy"* ]]
 }
