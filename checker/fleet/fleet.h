@@ -19,6 +19,12 @@
 /* A node manifest larger than this is an error for that node. */
 #define EP_FLEET_MANIFEST_MAX	(64u << 20)
 
+/* A node manifest with more facts than this is an error for that node,
+ * refused before any of its facts is kept.  A real capture has a few
+ * hundred (an H100 host with CUDA, cuDNN and PyTorch: 286) to a few
+ * thousand (large Python environments, lockfile pins). */
+#define EP_FLEET_FACTS_MAX	100000
+
 /* At most this many node manifests in one run. */
 #define EP_FLEET_NODES_MAX	100000
 

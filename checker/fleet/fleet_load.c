@@ -82,6 +82,23 @@ ep_fl_intern(struct fl_tab *t, const char *s, size_t len)
 	return t->n++;
 }
 
+uint32_t
+ep_fl_lookup(const struct fl_tab *t, const char *s, size_t len)
+{
+	uint32_t j, id;
+
+	if (t->nslot == 0)
+		return FL_NONE;
+	j = (uint32_t)hash_bytes(s, len) & (t->nslot - 1);
+	while ((id = t->slot[j]) != 0) {
+		id--;
+		if (t->len[id] == len && memcmp(t->s[id], s, len) == 0)
+			return id;
+		j = (j + 1) & (t->nslot - 1);
+	}
+	return FL_NONE;
+}
+
 void
 ep_fl_tab_free(struct fl_tab *t)
 {
@@ -271,6 +288,15 @@ load_file(struct fl_fleet *f, const char *path, struct fl_pairs *pairs,
 		    path, n->name);
 		free(n->name);
 		n->name = file_stem(path);
+		node_error(n, msg);
+		free(msg);
+		goto done;
+	}
+	/* Refused before a fact is interned: a node's own facts must not
+	 * cost the fleet anything once refused. */
+	if (pairs->n > EP_FLEET_FACTS_MAX) {
+		msg = xasprintf("%s: %zu facts, more than a node manifest may "
+		    "hold (%d)", path, pairs->n, EP_FLEET_FACTS_MAX);
 		node_error(n, msg);
 		free(msg);
 		goto done;
