@@ -404,7 +404,7 @@ ep_fleet_run(struct ep_results *rs, struct ep_fleet_view **view,
 	int rc = -1;
 
 	*view = NULL;
-	if (ep_fl_load(&f, o->inputs, o->ninputs, err) < 0)
+	if (ep_fl_load(&f, o, o->now, err) < 0)
 		goto done;
 	if (o->expect != NULL) {
 		expect(rs, &f, o);

@@ -152,13 +152,33 @@ void ep_fl_causes(struct ep_fleet_split *s, struct fl_causes *k,
     const struct fl_fleet *f, const struct fl_cols *c, uint32_t kid,
     const uint32_t *all, const uint8_t *in, size_t n);
 
-/* fleet_load.c: read every input (a manifest, or a directory of
- * *.json), each node's manifest into f.  Fails (EP_E_INPUT) only for an
- * input that does not exist or a directory without manifests; a node
- * whose manifest cannot be read or parsed, whose name is not usable or
- * is another node's too, is kept with state EP_NODE_ERROR. */
-int ep_fl_load(struct fl_fleet *f, const char *const *inputs, size_t n,
+/* fleet_bind.c: who a manifest speaks for (fleet.h's ep_fleet_opts).
+ * ep_fl_open: under --node-keys, *text (the file's, *len bytes) is
+ * replaced by the manifest its node's signature holds over; else
+ * nothing is done.  ep_fl_name: *name (new, also when it fails) is the
+ * node the manifest is, by meta.node or under a binding by its file's
+ * name, which meta.node must then agree with; and its capture is not
+ * older than o->max_age.  Both fail with one line naming path. */
+int ep_fl_open(char **text, size_t *len, const struct ep_fleet_opts *o,
+    const char *path, struct ep_err *err);
+int ep_fl_name(char **name, const struct ep_fleet_opts *o, const char *path,
+    json_t *meta, time_t now, struct ep_err *err);
+/* The file name without its directory and ".json" (new). */
+char *ep_fl_file_stem(const char *path);
+/* When text (a manifest that did not parse) is a signed one, err says so
+ * instead: the reader was not given the nodes' keys. */
+void ep_fl_envelope_said(const char *path, const char *text, size_t len,
     struct ep_err *err);
+
+/* fleet_load.c: read every input of o (a manifest, or a directory of
+ * *.json), each node's manifest into f, under o's binding of manifests
+ * to nodes and its age limit (against now).  Fails (EP_E_INPUT) only
+ * for an input that does not exist or a directory without manifests; a
+ * node whose manifest cannot be read, opened or parsed, whose name is
+ * not usable, is another node's too or not the one its file binds, or
+ * that was captured too long ago, is kept with state EP_NODE_ERROR. */
+int ep_fl_load(struct fl_fleet *f, const struct ep_fleet_opts *o,
+    time_t now, struct ep_err *err);
 void ep_fl_fleet_free(struct fl_fleet *f);
 
 /* qsort order of struct fl_node: by name, then by file (none first). */
