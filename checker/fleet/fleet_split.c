@@ -95,7 +95,22 @@ judged_free(struct fl_judged *j)
 	free(j->g);
 }
 
-/* The nodes (positions) of group i, and how many. */
+/* A buffer for the nodes of any group but the first: as large as the
+ * largest of them that has the key, never the whole set (one node's fact
+ * of its own must not cost the fleet's size). */
+static uint32_t *
+minority_buf(const struct fl_judged *j)
+{
+	size_t most = 1;
+
+	for (size_t i = 1; i < j->ng; i++)
+		if (j->g[i].vid != FL_NONE && j->g[i].count > most)
+			most = j->g[i].count;
+	return xcalloc(most, sizeof(uint32_t));
+}
+
+/* The nodes (positions) of group i: the absent ones, or the present
+ * ones copied into buf. */
 static const uint32_t *
 group_nodes(struct fl_judged *j, size_t i, uint32_t *buf)
 {
@@ -133,7 +148,7 @@ hostlist_of(const struct fl_odd *c, const uint32_t *p, size_t n)
 static uint64_t
 pattern(struct fl_judged *j)
 {
-	uint32_t *buf = xcalloc(j->n ? j->n : 1, sizeof *buf);
+	uint32_t *buf = minority_buf(j);
 	const uint32_t *p;
 	uint64_t h = 0, x;
 
@@ -208,7 +223,7 @@ odd_results(struct fl_odd *c, struct fl_judged *j, int status, size_t *nodd)
 {
 	struct fl_fleet *f = c->f;
 	const char *key = f->keys.s[j->kid];
-	uint32_t *buf = xcalloc(j->n, sizeof *buf);
+	uint32_t *buf = minority_buf(j);
 	const uint32_t *p;
 	size_t from = c->rs->n;
 	uint32_t *over_pos = NULL;

@@ -107,7 +107,9 @@ new_private_dir() {
 # under Slurm's 1 KiB I/O message, which srun would otherwise cut into
 # two labelled lines.  A node whose capture printed nothing is left to
 # fleet's expected-node check; output that is not base64 is kept as it
-# came, for fleet to refuse as that node's.
+# came, for fleet to refuse as that node's; past 88 MiB (a 64 MiB
+# manifest in base64, fleet's bound) a node's output is cut, so that no
+# node fills this host's disk.
 capture_nodes() {
 	local who=$1 bin=$2 out=$3 i node
 	shift 3
@@ -124,6 +126,7 @@ capture_nodes() {
 			t = substr($0, 1, RLENGTH - 2) + 0
 			if (t >= n) { bad++; next }
 			f = dir "/" t
+			if ((size[t] += length($0) - RLENGTH + 1) > 92274688) { cut[t] = 1; next }
 			if (!(f in open)) {
 				if (nopen >= 64) { for (g in open) close(g); split("", open); nopen = 0 }
 				open[f] = 1; nopen++
@@ -132,7 +135,10 @@ capture_nodes() {
 			next
 		}
 		{ bad++ }
-		END { if (bad) printf "%d lines of output not from a task of the step, left out\n", bad > "/dev/stderr" }'
+		END {
+			if (bad) printf "%d lines of output not from a task of the step, left out\n", bad > "/dev/stderr"
+			for (t in cut) printf "task %d printed more than 88 MiB: cut\n", t > "/dev/stderr"
+		}'
 	if [ "${PIPESTATUS[0]}" != 0 ]; then
 		echo "$who: a capture failed on some node (fleet names it)" >&2
 	fi
