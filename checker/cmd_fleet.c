@@ -1,11 +1,13 @@
 /*
  * cmd_fleet.c: `envparity fleet DIR|FILE...`: read the node manifests a
- * Slurm job (ci/slurm/) or a Kubernetes Job (ci/kubernetes/) left on a
- * shared file system, compare each with the golden when a store is
- * named, find the odd node out for every fact, compare probe hashes
- * node against node within a determinism domain, and fail for the nodes
- * expected that did not report.  envparity schedules nothing: the
- * cluster's scheduler has run the captures.
+ * Slurm job (ci/slurm/, through srun's channel) or a Kubernetes Job
+ * (ci/kubernetes/, signed on a shared volume) produced, each bound to its
+ * node as the options say (--bind-filenames, --node-keys with
+ * attest/nodesig.c's opener, --max-age), compare each with the golden
+ * when a store is named, find the odd node out for every fact, compare
+ * probe hashes node against node within a determinism domain, and fail
+ * for the nodes expected that did not report.  envparity schedules
+ * nothing: the cluster's scheduler has run the captures.
  */
 #include <getopt.h>
 #include <stdio.h>
