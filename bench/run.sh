@@ -24,7 +24,11 @@
 #       jq program a user would write instead (bench/odd-nodes.jq) takes
 #       about 55 ms a node with jq 1.6, so it runs on a 200-node fleet of
 #       the same shape beside envparity on the same 200; the ratio is per
-#       node, and both must name the same odd nodes.
+#       node, and both must name the same odd nodes.  And what one node's
+#       manifest can cost: 20 real nodes (tests/fixtures/gpu's capture)
+#       alone, with a 6 MB manifest of 160,000 facts no other node has
+#       (past the per-node cap: that node's error), and with 20,000 and
+#       40,000 such facts (below it: the extra cost should double).
 #   (g) requirements, what `pip check` does: a venv of 1,000 generated
 #       distributions that require one another, with the conflicts pip
 #       check reports (gen-site-packages.sh --conflicts); `envparity
@@ -395,6 +399,46 @@ else
 	    "$(bench_ratio "$jqt" "$fl200")" \
 	    "$(cmp -s "$work/jq200.found" "$work/ep200.found" && echo the same || echo a DIFFERENT)" \
 	    "$(jq --version)"
+
+	# One node with facts of its own beside 20 real nodes.
+	python3 - "$work/own" tests/fixtures/gpu/h100/capture.json <<-'EOF'
+	import copy, json, os, sys
+	out, src = sys.argv[1], json.load(open(sys.argv[2]))
+	def write(d, name, m):
+	    os.makedirs(d, exist_ok=True)
+	    json.dump(m, open("%s/%s.json" % (d, name), "w"), indent=2, sort_keys=True)
+	for case, n in (("base", 0), ("big", 160000), ("k20", 20000), ("k40", 40000)):
+	    d = "%s/%s" % (out, case)
+	    for i in range(1, 21):
+	        m = copy.deepcopy(src); m["meta"]["node"] = "n%02d" % i
+	        write(d, "n%02d" % i, m)
+	    if n:
+	        m = copy.deepcopy(src); m["meta"]["node"] = "a-own"
+	        for i in range(n):
+	            if case == "big":
+	                m["facts"]["python.pkg.a%06d" % i] = "1.0.%d" % i
+	            else:
+	                m["facts"]["probe.cublas.gpu%d.w%06d.sha256" % (i % 8, i)] = "%064x" % i
+	        write(d, "a-own", m)
+	EOF
+	echo "(f) one node's facts of its own beside 20 real nodes ($(bench_size "$(stat -c %s "$work/own/big/a-own.json")") manifest: past the cap)"
+	bench_row_head "vs alone"
+	own0=$(bench_time "$RUNS" "$(printf %q "$EP") fleet -q $(printf %q "$work/own/base")")
+	for c in big k20 k40; do
+		t=$(bench_time "$RUNS" "$(printf %q "$EP") fleet -q $(printf %q "$work/own/$c")")
+		/usr/bin/time -f '%M' -o "$work/own.rss" "$EP" fleet -q "$work/own/$c" >/dev/null 2>&1
+		case $c in
+		big) label="+ 160,000 facts (refused)" ;;
+		k20) label="+ 20,000 facts" ;;
+		k40) label="+ 40,000 facts" ;;
+		esac
+		bench_row "envparity fleet, 20 nodes $label" "$t" "" "${own0%% *}"
+		printf '      peak RSS %s MiB\n' "$(($(tail -1 "$work/own.rss") / 1024))"
+		case $c in k20) own_k20=$t ;; k40) own_k40=$t ;; esac
+	done
+	printf '    20,000 -> 40,000 facts of its own: %sx the extra time (linear: about 2)\n' \
+	    "$(awk -v a="${own_k20%% *}" -v b="${own_k40%% *}" -v z="${own0%% *}" 'BEGIN {
+		if (a - z > 0) printf "%.1f", (b - z) / (a - z); else printf "?" }')"
 fi
 
 # --- (h) a model directory: --artifact --------------------------------------

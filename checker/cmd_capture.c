@@ -9,18 +9,21 @@
 #include "outfile.h"
 #include "capture.h"
 #include "cmd.h"
+#include "nodesig.h"
 #include "progress.h"
 #include "image.h"
 #include "probeopt.h"
 
 static int cmd_capture_exec(const struct ep_cmd *, int, char **);
 
+enum { OPT_SIGN_KEY = 0x800 };
+
 const struct ep_cmd ep_cmd_capture = {
 	.name = "capture",
 	.summary = "print or write a manifest of this machine's stack",
 	.usage =
-"usage: envparity capture [-o FILE] [-q] [--runs N [probe options]]\n"
-"                         [collector options]\n"
+"usage: envparity capture [-o FILE] [-q] [--sign-key KEY.pem]\n"
+"                         [--runs N [probe options]] [collector options]\n"
 "\n"
 "Capture this machine as a manifest of facts: OS, kernel, glibc, CPU ISA,\n"
 "Python and conda packages, lockfile hashes and pins, the allowlisted\n"
@@ -38,6 +41,10 @@ const struct ep_cmd ep_cmd_capture = {
 "                       standard output (- or /dev/stdout); a link, device,\n"
 "                       FIFO or directory is refused\n"
 "  -q, --quiet          do not repeat warnings on standard error\n"
+"  --sign-key KEY.pem   sign the manifest with this node's own Ed25519\n"
+"                       private key: it is written inside a DSSE envelope,\n"
+"                       for `fleet --node-keys` (the key is read after the\n"
+"                       capture; one group or others can read is refused)\n"
 EP_PROGRESS_HELP
 "  -h, --help           show this help\n"
 "\n"
@@ -61,6 +68,7 @@ cmd_capture_exec(const struct ep_cmd *self, int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "sign-key", required_argument, NULL, OPT_SIGN_KEY },
 		EP_CAPTURE_LONGOPTS,
 		EP_IMAGE_LONGOPTS,
 		EP_PROBE_LONGOPTS,
@@ -72,7 +80,8 @@ cmd_capture_exec(const struct ep_cmd *self, int argc, char **argv)
 	struct ep_probeopt popt;
 	struct ep_manifest *m = NULL;
 	struct ep_err err = { 0 };
-	const char *output = "-";
+	const char *output = "-", *sign_key = NULL;
+	char *text = NULL, *env = NULL;
 	int c, v, quiet = 0, rc = EP_EXIT_OK;
 
 	ep_imgopt_init(&opts.img);
@@ -99,6 +108,9 @@ cmd_capture_exec(const struct ep_cmd *self, int argc, char **argv)
 		case 'q':
 			quiet = 1;
 			break;
+		case OPT_SIGN_KEY:
+			sign_key = optarg;
+			break;
 		case 'h':
 			fputs(self->usage, stdout);
 			goto done;
@@ -110,8 +122,11 @@ cmd_capture_exec(const struct ep_cmd *self, int argc, char **argv)
 	if ((rc = ep_cmd_operands(self, argc, argv, 0)) != 0)
 		goto done;
 
-	/* A path that cannot take the manifest fails before the work. */
-	if (ep_out_check(output, EP_OUT_STDOUT, &err) < 0) {
+	/* A path that cannot take the manifest, and a key that cannot be
+	 * one, fail before the work; the key's bytes are read after it. */
+	if (ep_out_check(output, EP_OUT_STDOUT, &err) < 0 ||
+	    (sign_key != NULL && ep_nodesig_check(sign_key, output,
+	    &err) < 0)) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
@@ -129,9 +144,19 @@ cmd_capture_exec(const struct ep_cmd *self, int argc, char **argv)
 	}
 	if (!quiet)
 		ep_cmd_echo_meta(m);
-	if (ep_manifest_write(m, output, &err) < 0)
+	if (sign_key == NULL) {
+		if (ep_manifest_write(m, output, &err) < 0)
+			rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	/* Every helper of the capture has ended: only now the key. */
+	if (ep_manifest_dump(&text, m, &err) < 0 ||
+	    ep_nodesig_sign(&env, text, strlen(text), sign_key, &err) < 0 ||
+	    ep_out_write(output, env, strlen(env), EP_OUT_STDOUT, &err) < 0)
 		rc = ep_cmd_fail(self, &err);
 done:
+	free(text);
+	free(env);
 	ep_results_clear(&rs);
 	ep_manifest_free(m);
 	ep_capture_opts_clear(&opts);

@@ -1,11 +1,13 @@
 /*
  * cmd_fleet.c: `envparity fleet DIR|FILE...`: read the node manifests a
- * Slurm job (ci/slurm/) or a Kubernetes Job (ci/kubernetes/) left on a
- * shared file system, compare each with the golden when a store is
- * named, find the odd node out for every fact, compare probe hashes
- * node against node within a determinism domain, and fail for the nodes
- * expected that did not report.  envparity schedules nothing: the
- * cluster's scheduler has run the captures.
+ * Slurm job (ci/slurm/, through srun's channel) or a Kubernetes Job
+ * (ci/kubernetes/, signed on a shared volume) produced, each bound to its
+ * node as the options say (--bind-filenames, --node-keys with
+ * attest/nodesig.c's opener, --max-age), compare each with the golden
+ * when a store is named, find the odd node out for every fact, compare
+ * probe hashes node against node within a determinism domain, and fail
+ * for the nodes expected that did not report.  envparity schedules
+ * nothing: the cluster's scheduler has run the captures.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -20,6 +22,7 @@
 #include "compare.h"
 #include "fleet.h"
 #include "hostlist.h"
+#include "nodesig.h"
 #include "policy.h"
 #include "report.h"
 #include "storeopt.h"
@@ -31,6 +34,9 @@ enum {
 	OPT_EXPECT_SLURM,
 	OPT_POLICY,
 	OPT_FLEET_EXPIRY,
+	OPT_BIND_FILENAMES,
+	OPT_NODE_KEYS,
+	OPT_MAX_AGE,
 };
 
 /* --expect expands to at most this many names. */
@@ -41,7 +47,9 @@ const struct ep_cmd ep_cmd_fleet = {
 	.summary = "compare many nodes' manifests: golden, odd node out, probe",
 	.usage =
 "usage: envparity fleet DIR|FILE... [store options] [--expect HOSTLIST |\n"
-"                       --expect-from-slurm] [report options] [--prom FILE]\n"
+"                       --expect-from-slurm] [--bind-filenames |\n"
+"                       --node-keys DIR] [--max-age DURATION]\n"
+"                       [report options] [--prom FILE]\n"
 "                       [--attest FILE --sign-key KEY.pem] [--statement FILE]\n"
 "\n"
 "Read node manifests (each DIR's *.json, from `envparity capture --node\n"
@@ -55,12 +63,24 @@ const struct ep_cmd ep_cmd_fleet = {
 "  - probe hashes node against node within one determinism domain, with\n"
 "    the facts that set the differing nodes apart;\n"
 "  - the nodes expected that did not report.\n"
-"A node is named by its manifest's meta.node, else by its file name.\n"
+"A node is named by its manifest's meta.node, else by its file name;\n"
+"any writer of a shared directory can so speak for any node, unless the\n"
+"files are bound to their nodes (--bind-filenames, --node-keys).\n"
 "A manifest that cannot be read is an error for that node only.\n"
 "\n"
 "  --expect HOSTLIST    the nodes that must report, in Slurm's hostlist\n"
 "                       syntax (n[001-050],gpu7)\n"
 "  --expect-from-slurm  the nodes of this Slurm job ($SLURM_JOB_NODELIST)\n"
+"  --bind-filenames     each file NODE.json is node NODE's, as whoever wrote\n"
+"                       it says (the scheduler's channel: ci/slurm/); a\n"
+"                       manifest whose meta.node names another node is an\n"
+"                       error of NODE, which counts as not reported\n"
+"  --node-keys DIR      each file NODE.json must be NODE's manifest signed\n"
+"                       by NODE's key, DIR/NODE.pub (capture --sign-key);\n"
+"                       an unsigned, tampered or other node's manifest is\n"
+"                       an error of NODE (implies --bind-filenames)\n"
+"  --max-age DURATION   a manifest captured longer ago (meta.captured_at;\n"
+"                       30m, 6h, 1d) is an error of its node\n"
 "  --policy FILE        the policy to judge by when no store is named\n"
 "                       (default: the built-in defaults)\n"
 "  --expiry-warning DAYS  warn of a waiver that expires within DAYS days\n"
@@ -95,6 +115,9 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 		{ "expect-from-slurm", no_argument, NULL, OPT_EXPECT_SLURM },
 		{ "policy", required_argument, NULL, OPT_POLICY },
 		{ "expiry-warning", required_argument, NULL, OPT_FLEET_EXPIRY },
+		{ "bind-filenames", no_argument, NULL, OPT_BIND_FILENAMES },
+		{ "node-keys", required_argument, NULL, OPT_NODE_KEYS },
+		{ "max-age", required_argument, NULL, OPT_MAX_AGE },
 		EP_STORE_LONGOPTS,
 		EP_REPORT_LONGOPTS,
 		EP_ATTEST_LONGOPTS,
@@ -110,6 +133,8 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 	struct ep_results rs = { 0 };
 	struct ep_strv expect = { 0 };
 	struct ep_fleet_view *view = NULL;
+	struct ep_nodekeys *nodekeys = NULL;
+	const char *nodekeys_dir = NULL;
 	struct ep_attestopt aopt = { 0 };
 	struct ep_attest_in ain = { 0 };
 	const char *outs[2], *outwhat[2] = { "--attest", "--statement" };
@@ -154,6 +179,19 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 				goto done;
 			}
 			break;
+		case OPT_BIND_FILENAMES:
+			fo.bind_names = 1;
+			break;
+		case OPT_NODE_KEYS:
+			nodekeys_dir = optarg;
+			break;
+		case OPT_MAX_AGE:
+			if (ep_attest_duration(&fo.max_age, optarg, &err) < 0) {
+				rc = ep_cmd_usage_error(self, "%s", err.msg);
+				goto done;
+			}
+			fo.max_age_text = optarg;
+			break;
 		case 'q':
 			quiet = 1;
 			break;
@@ -175,6 +213,14 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 		rc = ep_cmd_usage_error(self, "%s",
 		    ep_attestopt_unpaired(&aopt));
 		goto done;
+	}
+	if (nodekeys_dir != NULL) {
+		if (ep_nodekeys_open(&nodekeys, nodekeys_dir, &err) < 0) {
+			rc = ep_cmd_usage_error(self, "%s", err.msg);
+			goto done;
+		}
+		fo.open_signed = ep_nodesig_open;
+		fo.open_arg = nodekeys;
 	}
 	if (expect_text != NULL && from_slurm) {
 		rc = ep_cmd_usage_error(self, "--expect and --expect-from-slurm "
@@ -257,6 +303,7 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 	} else
 		policy = ep_policy_default();
 
+	/* fo's node binding and age were set with the options. */
 	fo.inputs = (const char *const *)argv + optind;
 	fo.ninputs = (size_t)(argc - optind);
 	if (expect_text != NULL) {
@@ -330,6 +377,7 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 	if ((rc = ep_reports_finish(&ctx, &rs, &ropt, quiet, &err)) < 0)
 		rc = ep_cmd_fail(self, &err);
 done:
+	ep_nodekeys_free(nodekeys);
 	free(gname);
 	free(pfile);
 	ep_attestopt_clear(&aopt);

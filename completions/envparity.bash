@@ -21,7 +21,8 @@ _envparity_options()
 {
 	case $1 in
 	capture)
-		echo "-o --output -q --quiet --progress --no-progress -h --help" \
+		echo "-o --output -q --quiet --sign-key --progress --no-progress" \
+		    "-h --help" \
 		    "$_envparity_collect $_envparity_registry $_envparity_probe" ;;
 	check)
 		echo "-o --output -q --quiet --expiry-warning $_envparity_attest" \
@@ -47,7 +48,8 @@ _envparity_options()
 	log)
 		echo "-v --verbose -n --max -h --help $_envparity_store" ;;
 	fleet)
-		echo "--expect --expect-from-slurm --policy --expiry-warning" \
+		echo "--expect --expect-from-slurm --bind-filenames --node-keys" \
+		    "--max-age --policy --expiry-warning" \
 		    "-q --quiet $_envparity_attest --progress --no-progress" \
 		    "-h --help $_envparity_store $_envparity_report" ;;
 	probe)

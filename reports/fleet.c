@@ -2,7 +2,8 @@
  * fleet.c: the "fleet" object of the fleet's JSON report
  * (manifests/fleet.schema.json): the node counts, every node with its
  * verdict and counts, every fact that differs with its value groups
- * (nodes in hostlist syntax) and likely causes.
+ * (nodes in hostlist syntax) and likely causes, within the run's bounds
+ * (fleetview.h), with the number left out.
  */
 #include "report.h"
 
@@ -96,6 +97,8 @@ ep_report_fleet_json(const struct ep_fleet_view *v)
 			json_array_append_new(a, g);
 		}
 		json_object_set_new(o, "groups", a);
+		json_object_set_new(o, "groups_omitted",
+		    json_integer((json_int_t)s->groups_omitted));
 		a = json_array();
 		for (size_t k = 0; k < s->ncauses; k++)
 			json_array_append_new(a, ep_report_str(s->causes[k]));
@@ -103,5 +106,7 @@ ep_report_fleet_json(const struct ep_fleet_view *v)
 		json_array_append_new(splits, o);
 	}
 	json_object_set_new(root, "splits", splits);
+	json_object_set_new(root, "splits_omitted",
+	    json_integer((json_int_t)v->nsplits_omitted));
 	return root;
 }

@@ -5,7 +5,8 @@
  * per fact that differs, whose cells are the value groups, largest
  * first, each with its node count and nodes.  A cell's node list is cut
  * at NODES_MAX bytes (the JSON report has them whole), and rows obey the
- * report's bounds (GitHub's 1 MiB).
+ * report's bounds (GitHub's 1 MiB); the splits the run itself left out
+ * (fleetview.h's bounds) are counted under the matrix.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -107,7 +108,7 @@ md_fleet(struct md *m, const struct ep_fleet_view *v)
 		return;
 	}
 	fprintf(m->f, "### Facts that differ across nodes: %zu\n\n",
-	    v->nsplits);
+	    v->nsplits + v->nsplits_omitted);
 	fputs("| Fact | Status | Majority | Other values | Likely cause |\n"
 	    "| --- | --- | --- | --- | --- |\n", m->f);
 	for (size_t i = 0; i < v->nsplits && md_row_room(m, shown); i++) {
@@ -132,9 +133,9 @@ md_fleet(struct md *m, const struct ep_fleet_view *v)
 			fprintf(f, " ×%zu ", s->groups[g].count);
 			nodes_cell(f, s->groups[g].nodes);
 		}
-		if (s->ngroups > GROUPS_SHOWN)
+		if (s->ngroups + s->groups_omitted > GROUPS_SHOWN)
 			fprintf(f, "<br>and %zu more values",
-			    s->ngroups - GROUPS_SHOWN);
+			    s->ngroups + s->groups_omitted - GROUPS_SHOWN);
 		fputs(" | ", f);
 		for (size_t c = 0; c < s->ncauses; c++) {
 			if (c > 0)
@@ -147,5 +148,11 @@ md_fleet(struct md *m, const struct ep_fleet_view *v)
 		shown++;
 	}
 	md_more(m->f, shown, v->nsplits);
+	if (v->nsplits_omitted > 0)
+		fprintf(m->f, "\n%zu more facts that differ across nodes are "
+		    "not listed (a run lists at most %d, at most %d that set "
+		    "apart the same nodes): see `fleet.splits_omitted`.\n",
+		    v->nsplits_omitted, EP_FLEET_SPLITS_MAX,
+		    EP_FLEET_SPLITS_SAME);
 	fputc('\n', m->f);
 }

@@ -16,6 +16,22 @@
 
 #define EP_FLEET_SCHEMA	"envparity/fleet@1"
 
+/* Bounds of what a run lists, whatever its nodes hold: at most
+ * EP_FLEET_SPLITS_MAX splits (and as many fleet.odd.* results), of which
+ * at most EP_FLEET_SPLITS_SAME set apart the same nodes (so that one
+ * node's thousands of facts of its own cannot push every other node's
+ * drift out of the list), and the EP_FLEET_GROUPS_MAX largest value
+ * groups of each split.  What is left out is counted (nsplits_omitted,
+ * groups_omitted) and said by the result fleet.splits_omitted.  Likewise
+ * a node lists at most EP_FLEET_NODE_ODD_MAX results of its own odd
+ * facts, and one node.odd_omitted result counts the rest, as bad as the
+ * worst of them, so that no node's results crowd another's out of a
+ * report. */
+#define EP_FLEET_SPLITS_MAX	1000
+#define EP_FLEET_SPLITS_SAME	100
+#define EP_FLEET_GROUPS_MAX	100
+#define EP_FLEET_NODE_ODD_MAX	100
+
 /* What became of a node. */
 enum ep_node_state {
 	EP_NODE_OK,		/* its manifest was read and compared */
@@ -65,6 +81,7 @@ struct ep_fleet_split {
 	struct ep_fleet_group *groups;	/* largest first; groups[0] is the
 					   majority unless EP_SPLIT_TIE */
 	size_t ngroups;
+	size_t groups_omitted;	/* smaller groups past EP_FLEET_GROUPS_MAX */
 	/* Likely causes: "key=value" of the facts whose values set apart
 	 * exactly the nodes of a minority group (EP_SPLIT_PROBE). */
 	char **causes;
@@ -76,6 +93,7 @@ struct ep_fleet_view {
 	size_t nnodes;
 	struct ep_fleet_split *splits;	/* sorted by key */
 	size_t nsplits;
+	size_t nsplits_omitted;	/* splits past the bounds above */
 	size_t nkeys;		/* distinct fact keys over the fleet */
 	size_t nreported;	/* nodes whose manifest was read */
 	size_t nmissing, nerror, nodd;	/* nodes missing, unreadable, and

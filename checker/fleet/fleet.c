@@ -6,6 +6,7 @@
  * depends on the facts alone, so 10,000 nodes cost a handful of
  * comparisons); then odd-node-out over the fleet (fleet_odd.c).
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,20 +153,86 @@ same_result(const struct ep_result *a, const struct ep_result *b)
 	return 1;
 }
 
-/* Whether every group has r (so every node does). */
-static int
-everywhere(const struct rowgroup *g, size_t ng, const struct ep_result *r)
+static uint64_t
+result_hash(const struct ep_result *r)
 {
-	for (size_t k = 0; k < ng; k++) {
-		size_t i;
+	const char *x[] = { r->key, r->expected, r->actual, r->message };
+	uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)r->status;
 
-		for (i = 0; i < g[k].rs.n && !same_result(&g[k].rs.v[i], r);
-		    i++)
-			;
-		if (i == g[k].rs.n)
-			return 0;
+	for (size_t i = 0; i < 4; i++) {
+		h = (h ^ (x[i] == NULL ? 0x100 : 0x200)) * 0x100000001b3ULL;
+		for (const char *p = x[i]; p != NULL && *p; p++)
+			h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
 	}
-	return 1;
+	return h;
+}
+
+/* The first group's findings, to ask of any finding whether every group
+ * has it (so every node does): one pass over every group's findings,
+ * not every finding against every group's. */
+struct common {
+	const struct ep_results *first;
+	size_t *slot, nslot;	/* open addressing: index + 1 */
+	size_t *groups;		/* by index: groups besides the first
+				   that have it */
+	size_t *last;		/* the last group counted, + 1 */
+};
+
+static size_t
+common_find(const struct common *c, const struct ep_result *r)
+{
+	size_t j = (size_t)result_hash(r) & (c->nslot - 1);
+
+	for (; c->slot[j] != 0; j = (j + 1) & (c->nslot - 1))
+		if (same_result(&c->first->v[c->slot[j] - 1], r))
+			return c->slot[j] - 1;
+	return SIZE_MAX;
+}
+
+static void
+common_init(struct common *c, const struct rowgroup *g, size_t ng)
+{
+	size_t n = g[0].rs.n, j, at;
+
+	c->first = &g[0].rs;
+	for (c->nslot = 16; c->nslot < 2 * n; c->nslot *= 2)
+		;
+	c->slot = xcalloc(c->nslot, sizeof *c->slot);
+	c->groups = xcalloc(n ? n : 1, sizeof *c->groups);
+	c->last = xcalloc(n ? n : 1, sizeof *c->last);
+	for (size_t i = 0; i < n; i++) {
+		if (common_find(c, &g[0].rs.v[i]) != SIZE_MAX)
+			continue;
+		j = (size_t)result_hash(&g[0].rs.v[i]) & (c->nslot - 1);
+		while (c->slot[j] != 0)
+			j = (j + 1) & (c->nslot - 1);
+		c->slot[j] = i + 1;
+	}
+	for (size_t k = 1; k < ng; k++)
+		for (size_t i = 0; i < g[k].rs.n; i++) {
+			at = common_find(c, &g[k].rs.v[i]);
+			if (at != SIZE_MAX && c->last[at] != k + 1) {
+				c->last[at] = k + 1;
+				c->groups[at]++;
+			}
+		}
+}
+
+/* Whether every one of the ng groups has r. */
+static int
+everywhere(const struct common *c, size_t ng, const struct ep_result *r)
+{
+	size_t at = common_find(c, r);
+
+	return at != SIZE_MAX && c->groups[at] == ng - 1;
+}
+
+static void
+common_free(struct common *c)
+{
+	free(c->slot);
+	free(c->groups);
+	free(c->last);
 }
 
 /* Each distinct set of facts judged once; a finding every node has is
@@ -176,7 +243,8 @@ judge_rows(struct ep_results *rs, struct fl_fleet *f,
 {
 	struct fl_node **ok = xcalloc(f->n ? f->n : 1, sizeof *ok);
 	struct rowgroup *g = NULL;
-	size_t n = 0, ng = 0, i, j;
+	struct common com = { 0 };
+	size_t n = 0, ng = 0, cap = 0, i, j;
 	int rc = 0;
 
 	for (i = 0; i < f->n; i++)
@@ -186,18 +254,23 @@ judge_rows(struct ep_results *rs, struct fl_fleet *f,
 	for (i = 0; i < n && rc == 0; i = j) {
 		for (j = i + 1; j < n && row_order(&ok[i], &ok[j]) == 0; j++)
 			;
-		g = xreallocarray(g, ng + 1, sizeof *g);
+		if (ng == cap) {
+			cap = cap ? cap * 2 : 16;
+			g = xreallocarray(g, cap, sizeof *g);
+		}
 		memset(&g[ng], 0, sizeof *g);
 		g[ng].nodes = ok + i;
 		g[ng].n = j - i;
 		rc = judge_row(&g[ng++], f, o, err);
 	}
+	if (ng > 0 && rc == 0)
+		common_init(&com, g, ng);
 	for (size_t k = 0; k < ng && rc == 0; k++) {
 		for (i = 0; i < g[k].rs.n; i++) {
 			struct ep_result r = g[k].rs.v[i];
 			char *msg;
 
-			if (n > 1 && everywhere(g, ng, &r)) {
+			if (n > 1 && everywhere(&com, ng, &r)) {
 				if (k > 0)
 					continue;
 				msg = xasprintf("%s (on all %zu nodes)",
@@ -219,6 +292,8 @@ judge_rows(struct ep_results *rs, struct fl_fleet *f,
 				    xasprintf("node.golden: all %zu results "
 				    "as blessed", g[k].npass));
 	}
+	if (com.slot != NULL)
+		common_free(&com);
 	for (size_t k = 0; k < ng; k++)
 		ep_results_clear(&g[k].rs);
 	free(g);
@@ -329,7 +404,7 @@ ep_fleet_run(struct ep_results *rs, struct ep_fleet_view **view,
 	int rc = -1;
 
 	*view = NULL;
-	if (ep_fl_load(&f, o->inputs, o->ninputs, err) < 0)
+	if (ep_fl_load(&f, o, o->now, err) < 0)
 		goto done;
 	if (o->expect != NULL) {
 		expect(rs, &f, o);

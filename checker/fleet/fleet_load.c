@@ -82,6 +82,23 @@ ep_fl_intern(struct fl_tab *t, const char *s, size_t len)
 	return t->n++;
 }
 
+uint32_t
+ep_fl_lookup(const struct fl_tab *t, const char *s, size_t len)
+{
+	uint32_t j, id;
+
+	if (t->nslot == 0)
+		return FL_NONE;
+	j = (uint32_t)hash_bytes(s, len) & (t->nslot - 1);
+	while ((id = t->slot[j]) != 0) {
+		id--;
+		if (t->len[id] == len && memcmp(t->s[id], s, len) == 0)
+			return id;
+		j = (j + 1) & (t->nslot - 1);
+	}
+	return FL_NONE;
+}
+
 void
 ep_fl_tab_free(struct fl_tab *t)
 {
@@ -142,20 +159,6 @@ node_error(struct fl_node *n, const char *msg)
 	free(n->row);
 	n->row = NULL;
 	n->nrow = 0;
-}
-
-/* The file name without its directory and ".json". */
-static char *
-file_stem(const char *path)
-{
-	const char *b = strrchr(path, '/');
-	size_t n;
-
-	b = b != NULL ? b + 1 : path;
-	n = strlen(b);
-	if (n > 5 && strcmp(b + n - 5, ".json") == 0)
-		n -= 5;
-	return xstrndup(b, n);
 }
 
 /* Results a node's manifest carries about itself. */
@@ -241,15 +244,24 @@ read_entry(char **text, size_t *len, int dfd, const char *name,
 	return rc;
 }
 
+/* What reading the inputs needs besides the fleet. */
+struct loader {
+	struct fl_fleet *f;
+	const struct ep_fleet_opts *o;
+	time_t now;
+	struct fl_pairs pairs;
+};
+
 /* One node from path; dfd and name, when dfd is not -1, say where a
  * directory's entry is. */
 static void
-load_file(struct fl_fleet *f, const char *path, struct fl_pairs *pairs,
-    int dfd, const char *name_in_dir)
+load_file(struct loader *l, const char *path, int dfd,
+    const char *name_in_dir)
 {
+	struct fl_fleet *f = l->f;
+	struct fl_pairs *pairs = &l->pairs;
 	struct fl_node *n = node_add(f, path);
 	struct ep_err err = { 0 };
-	const char *name;
 	json_t *meta = NULL;
 	char *text = NULL, *msg;
 	size_t len, i;
@@ -257,20 +269,31 @@ load_file(struct fl_fleet *f, const char *path, struct fl_pairs *pairs,
 
 	if ((dfd >= 0 ? read_entry(&text, &len, dfd, name_in_dir, path,
 	    &err) : ep_read_regular(&text, &len, path, EP_FLEET_MANIFEST_MAX,
-	    &err)) < 0 || ep_fl_parse(&meta, pairs, text, len, path,
-	    &err) < 0) {
-		n->name = file_stem(path);
+	    &err)) < 0 || ep_fl_open(&text, &len, l->o, path, &err) < 0) {
+		n->name = ep_fl_file_stem(path);
 		node_error(n, err.msg);
 		goto done;
 	}
-	name = json_string_value(json_object_get(meta, "node"));
-	n->name = name != NULL ? xstrdup(name) : file_stem(path);
-	if (!ep_hostlist_name_ok(n->name)) {
-		msg = xasprintf("%s: node name '%.255s' is not a node name "
-		    "(letters, digits, '.', '_' and '-'; not '.' or '..')",
-		    path, n->name);
-		free(n->name);
-		n->name = file_stem(path);
+	if (ep_fl_parse(&meta, pairs, text, len, path, &err) < 0) {
+		if (l->o->open_signed == NULL)
+			ep_fl_envelope_said(path, text, len, &err);
+		n->name = ep_fl_file_stem(path);
+		node_error(n, err.msg);
+		goto done;
+	}
+	if (ep_fl_name(&n->name, l->o, path, meta, l->now, &err) < 0) {
+		if (!ep_hostlist_name_ok(n->name)) {
+			free(n->name);
+			n->name = ep_fl_file_stem(path);
+		}
+		node_error(n, err.msg);
+		goto done;
+	}
+	/* Refused before a fact is interned: a node's own facts must not
+	 * cost the fleet anything once refused. */
+	if (pairs->n > EP_FLEET_FACTS_MAX) {
+		msg = xasprintf("%s: %zu facts, more than a node manifest may "
+		    "hold (%d)", path, pairs->n, EP_FLEET_FACTS_MAX);
 		node_error(n, msg);
 		free(msg);
 		goto done;
@@ -313,8 +336,7 @@ done:
 }
 
 static int
-load_dir(struct fl_fleet *f, const char *dir, struct fl_pairs *pairs,
-    struct ep_err *err)
+load_dir(struct loader *l, const char *dir, struct ep_err *err)
 {
 	struct ep_strv names = { 0 };
 	struct ep_progress prog;
@@ -347,7 +369,7 @@ load_dir(struct fl_fleet *f, const char *dir, struct fl_pairs *pairs,
 	ep_strv_sort(&names);
 	ep_progress_start(&prog, "fleet", "node manifests read", names.n, 0);
 	for (size_t i = 0; i < names.n; i++) {
-		load_file(f, names.v[i], pairs, dirfd(d),
+		load_file(l, names.v[i], dirfd(d),
 		    names.v[i] + strlen(dir) + 1);
 		ep_progress_add(&prog, 1, 0);
 	}
@@ -397,24 +419,25 @@ refuse_duplicates(struct fl_fleet *f)
 }
 
 int
-ep_fl_load(struct fl_fleet *f, const char *const *inputs, size_t n,
+ep_fl_load(struct fl_fleet *f, const struct ep_fleet_opts *o, time_t now,
     struct ep_err *err)
 {
-	struct fl_pairs pairs = { 0 };
+	struct loader l = { f, o, now, { 0 } };
+	const char *const *inputs = o->inputs;
 	struct stat st;
 	int rc = -1;
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < o->ninputs; i++) {
 		if (stat(inputs[i], &st) < 0) {
 			ep_err_set(err, EP_E_INPUT, "%s: %s", inputs[i],
 			    strerror(errno));
 			goto done;
 		}
 		if (S_ISDIR(st.st_mode)) {
-			if (load_dir(f, inputs[i], &pairs, err) < 0)
+			if (load_dir(&l, inputs[i], err) < 0)
 				goto done;
 		} else
-			load_file(f, inputs[i], &pairs, -1, NULL);
+			load_file(&l, inputs[i], -1, NULL);
 		if (f->n > EP_FLEET_NODES_MAX) {
 			ep_err_set(err, EP_E_INPUT, "more than %d node "
 			    "manifests", EP_FLEET_NODES_MAX);
@@ -424,7 +447,7 @@ ep_fl_load(struct fl_fleet *f, const char *const *inputs, size_t n,
 	refuse_duplicates(f);
 	rc = 0;
 done:
-	ep_fl_pairs_free(&pairs);
+	ep_fl_pairs_free(&l.pairs);
 	return rc;
 }
 

@@ -5,7 +5,9 @@
 # the models do not have; the shapes the audit relies on are asserted: an
 # Indexed Job with one pod per GPU node, NODE_NAME from the downward API,
 # the capture's arguments, the shared volume, the pods' security settings,
-# the nightly CronJobs carrying the same Jobs.  The aggregation's shell
+# the nightly CronJobs carrying the same Jobs; each node signs its
+# manifest with its own key and the aggregation opens it only with that
+# node's public key, within a maximum age.  The aggregation's shell
 # script is run for real, with a stand-in envparity and, where this build
 # has the fleet commands, with the real one.  And the validator bites: a
 # misspelt enum, a container without a name, an unknown field, broken YAML.
@@ -85,7 +87,8 @@ run_agg() { # script audit-dir bin-dir [NAME=VALUE...]
 	local script=$1 audit=$2 bin=$3
 	shift 3
 	run env -i PATH="$bin:/usr/bin:/bin" HOME="$T/home" XDG_CACHE_HOME="$T/cache" \
-	    AUDIT="$audit" EXPECT_NODES= STORE= PROFILE=default "$@" sh -c "$(cat "$script")"
+	    AUDIT="$audit" EXPECT_NODES= STORE= PROFILE=default NODE_KEYS= MAX_AGE= \
+	    "$@" sh -c "$(cat "$script")"
 	echo "$output"
 }
 
@@ -157,12 +160,16 @@ ci/kubernetes/nightly.yaml: CronJob/envparity-aggregate: valid" ]
 	jq '.spec.template.spec.containers[0]' job.json >c.json
 	jq -e '[.env[] | select(.name == "NODE_NAME")] |
 	    length == 1 and .[0].valueFrom.fieldRef.fieldPath == "spec.nodeName"' c.json
+	local vol
 	# The command the fleet contract names, exactly; $(NODE_NAME) is the
 	# kubelet's expansion (no shell).
 	[ "$(jq -c '(.command // []) + .args' c.json)" = \
-	    '["envparity","capture","--node","$(NODE_NAME)","--no-discover","-q","-o","/audit/$(NODE_NAME).json"]' ]
+	    '["envparity","capture","--node","$(NODE_NAME)","--no-discover","-q","--sign-key","/node-key/key.pem","-o","/audit/$(NODE_NAME).json"]' ]
+	# The key: the node's own, a read-only hostPath directory.
+	vol=$(jq -er '.volumeMounts[] | select(.mountPath == "/node-key" and .readOnly == true) | .name' c.json)
+	[ "$(jq -c --arg v "$vol" '.spec.template.spec.volumes[] | select(.name == $v) | .hostPath' job.json)" = \
+	    '{"path":"/etc/envparity/node-key","type":"Directory"}' ]
 	# /audit is the claim, and the claim is shared by all the nodes.
-	local vol
 	vol=$(jq -er '.volumeMounts[] | select(.mountPath == "/audit") | .name' c.json)
 	[ "$(jq -r --arg v "$vol" '.spec.template.spec.volumes[] | select(.name == $v) | .persistentVolumeClaim.claimName' job.json)" = \
 	    "$(jq -r .metadata.name pvc.json)" ]
@@ -240,7 +247,8 @@ EOF
 	echo '{}' >audit/gpu-01.json
 	echo '{}' >audit/gpu-02.json
 	run_agg agg.sh "$T/audit" "$T/bin" STUB_ARGS="$T/args" STUB_RC=1 \
-	    STORE=https://git.example/golden.git PROFILE=train/h100 EXPECT_NODES=gpu-01,gpu-02,gpu-03
+	    STORE=https://git.example/golden.git PROFILE=train/h100 EXPECT_NODES=gpu-01,gpu-02,gpu-03 \
+	    NODE_KEYS=/node-keys MAX_AGE=6h
 	[ "$status" -eq 1 ]
 	[ "$(cat args)" = "fleet
 $T/audit
@@ -250,6 +258,10 @@ https://git.example/golden.git
 train/h100
 --expect
 gpu-01,gpu-02,gpu-03
+--node-keys
+/node-keys
+--max-age
+6h
 --json
 $T/audit/report/fleet.json
 --junit
@@ -332,41 +344,93 @@ $T/audit
 	need_validator
 	doc "$AUDIT_YAML" Job envparity-audit >job.json
 	mkdir audit
-	# The arguments as the kubelet passes them on node gpu-01, /audit here.
+	# The node's key where the hostPath would be.
+	mkdir node-key
+	openssl genpkey -algorithm ed25519 -out node-key/key.pem 2>/dev/null
+	chmod 600 node-key/key.pem
+	openssl pkey -in node-key/key.pem -pubout -out gpu-01.pub
+	# The arguments as the kubelet passes them on node gpu-01, /audit and
+	# /node-key here.
 	jq -r --arg t "$T" '.spec.template.spec.containers[0] | (.command + .args)[1:][] |
-	    gsub("\\$\\(NODE_NAME\\)"; "gpu-01") | sub("^/audit/"; $t + "/audit/")' job.json >args
+	    gsub("\\$\\(NODE_NAME\\)"; "gpu-01") | sub("^/audit/"; $t + "/audit/") |
+	    sub("^/node-key/"; $t + "/node-key/")' job.json >args
 	mapfile -t args <args
 	run "$EP" "${args[@]}"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ] # -q: nothing on standard error, -o: nothing on standard output
-	[ "$(jq -r .schema audit/gpu-01.json)" = "envparity/manifest@1" ]
+	# A manifest signed by the node: a DSSE envelope around it.
+	[ "$(jq -r .payloadType audit/gpu-01.json)" = application/vnd.envparity.manifest+json ]
+	jq -r .payload audit/gpu-01.json | base64 -d >m.json
+	[ "$(jq -r .schema m.json)" = "envparity/manifest@1" ]
 	# --node records the node's name in meta.
-	[ "$(jq -r .meta.node audit/gpu-01.json)" = gpu-01 ]
+	[ "$(jq -r .meta.node m.json)" = gpu-01 ]
+	mkdir keys && mv gpu-01.pub keys/
+	"$EP" fleet audit --node-keys keys --expect gpu-01 -q
 }
 
 @test "the shipped aggregation runs with this build's envparity fleet" {
 	need_validator
 	agg_script agg.sh
-	mkdir -p audit bin
+	mkdir -p audit bin keys
 	ln -s "$EP" bin/envparity
 	local n
-	for n in gpu-01 gpu-02; do
-		"$EP" capture --node "$n" --no-discover -q -o "audit/$n.json"
+	for n in gpu-01 gpu-02 gpu-03; do
+		openssl genpkey -algorithm ed25519 -out "$n.key" 2>/dev/null
+		chmod 600 "$n.key"
+		openssl pkey -in "$n.key" -pubout -out "keys/$n.pub"
 	done
-	# The same machine twice: parity.
-	run_agg agg.sh "$T/audit" "$T/bin"
+	for n in gpu-01 gpu-02; do
+		"$EP" capture --node "$n" --no-discover -q --sign-key "$n.key" -o "audit/$n.json"
+	done
+	# The same machine twice, each signed by its node: parity.
+	run_agg agg.sh "$T/audit" "$T/bin" NODE_KEYS="$T/keys" MAX_AGE=6h
 	[ "$status" -eq 0 ]
 	[ -s audit/report/fleet.json ] && [ -s audit/report/fleet.xml ] && [ -s audit/report/fleet.md ]
 	[ -s audit/report/envparity_fleet.prom ]
 	[ ! -e audit/gpu-01.json ]
 	# An expected node that did not report: drift.
 	for n in gpu-01 gpu-02; do
-		"$EP" capture --node "$n" --no-discover -q -o "audit/$n.json"
+		"$EP" capture --node "$n" --no-discover -q --sign-key "$n.key" -o "audit/$n.json"
 	done
-	run_agg agg.sh "$T/audit" "$T/bin" EXPECT_NODES=gpu-01,gpu-02,gpu-03
+	run_agg agg.sh "$T/audit" "$T/bin" EXPECT_NODES=gpu-01,gpu-02,gpu-03 NODE_KEYS="$T/keys" MAX_AGE=6h
 	[ "$status" -eq 1 ]
 	grep -q gpu-03 audit/report/fleet.json
+	# gpu-02 writes the manifest of gpu-03 (down) with its own key: gpu-03
+	# is not taken as reported, the aggregation fails naming it.
+	for n in gpu-01 gpu-02; do
+		"$EP" capture --node "$n" --no-discover -q --sign-key "$n.key" -o "audit/$n.json"
+	done
+	"$EP" capture --node gpu-03 --no-discover -q --sign-key gpu-02.key -o audit/gpu-03.json
+	run_agg agg.sh "$T/audit" "$T/bin" EXPECT_NODES=gpu-01,gpu-02,gpu-03 NODE_KEYS="$T/keys" MAX_AGE=6h
+	[ "$status" -eq 1 ]
+	[ "$(jq -r '.fleet.nodes[] | select(.name == "gpu-03") | .state' audit/report/fleet.json)" = unreadable ]
+	[[ "$(jq -r '.fleet.nodes[] | select(.name == "gpu-03") | .error' audit/report/fleet.json)" == *"not signed by node gpu-03's key"* ]]
+	# Yesterday's manifests, moved to history/, put back: too old.
+	old=$(ls -d audit/history/* | head -n 1)
+	cp "$old"/gpu-0[12].json audit/
+	sleep 2
+	run_agg agg.sh "$T/audit" "$T/bin" NODE_KEYS="$T/keys" MAX_AGE=1s
+	[ "$status" -eq 1 ]
+	grep -q 'more than 1s before this run (--max-age)' audit/report/fleet.json
+}
+
+@test "the aggregation takes only manifests their own node signed, recently: NODE_KEYS from a ConfigMap, MAX_AGE" {
+	need_validator
+	doc "$AGG_YAML" Job envparity-aggregate >agg.json
+	jq '.spec.template.spec.containers[0]' agg.json >c.json
+	[ "$(jq -r '.env[] | select(.name == "NODE_KEYS") | .value' c.json)" = /node-keys ]
+	[ "$(jq -r '.env[] | select(.name == "MAX_AGE") | .value' c.json)" = 6h ]
+	vol=$(jq -er '.volumeMounts[] | select(.mountPath == "/node-keys" and .readOnly == true) | .name' c.json)
+	[ "$(jq -c --arg v "$vol" '.spec.template.spec.volumes[] | select(.name == $v) | .configMap' agg.json)" = \
+	    '{"name":"envparity-node-keys"}' ]
+	# The capture's latest start and deadline fit within MAX_AGE, at the
+	# aggregation's start (nightly.yaml: 02:00, 03:30).
+	doc "$NIGHTLY_YAML" CronJob envparity-aggregate >cj-agg.json
+	doc "$NIGHTLY_YAML" CronJob envparity-audit >cj-capture.json
+	at_c=$(jq '.spec.schedule | split(" ") | (.[1] | tonumber) * 3600 + (.[0] | tonumber) * 60' cj-capture.json)
+	at_a=$(jq '.spec.schedule | split(" ") | (.[1] | tonumber) * 3600 + (.[0] | tonumber) * 60' cj-agg.json)
+	[ $((at_a + $(jq .spec.startingDeadlineSeconds cj-agg.json) + $(jq .spec.jobTemplate.spec.activeDeadlineSeconds cj-agg.json) - at_c)) -le $((6 * 3600)) ]
 }
 
 @test "k8s-validate.mjs: a misspelt completionMode is invalid, exit 1" {

@@ -9,6 +9,15 @@
 # never n1's, where the batch script itself runs and passes its
 # environment on to every task), and the probe is the GPU stand-in
 # tests/doubles/fake_probe.sh.
+#
+# A compromised node is n2 running code of its own before its capture
+# (BASH_ENV in its task environment: every task is a bash -c); it can do
+# what the job's user can on a shared file system, never touch another
+# host's local disk (here every node shares one host: the test's attacker
+# keeps to what a separate machine could reach).  Another user of a
+# shared submit directory is `nobody`, through setpriv.  EP_SLURM_CI
+# points at another copy of ci/slurm (the scripts as they were, to show
+# what they let through).
 
 load setup
 
@@ -70,8 +79,10 @@ failed() { # report.json
 	jq -r '.results[] | select(.status == "fail" and .node != null) | "\(.node) \(.key)"' "$1" | sort -u
 }
 
+CI_SLURM=${EP_SLURM_CI:-$REPO_ROOT/ci/slurm}
+
 audit() { # capture options...
-	run_job -N4 "$REPO_ROOT/ci/slurm/envparity-audit.sbatch" "$T/audit" -- --no-discover "$@"
+	run_job -N4 "$CI_SLURM/envparity-audit.sbatch" "$T/audit" -- --no-discover "$@"
 }
 
 @test "slurm audit: every node captures once, named by Slurm's node name, and the fleet is at parity" {
@@ -135,18 +146,90 @@ audit() { # capture options...
 
 @test "slurm audit: a node that is down is missing, and the audit fails naming it" {
 	scontrol update nodename=n4 state=down reason=envparity-test
-	run_job -N3 "$REPO_ROOT/ci/slurm/envparity-audit.sbatch" "$T/audit" -- --no-discover
+	run_job -N3 "$CI_SLURM/envparity-audit.sbatch" "$T/audit" -- --no-discover
 	scontrol update nodename=n4 state=resume
 	[ "$JOB_EXIT" = 1 ]
 	[ "$(jq -r '[.fleet.nodes[] | select(.state == "missing") | .name] | join(",")' audit/report/fleet.json)" = n4 ]
 	grep -q 'n4: node.manifest: expected, but no manifest names it' "$JOB_OUT"
 }
 
-@test "slurm audit: a directory holding an earlier run's manifests is refused" {
+@test "slurm audit: a directory that exists, or under a directory others can write, is refused" {
 	mkdir audit && echo '{}' > audit/old.json
 	audit
 	[ "$JOB_EXIT" = 2 ]
-	grep -q 'holds manifests of an earlier run' "$JOB_OUT"
+	grep -q "envparity-audit: $T/audit refused: it exists already" "$JOB_OUT"
+	rm -r audit
+	mkdir shared
+	chmod 777 shared
+	run_job -N4 "$CI_SLURM/envparity-audit.sbatch" "$T/shared/audit" -- --no-discover
+	[ "$JOB_EXIT" = 2 ]
+	grep -q "envparity-audit: $T/shared/audit refused: $T/shared is writable by group or others (mode 777) and not sticky" "$JOB_OUT"
+	[ ! -e shared/audit ]
+}
+
+# n2's code of its own (BASH_ENV), run before its capture: what a node
+# the job's user runs code on can do to the audit through a shared file
+# system.  Within 8 s, as soon as n3 has written its manifest in DIR (the
+# audit's or the preflight's), it puts a clean one in its place, named
+# n3, and one for n4, made from its own capture.
+compromise_n2() { # dir-glob
+	cat > evil.sh <<-EOF
+	unset BASH_ENV
+	forge() { # node file
+		SLURMD_NODENAME=\$1 "$EP" capture -q --no-discover -o "\$2.tmp" 2>/dev/null && mv -f "\$2.tmp" "\$2"
+	}
+	for _ in \$(seq 1 80); do
+		for d in $1; do
+			[ -f "\$d/n3.json" ] || continue
+			forge n3 "\$d/n3.json"; forge n4 "\$d/n4.json"
+			echo forged > "$T/FORGED"
+			break 2
+		done
+		sleep 0.1
+	done
+	EOF
+	echo "BASH_ENV=$T/evil.sh" > "$SLURM_LOCAL_DIR/nodeenv/n2.env"
+	# n3 drifted: another numpy in its conda environment.
+	cp -r conda conda3
+	sed -i 's/1.26.4/2.0.0/' conda3/conda-meta/*.json
+	echo "CONDA_PREFIX=$T/conda3" > "$SLURM_LOCAL_DIR/nodeenv/n3.env"
+}
+
+@test "slurm audit: a compromised node writing another node's manifest, and one for a node that is down, does not hide the drift" {
+	compromise_n2 "$T/audit"
+	scontrol update nodename=n4 state=down reason=envparity-test
+	run_job -N3 "$CI_SLURM/envparity-audit.sbatch" "$T/audit" -- --no-discover
+	scontrol update nodename=n4 state=resume
+	ls -l audit
+	[ "$JOB_EXIT" = 1 ]
+	failed audit/report/fleet.json
+	failed audit/report/fleet.json | grep -qx 'n3 conda.pkg.numpy'
+	[ "$(jq -r '[.fleet.nodes[] | select(.state == "missing") | .name] | join(",")' audit/report/fleet.json)" = n4 ]
+	[ "$(jq -r '.fleet.nodes[] | select(.name == "n3") | .state' audit/report/fleet.json)" = reported ]
+}
+
+@test "slurm audit: a node that speaks for another through its own output is that node's error, naming both" {
+	# n2 prints, as its capture, a clean manifest that says it is n3.
+	cat > evil.sh <<-EOF
+	unset BASH_ENV
+	SLURMD_NODENAME=n3 "$EP" capture -q --no-discover -o - | base64 -w 76
+	exit 0
+	EOF
+	echo "BASH_ENV=$T/evil.sh" > "$SLURM_LOCAL_DIR/nodeenv/n2.env"
+	cp -r conda conda3
+	sed -i 's/1.26.4/2.0.0/' conda3/conda-meta/*.json
+	echo "CONDA_PREFIX=$T/conda3" > "$SLURM_LOCAL_DIR/nodeenv/n3.env"
+	audit
+	[ "$JOB_EXIT" = 1 ]
+	[ "$(jq -r '.fleet.nodes[] | select(.name == "n2") | .error' audit/report/fleet.json)" = \
+	    "$(jq -r '.fleet.nodes[] | select(.name == "n2") | .file' audit/report/fleet.json): the manifest says it is node 'n3', but it came as node n2's (its file's name, --bind-filenames): a node speaks only for itself" ]
+	failed audit/report/fleet.json | grep -qx 'n3 conda.pkg.numpy'
+}
+
+@test "slurm scripts: the directory checks and the capture are the same code in both" {
+	part() { sed -n '/^# --- kept identical in/,/^# --- end of the part kept identical ---$/p' "$1" | sed 1d; }
+	[ -n "$(part "$REPO_ROOT/ci/slurm/preflight.sh")" ]
+	diff <(part "$REPO_ROOT/ci/slurm/preflight.sh") <(part "$REPO_ROOT/ci/slurm/envparity-audit.sbatch")
 }
 
 # A training job whose first line is the preflight; TRAINED marks that
@@ -155,7 +238,7 @@ train_job() {
 	cat > train.sh <<-EOF
 	#!/bin/bash
 	#SBATCH --ntasks-per-node=1
-	"$REPO_ROOT/ci/slurm/preflight.sh" -- --no-discover --runs 2 --backend cpu || exit 1
+	"$CI_SLURM/preflight.sh" -- --no-discover --runs 2 --backend cpu || exit 1
 	touch "$T/TRAINED"
 	EOF
 	chmod +x train.sh
@@ -179,6 +262,53 @@ train_job() {
 	[ "$JOB_EXIT" = 1 ]
 	[ ! -e TRAINED ]
 	grep -q 'n2: probe.cpu.gemm.sha256' "$JOB_OUT"
+}
+
+@test "slurm preflight: a compromised node writing another node's manifest does not let training start" {
+	compromise_n2 "$T/.envparity-preflight/*"
+	train_job
+	[ "$JOB_EXIT" = 1 ]
+	[ ! -e TRAINED ]
+	grep -q 'n3: conda.pkg.numpy' "$JOB_OUT"
+}
+
+@test "slurm preflight: a directory another user made in a shared submit directory is refused, and training does not start" {
+	# A submit directory every user can write (a project's shared
+	# folder), where nobody has made the next jobs' preflight directories
+	# and keeps putting a clean n2 in place of whatever n2 writes there.
+	chmod 1777 "$T"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups mkdir -m 777 .envparity-preflight
+	next=$(($(sbatch --parsable --wrap true) + 1))
+	for id in $(seq "$next" $((next + 20))); do
+		setpriv --reuid=nobody --regid=nogroup --clear-groups mkdir -m 777 ".envparity-preflight/$id"
+	done
+	"$EP" capture -q --no-discover --node n2 --runs 2 --backend cpu -o clean.json
+	chmod 644 clean.json
+	setpriv --reuid=nobody --regid=nogroup --clear-groups bash -c '
+		for _ in $(seq 1 300); do
+			for d in .envparity-preflight/*/; do
+				[ -f "$d/n2.json" ] && ! cmp -s clean.json "$d/n2.json" &&
+					cp clean.json "$d/.n2" && mv -f "$d/.n2" "$d/n2.json"
+			done
+			sleep 0.02
+		done' &
+	swapper=$!
+	echo 'FAKE_PROBE_MODE=other' > "$SLURM_LOCAL_DIR/nodeenv/n2.env"
+	train_job
+	kill "$swapper" 2>/dev/null || true
+	wait "$swapper" 2>/dev/null || true
+	[ "$JOB_EXIT" = 1 ]
+	[ ! -e TRAINED ]
+	grep -q "envparity preflight: .*refused: $T/.envparity-preflight belongs to user nobody" "$JOB_OUT"
+	# And a parent writable by others, without the sticky bit.
+	rm -rf .envparity-preflight
+	chmod 777 "$T"
+	rm -f "$SLURM_LOCAL_DIR/nodeenv/n2.env"
+	train_job
+	[ "$JOB_EXIT" = 1 ]
+	[ ! -e TRAINED ]
+	grep -q "refused: $T is writable by group or others (mode 777) and not sticky" "$JOB_OUT"
+	[ ! -e .envparity-preflight ]
 }
 
 @test "slurm scripts: shellcheck finds nothing" {

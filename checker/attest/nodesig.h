@@ -1,0 +1,54 @@
+/*
+ * nodesig.h: a node's own signature over its manifest, for a fleet whose
+ * manifests go through a directory every node can write (a volume of a
+ * Kubernetes Indexed Job, a shared file system): there any writer can
+ * speak for any node, unless each node signs what it says with a key
+ * only it holds.  `capture --sign-key KEY` writes the manifest inside a
+ * DSSE envelope (dsse.h) of type EP_NODESIG_TYPE signed with the node's
+ * Ed25519 key; `fleet --node-keys DIR` opens NODE.json only under
+ * DIR/NODE.pub, and only then reads the manifest, whose meta.node must be
+ * NODE (checker/fleet/ checks that).  The payload type is the manifest's
+ * own, so a node's signature is never an attestation's, nor the reverse.
+ */
+#ifndef EP_NODESIG_H
+#define EP_NODESIG_H
+
+#include <stddef.h>
+
+#include "util.h"
+
+#define EP_NODESIG_TYPE	"application/vnd.envparity.manifest+json"
+
+/* Before the work: key_path can be a signing key (a regular file that
+ * group and others can neither read nor write; its bytes are not read
+ * yet), and output is not that file (the same path, or another name of
+ * the same file).  EP_E_INPUT with one line naming the key otherwise. */
+int ep_nodesig_check(const char *key_path, const char *output,
+    struct ep_err *err);
+
+/* After the work: the manifest text (n bytes) signed with the private
+ * key read now from key_path (sigkey.h's refusals) into *out, a DSSE
+ * envelope (new, JSON with a trailing newline).  The key is freed, and
+ * its text wiped, before this returns. */
+int ep_nodesig_sign(char **out, const char *text, size_t n,
+    const char *key_path, struct ep_err *err);
+
+/* The nodes' public keys: DIR/NODE.pub for each node (DIR must be a
+ * directory; each key is read when its node's manifest is opened). */
+struct ep_nodekeys;
+int ep_nodekeys_open(struct ep_nodekeys **out, const char *dir,
+    struct ep_err *err);
+void ep_nodekeys_free(struct ep_nodekeys *k);	/* accepts NULL */
+
+/* Open node's signed manifest, the n bytes of text read from path: a
+ * signature by node's key (keys, an ep_nodekeys) must hold over it;
+ * *body is the manifest's text (new, *len bytes).  Fails with one line
+ * naming path and node: EP_E_INPUT for a file that is no envelope (an
+ * unsigned manifest is named as such), a node without a key in the
+ * directory, a key that is not one; EP_E_DENIED when no signature holds
+ * under the node's key (tampered, or signed by another node's key).
+ * Fits fleet.h's ep_fleet_open_fn. */
+int ep_nodesig_open(char **body, size_t *len, void *keys, const char *node,
+    const char *path, const char *text, size_t n, struct ep_err *err);
+
+#endif
