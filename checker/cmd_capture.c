@@ -9,6 +9,7 @@
 #include "outfile.h"
 #include "capture.h"
 #include "cmd.h"
+#include "attestopt.h"
 #include "nodesig.h"
 #include "progress.h"
 #include "image.h"
@@ -16,13 +17,12 @@
 
 static int cmd_capture_exec(const struct ep_cmd *, int, char **);
 
-enum { OPT_SIGN_KEY = 0x800 };
-
 const struct ep_cmd ep_cmd_capture = {
 	.name = "capture",
 	.summary = "print or write a manifest of this machine's stack",
 	.usage =
-"usage: envparity capture [-o FILE] [-q] [--sign-key KEY.pem]\n"
+"usage: envparity capture [-o FILE] [-q] [--sign-key KEY.pem | -]\n"
+"                         [--sign-key-fd N]\n"
 "                         [--runs N [probe options]] [collector options]\n"
 "\n"
 "Capture this machine as a manifest of facts: OS, kernel, glibc, CPU ISA,\n"
@@ -43,8 +43,12 @@ const struct ep_cmd ep_cmd_capture = {
 "  -q, --quiet          do not repeat warnings on standard error\n"
 "  --sign-key KEY.pem   sign the manifest with this node's own Ed25519\n"
 "                       private key: it is written inside a DSSE envelope,\n"
-"                       for `fleet --node-keys` (the key is read after the\n"
-"                       capture; one group or others can read is refused)\n"
+"                       for `fleet --node-keys`; - reads the key from\n"
+"                       standard input; a key file group or others can\n"
+"                       read is refused\n"
+"  --sign-key-fd N      read the node's key from descriptor N\n"
+"                       (the key is read after the capture, once every\n"
+"                       process it started has ended, and wiped after)\n"
 EP_PROGRESS_HELP
 "  -h, --help           show this help\n"
 "\n"
@@ -68,7 +72,7 @@ cmd_capture_exec(const struct ep_cmd *self, int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
-		{ "sign-key", required_argument, NULL, OPT_SIGN_KEY },
+		EP_SIGNKEY_LONGOPTS,
 		EP_CAPTURE_LONGOPTS,
 		EP_IMAGE_LONGOPTS,
 		EP_PROBE_LONGOPTS,
@@ -80,7 +84,8 @@ cmd_capture_exec(const struct ep_cmd *self, int argc, char **argv)
 	struct ep_probeopt popt;
 	struct ep_manifest *m = NULL;
 	struct ep_err err = { 0 };
-	const char *output = "-", *sign_key = NULL;
+	struct ep_attestopt key = { 0 };
+	const char *output = "-";
 	char *text = NULL, *env = NULL;
 	int c, v, quiet = 0, rc = EP_EXIT_OK;
 
@@ -108,8 +113,9 @@ cmd_capture_exec(const struct ep_cmd *self, int argc, char **argv)
 		case 'q':
 			quiet = 1;
 			break;
-		case OPT_SIGN_KEY:
-			sign_key = optarg;
+		case EP_OPT_SIGN_KEY:
+		case EP_OPT_SIGN_KEY_FD:
+			ep_attest_opt(&key, c, optarg);
 			break;
 		case 'h':
 			fputs(self->usage, stdout);
@@ -122,11 +128,18 @@ cmd_capture_exec(const struct ep_cmd *self, int argc, char **argv)
 	if ((rc = ep_cmd_operands(self, argc, argv, 0)) != 0)
 		goto done;
 
-	/* A path that cannot take the manifest, and a key that cannot be
-	 * one, fail before the work; the key's bytes are read after it. */
-	if (ep_out_check(output, EP_OUT_STDOUT, &err) < 0 ||
-	    (sign_key != NULL && ep_nodesig_check(sign_key, output,
-	    &err) < 0)) {
+	if (key.key_path != NULL && key.key_fd != NULL) {
+		rc = ep_cmd_usage_error(self, "--sign-key and --sign-key-fd "
+		    "exclude each other (one key signs)");
+		goto done;
+	}
+	/* A key that cannot be one, and a path that cannot take the
+	 * manifest (the key's own file among them: checking the key
+	 * protects it), fail before the work; the key's bytes are read
+	 * after it. */
+	if (((key.key_path != NULL || key.key_fd != NULL) &&
+	    ep_attestopt_key_check(&key, &err) < 0) ||
+	    ep_out_check(output, EP_OUT_STDOUT, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
@@ -144,14 +157,14 @@ cmd_capture_exec(const struct ep_cmd *self, int argc, char **argv)
 	}
 	if (!quiet)
 		ep_cmd_echo_meta(m);
-	if (sign_key == NULL) {
+	if (!key.have_src) {
 		if (ep_manifest_write(m, output, &err) < 0)
 			rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
 	/* Every helper of the capture has ended: only now the key. */
 	if (ep_manifest_dump(&text, m, &err) < 0 ||
-	    ep_nodesig_sign(&env, text, strlen(text), sign_key, &err) < 0 ||
+	    ep_nodesig_sign(&env, text, strlen(text), &key.src, &err) < 0 ||
 	    ep_out_write(output, env, strlen(env), EP_OUT_STDOUT, &err) < 0)
 		rc = ep_cmd_fail(self, &err);
 done:
@@ -160,5 +173,6 @@ done:
 	ep_results_clear(&rs);
 	ep_manifest_free(m);
 	ep_capture_opts_clear(&opts);
+	ep_attestopt_clear(&key);
 	return rc;
 }

@@ -15,49 +15,34 @@
 
 #include "dsse.h"
 #include "nodesig.h"
+#include "reap.h"
 #include "sigkey.h"
 
 struct ep_nodekeys {
 	char *dir;
 };
 
-int
-ep_nodesig_check(const char *key_path, const char *output,
-    struct ep_err *err)
-{
-	struct stat k, o;
-
-	if (stat(key_path, &k) < 0)
-		return ep_err_set(err, EP_E_INPUT, "--sign-key %s: %s", key_path,
-		    strerror(errno));
-	if (!S_ISREG(k.st_mode))
-		return ep_err_set(err, EP_E_INPUT, "--sign-key %s: %s, not a "
-		    "key file", key_path, ep_mode_kind(k.st_mode));
-	if ((k.st_mode & 077) != 0)
-		return ep_err_set(err, EP_E_INPUT, "%s: the private key is open "
-		    "to group or others (mode %04o); make it private: chmod 600 "
-		    "%s", key_path, (unsigned)(k.st_mode & 07777), key_path);
-	if (output != NULL && (strcmp(output, key_path) == 0 ||
-	    (stat(output, &o) == 0 && o.st_dev == k.st_dev &&
-	    o.st_ino == k.st_ino)))
-		return ep_err_set(err, EP_E_INPUT, "-o %s: that is the signing "
-		    "key (--sign-key %s): an output never replaces the key",
-		    output, key_path);
-	return 0;
-}
+/* How long a process left behind gets to die before the key is read. */
+#define REAP_GRACE_MS	5000
 
 int
 ep_nodesig_sign(char **out, const char *text, size_t n,
-    const char *key_path, struct ep_err *err)
+    struct ep_sigkey_src *src, struct ep_err *err)
 {
 	struct ep_sigkey *key = NULL;
+	struct ep_err why = { 0 };
 	int rc;
 
 	*out = NULL;
-	if (ep_sigkey_load_private(&key, key_path, err) < 0)
+	/* The capture's helpers ran the node's own code: nothing they
+	 * started may be alive while the key is in memory. */
+	if (ep_reap_all(REAP_GRACE_MS, &why) < 0)
+		return ep_err_set(err, EP_E_IO, "the signing key was not read: "
+		    "%s", why.msg);
+	if (ep_sigkey_src_read(&key, src, err) < 0)
 		return -1;
 	rc = ep_dsse_sign(out, EP_NODESIG_TYPE, text, n, key, err);
-	ep_sigkey_free(key);
+	ep_sigkey_free(key);	/* wipes it */
 	return rc;
 }
 

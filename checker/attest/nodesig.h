@@ -19,19 +19,18 @@
 
 #define EP_NODESIG_TYPE	"application/vnd.envparity.manifest+json"
 
-/* Before the work: key_path can be a signing key (a regular file that
- * group and others can neither read nor write; its bytes are not read
- * yet), and output is not that file (the same path, or another name of
- * the same file).  EP_E_INPUT with one line naming the key otherwise. */
-int ep_nodesig_check(const char *key_path, const char *output,
-    struct ep_err *err);
+struct ep_sigkey_src;
 
-/* After the work: the manifest text (n bytes) signed with the private
- * key read now from key_path (sigkey.h's refusals) into *out, a DSSE
- * envelope (new, JSON with a trailing newline).  The key is freed, and
- * its text wiped, before this returns. */
+/* After the work: the manifest text (n bytes) signed with the node's
+ * private key into *out, a DSSE envelope (new, JSON with a trailing
+ * newline).  src was checked before the work (sigkey.h's
+ * ep_sigkey_src_path or ep_sigkey_src_fd, which also keep every output
+ * off the key's file); its key is read only now, once every process the
+ * capture started has been reaped (reap.h), and freed, its text wiped,
+ * before this returns.  EP_E_IO when a process cannot be reaped (the key
+ * is then not read); sigkey.h's refusals of the key itself. */
 int ep_nodesig_sign(char **out, const char *text, size_t n,
-    const char *key_path, struct ep_err *err);
+    struct ep_sigkey_src *src, struct ep_err *err);
 
 /* The nodes' public keys: DIR/NODE.pub for each node (DIR must be a
  * directory; each key is read when its node's manifest is opened). */

@@ -71,6 +71,22 @@ bad() { # report.json
 	{ printf 'DSSEv1 %d %s %d ' "${#t}" "$t" "$(stat -c %s m.json)"; cat m.json; } > pae
 	jq -r '.signatures[0].sig' env.json | base64 -d > sig
 	openssl pkeyutl -verify -pubin -inkey n1.pub -rawin -in pae -sigfile sig
+	# The key on a descriptor and on standard input: the same envelope
+	# (Ed25519 is deterministic, the capture time aside).
+	run "$EP" capture -q --no-discover --node n1 --sign-key-fd 3 -o fd.json 3<n1.key
+	[ "$status" -eq 0 ]
+	payload fd.json mfd.json
+	{ printf 'DSSEv1 %d %s %d ' "${#t}" "$t" "$(stat -c %s mfd.json)"; cat mfd.json; } > pae
+	jq -r '.signatures[0].sig' fd.json | base64 -d > sig
+	openssl pkeyutl -verify -pubin -inkey n1.pub -rawin -in pae -sigfile sig
+	[ "$(jq -r '.signatures[0].keyid' fd.json)" = "$(jq -r '.signatures[0].keyid' env.json)" ]
+	run "$EP" capture -q --no-discover --node n1 --sign-key - -o in.json <n1.key
+	[ "$status" -eq 0 ]
+	[ "$(jq -r '.signatures[0].keyid' in.json)" = "$(jq -r '.signatures[0].keyid' env.json)" ]
+	run "$EP" capture -q --no-discover --sign-key n1.key --sign-key-fd 3 -o x.json 3<n1.key
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--sign-key and --sign-key-fd exclude each other"* ]]
+	[ ! -e x.json ]
 	# A key others can read, a key that is not a file, and an output that
 	# is the key: refused before the work, the key untouched.
 	cp n1.key k0
