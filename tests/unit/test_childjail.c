@@ -5,7 +5,8 @@
  * /proc/self/status, trying files): no_new_privs, no capability, the
  * user nobody or root without power when we are root, and under Landlock
  * no file outside its trees, not even one its own user owns, nor our
- * environment.
+ * environment; on a kernel without Landlock (made so with seccomp), the
+ * jail says what it does not fence, and helpers still run.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,10 +14,15 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -344,8 +350,75 @@ test_landlock(void **state)
 	free(rofile);
 }
 
+/* In a fresh execution of this binary whose kernel "has no Landlock"
+ * (test_no_landlock): exit 0 when the jail says so and a helper runs. */
+static int
+no_landlock_check(void)
+{
+	struct ep_child_jail jail;
+	struct ep_err err = { 0 };
+	char *argv[] = { (char *)"/bin/sh", (char *)"-c",
+	    (char *)"echo ran", NULL };
+	struct ep_child_opts o = { .timeout_ms = 20000, .out_max = 4096,
+	    .err_keep = 256, .grace_ms = 2000, .jail = &jail };
+	struct ep_child_result r;
+	int rc = 0;
+
+	if (ep_child_landlock_abi() != 0)
+		return 1;
+	if (ep_child_jail_init(&jail, EP_CHILD_PYTHON, NULL, &err) < 0)
+		return 2;
+	if (jail.ruleset != -1 || jail.abi != 0 ||
+	    strstr(jail.said, "no Landlock in this kernel: files, TCP and "
+	    "signals not fenced") == NULL ||
+	    strstr(jail.said, "no_new_privs") == NULL)
+		rc = 3;
+	else if (strcmp(ep_child_confinement(EP_CHILD_PYTHON), jail.said) != 0)
+		rc = 4;
+	else if (ep_child_run(&r, "/bin/sh", argv, &o, &err) < 0)
+		rc = 5;
+	else {
+		rc = strcmp(r.out, "ran\n") == 0 ? 0 : 6;
+		ep_child_result_clear(&r);
+	}
+	ep_child_jail_clear(&jail);
+	return rc;
+}
+
+/* A kernel without Landlock, as seccomp makes one: landlock's system
+ * calls fail with ENOSYS, in a fresh execution of this binary. */
+static void
+test_no_landlock(void **state)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+		    SYS_landlock_create_ruleset, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof f / sizeof f[0], f };
+	pid_t pid;
+	int st;
+
+	(void)state;
+	if ((pid = fork()) == 0) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+			_exit(126);
+		execl("/proc/self/exe", "test_childjail", "--no-landlock",
+		    (char *)NULL);
+		_exit(127);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 int
-main(void)
+main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_allowlist),
@@ -354,7 +427,10 @@ main(void)
 		cmocka_unit_test(test_helper_env),
 		cmocka_unit_test_setup_teardown(test_landlock, setup_tmp,
 		    teardown_tmp),
+		cmocka_unit_test(test_no_landlock),
 	};
 
+	if (argc == 2 && strcmp(argv[1], "--no-landlock") == 0)
+		return no_landlock_check();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
