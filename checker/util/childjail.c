@@ -263,8 +263,8 @@ decide_user(struct ep_child_jail *j, const struct ep_child_fs *fs,
 	struct ep_strv read = { 0 };
 	const struct ep_strv *lists[3];
 	const char *failed = NULL;
-	char *why;
-	int can;
+	char *why = NULL;
+	int can, rc = -1;
 
 	if (geteuid() != 0) {
 		*who = xasprintf("user %u (envparity's), no capability",
@@ -272,37 +272,41 @@ decide_user(struct ep_child_jail *j, const struct ep_child_fs *fs,
 		return 0;
 	}
 	nobody(&j->uid, &j->gid);
-	if (chown(j->tmpdir, j->uid, j->gid) < 0)
-		return ep_err_set(err, EP_E_IO, "%s: %s", j->tmpdir,
-		    strerror(errno));
+	if (chown(j->tmpdir, j->uid, j->gid) < 0) {
+		ep_err_set(err, EP_E_IO, "%s: %s", j->tmpdir, strerror(errno));
+		goto done;
+	}
 	for (size_t i = 0; fs != NULL && i < fs->read.n; i++)
 		ep_strv_push(&read, fs->read.v[i]);
 	ep_child_loader_dirs(&read);
 	lists[0] = fs != NULL ? &fs->need : &none;
 	lists[1] = &read;
 	lists[2] = write;
-	can = user_can(j->uid, j->gid, lists, &failed);
-	why = can == 0 ? xstrdup(failed) : NULL;
-	ep_strv_clear(&read);
-	if (can < 0)
-		return ep_err_set(err, EP_E_IO, "cannot check what user "
-		    "nobody may read: %s", strerror(errno));
+	if ((can = user_can(j->uid, j->gid, lists, &failed)) < 0) {
+		ep_err_set(err, EP_E_IO, "cannot check what user nobody may "
+		    "read: %s", strerror(errno));
+		goto done;
+	}
 	if (can) {
 		j->as_user = 1;
 		*who = xasprintf("user nobody (%u)", (unsigned)j->uid);
-		return 0;
+		rc = 0;
+		goto done;
 	}
+	why = xstrdup(failed);
 	/* Ours again: root without CAP_DAC_OVERRIDE writes only its own. */
 	if (chown(j->tmpdir, 0, 0) < 0) {
-		free(why);
-		return ep_err_set(err, EP_E_IO, "%s: %s", j->tmpdir,
-		    strerror(errno));
+		ep_err_set(err, EP_E_IO, "%s: %s", j->tmpdir, strerror(errno));
+		goto done;
 	}
 	j->drop_caps = 1;
 	*who = xasprintf("root without capabilities%s (nobody cannot open "
 	    "%s)", have_setpcap() ? ", securebits locked" : "", why);
+	rc = 0;
+done:
+	ep_strv_clear(&read);
 	free(why);
-	return 0;
+	return rc;
 }
 
 int
