@@ -11,6 +11,7 @@
 #include "child.h"
 #include "clean.h"
 #include "cmd.h"
+#include "dynload.h"
 #include "store.h"
 #include "version.h"
 
@@ -64,11 +65,16 @@ main(int argc, char **argv)
 	struct ep_err err = { 0 };
 	int rc;
 
+	/* A dlopen helper (dynload.h): this binary executed afresh by
+	 * ourselves to load one library, before anything else runs. */
+	if (argc > 1 && strcmp(argv[1], EP_DYNLOAD_HELPER) == 0)
+		return ep_dynload_main(argc, argv);
 	/* Not readable by processes of the same user: code envparity loads
-	 * (a library a pull request put in site-packages) runs in children
+	 * (a library a pull request put in site-packages) runs in helpers
 	 * that could otherwise read our environment (the store token) or
 	 * write to our terminal through /proc/PPID.  It also keeps the token
-	 * out of core files.  (Root's children can still; see docs/manifest.md.) */
+	 * out of core files.  A helper of root's runs as nobody or without
+	 * any capability, and under Landlock (child.h), so it cannot either. */
 	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	/* No library search path into the current directory (the
 	 * checkout): restarts without relative LD_LIBRARY_PATH entries. */

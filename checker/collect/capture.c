@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "hash.h"
 #include "hostlist.h"
 #include "version.h"
@@ -146,6 +147,32 @@ ep_capture_meta(struct ep_manifest *m, const char *node)
 	ep_manifest_meta_set(m, "tool", "envparity " EP_VERSION);
 }
 
+/* meta.confinement: how the helpers that ran code of this machine were
+ * confined (child.h), said even when weaker than it could be. */
+static void
+confinement_meta(struct ep_manifest *m)
+{
+	static const struct {
+		enum ep_child_kind kind;
+		const char *key;
+	} kinds[] = {
+		{ EP_CHILD_PYTHON, "python" },
+		{ EP_CHILD_LOADER, "libraries" },
+	};
+	json_t *o = json_object_get(m->meta, "confinement");
+	const char *said;
+
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+		if ((said = ep_child_confinement(kinds[i].kind)) == NULL)
+			continue;
+		if (o == NULL) {
+			o = json_object();
+			json_object_set_new(m->meta, "confinement", o);
+		}
+		json_object_set_new(o, kinds[i].key, json_string(said));
+	}
+}
+
 int
 ep_capture(struct ep_manifest **out, const struct ep_capture_opts *o,
     struct ep_err *err)
@@ -205,6 +232,7 @@ ep_capture(struct ep_manifest **out, const struct ep_capture_opts *o,
 		if (ep_cache_save(c.cache, &cerr) < 0)
 			ep_manifest_warn(c.m, "cache not saved: %s", cerr.msg);
 	}
+	confinement_meta(c.m);
 	json_object_set_new(c.m->meta, "duration_ms",
 	    json_integer((json_int_t)((ep_now_ns() - t0) / 1000000)));
 	*out = c.m;

@@ -359,6 +359,7 @@ ep_collect_cudastack(struct ep_collect *c, struct ep_err *err)
 {
 	struct ep_libsearch s = { 0 }, drv = { 0 };
 	struct ep_libfound nvml = { 0 }, cuda = { 0 };
+	struct ep_strv dirs = { 0 };
 	struct libstate ls[NLIBS], *order[NLIBS];
 	struct ep_dynload_job jobs[NLIBS + 1];
 	struct ep_err lerr = { 0 };
@@ -437,10 +438,17 @@ ep_collect_cudastack(struct ep_collect *c, struct ep_err *err)
 		jobs[njobs++].path = order[i]->f.real;
 	}
 	t0 = ep_now_ns();
-	/* Should poll() itself fail, the jobs not run say so one by one. */
+	/* The helpers may read where the libraries were looked for. */
+	for (size_t i = 0; i < s.n + drv.n; i++) {
+		const char *d = i < s.n ? s.src[i].dir : drv.src[i - s.n].dir;
+
+		if (d != NULL && !ep_strv_contains(&dirs, d))
+			ep_strv_push(&dirs, d);
+	}
+	/* Should they not start at all, the jobs say so one by one. */
 	if (njobs > 0 && ep_dynload_run(jobs, njobs,
 	    (unsigned)(ncpu < 2 ? 2 : ncpu > 8 ? 8 : ncpu),
-	    load_timeout_ms(c->m), &lerr) < 0)
+	    load_timeout_ms(c->m), &dirs, &lerr) < 0)
 		ep_manifest_warn(c->m, "loading CUDA libraries: %s", lerr.msg);
 	if (gpu)
 		ep_gpu_finish(c, &jobs[0]);
@@ -463,6 +471,7 @@ ep_collect_cudastack(struct ep_collect *c, struct ep_err *err)
 	json_object_set_new(c->m->meta, "cudastack", meta);
 	rc = 0;
 done:
+	ep_strv_clear(&dirs);
 	ep_dynload_jobs_clear(jobs, njobs);
 	for (size_t i = 0; i < NLIBS; i++)
 		ep_libfound_clear(&ls[i].f);

@@ -1,7 +1,9 @@
 /*
- * dynload.c: the child's side: load one CUDA library or NVML and write
- * what it says about itself to a pipe (see dynload.h for the protocol;
- * dynload_run.c is the parent's side).
+ * dynload.c: the helper's side: load one CUDA library or NVML and write
+ * what it says about itself to standard output (see dynload.h for the
+ * protocol; dynload_run.c is the parent's side).  It runs in a fresh
+ * execution of envparity, started by ep_dynload_main before anything
+ * else of main(): it reads no store, no token and no key.
  *
  * The model is libgit2's streams/openssl_dynamic.c: a list of names to
  * resolve, a table of function pointers filled with dlsym, and a sticky
@@ -14,6 +16,8 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <link.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -280,8 +284,8 @@ probe_libcuda(const char *path)
 		emit("cuda_driver_api", "%d.%d", v / 1000, v % 1000 / 10);
 }
 
-void
-ep_dynload_probe(const struct ep_dynload_job *j, int fd)
+static void
+probe(const struct ep_dynload_job *j, int fd)
 {
 	void *h;
 
@@ -320,3 +324,36 @@ ep_dynload_probe(const struct ep_dynload_job *j, int fd)
 	 * are less tested than their constructors. */
 }
 
+int
+ep_dynload_main(int argc, char **argv)
+{
+	static const int fatal[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
+	    SIGPIPE };
+	struct ep_dynload_job j;
+	int fd, null;
+
+	if (argc < 4 || argc > 5 || *argv[2] == '\0' || *argv[3] != '/')
+		return 2;
+	memset(&j, 0, sizeof j);
+	j.name = argv[2];
+	j.path = argv[3];
+	j.aux = argc == 5 ? argv[4] : NULL;
+	/* Die of a crash plainly, so that the parent can name the signal:
+	 * a handler of ours (a sanitizer's) would try to report it, and may
+	 * deadlock doing so inside dlopen. */
+	for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
+		signal(fatal[i], SIG_DFL);
+	/* The lines go where standard output was; what a library prints
+	 * goes nowhere, so it cannot pass for a line of ours. */
+	if ((fd = fcntl(1, F_DUPFD_CLOEXEC, 3)) < 0 ||
+	    (null = open("/dev/null", O_RDWR)) < 0)
+		return 1;
+	dup2(null, 0);
+	dup2(null, 1);
+	dup2(null, 2);
+	if (null > 2)
+		close(null);
+	probe(&j, fd);
+	/* No exit handler of ours, nor the libraries' destructors. */
+	_exit(0);
+}

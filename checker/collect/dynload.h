@@ -2,15 +2,17 @@
  * dynload.h: ask CUDA libraries and the NVIDIA driver (NVML) what they
  * are, by loading them with dlopen in child processes.
  *
- * Loading a library runs its constructors, and a broken or mismatched
- * library can crash or hang there; so every library is loaded in a child
- * of its own (forked, never exec'd), which writes what it learned to a
- * pipe as lines "name\tfield\tvalue\n" and exits.  The parent reads with
- * poll() and a deadline, kills a child that does not answer, and keeps
- * whatever lines arrived before a crash.  One child per library also
- * keeps libraries from resolving their dependencies against each other.
+ * Loading a library runs its constructors, and a broken, mismatched or
+ * hostile library can crash, hang or look around there; so every library
+ * is loaded in a helper of its own: envparity's own binary executed
+ * afresh (its memory holds nothing of ours: no token, no key) and
+ * confined (child.h), which writes what it learned to standard output
+ * as lines "name\tfield\tvalue\n" and exits.  The parent reads with a
+ * deadline, kills a helper that does not answer, and keeps whatever lines
+ * arrived before a crash.  One helper per library also keeps libraries
+ * from resolving their dependencies against each other.
  *
- * dynload.c (the child's side) is the only file that includes
+ * dynload.c (the helper's side) is the only file that includes
  * <dlfcn.h>; dynload_run.c is the parent's side.
  *
  * What a child reports, by job name (raw numbers; collect_cudastack.c
@@ -46,8 +48,13 @@ enum ep_dl_status {
 	EP_DL_EXIT,		/* it exited with another status (code) */
 	EP_DL_SIGNAL,		/* it was killed by signal code: a crash */
 	EP_DL_TIMEOUT,		/* it did not finish in time and was killed */
-	EP_DL_NOSTART,		/* no pipe or no fork (code is the errno) */
+	EP_DL_NOSTART,		/* it could not be started (code: errno) */
+	EP_DL_OVERFLOW,		/* it wrote more than code bytes: killed */
 };
+
+/* The hidden first argument that makes envparity a dlopen helper
+ * (ep_dynload_main): not a command, never typed by a user. */
+#define EP_DYNLOAD_HELPER	"__dlopen-helper"
 
 struct ep_dynload_job {
 	const char *name;	/* in: "cudnn_ops", "gpu"; picks the probe */
@@ -60,28 +67,31 @@ struct ep_dynload_job {
 	int status;		/* out: enum ep_dl_status */
 	int code;		/* out: exit status, signal, or errno */
 	int overflow;		/* out: output beyond the limit was dropped */
-	unsigned ms;		/* out: how long the child ran */
+	unsigned ms;		/* out: from the call's start to its end */
 	int limit_ms;		/* out: the time it was given */
 };
 
-/* Run jobs[0..n) with at most parallel children at a time (0 means 2),
- * each given timeout_ms from its start.  Each child drops our credentials
- * from its environment before it loads anything (ep_child_env_enter), and
- * whatever it starts is killed when it ends (ep_child_kill_tree).  A
- * child that crashes or times out only marks its own job; the call fails
- * (EP_E_IO) only if poll() itself fails, and then every child is killed
- * and reaped first and the jobs not run are EP_DL_NOSTART.  Every job's
- * out is set either way.  Call it while the process has one thread: the
- * children are forked without exec, and a lock held by another thread at
- * fork time would stay held in them. */
+/* Run jobs[0..n) with at most parallel helpers at a time (0 means 2),
+ * each given timeout_ms from its start: each executes this program's
+ * binary afresh with EP_DYNLOAD_HELPER, confined to reading the system,
+ * the loader's directories, dirs (may be NULL: where the libraries were
+ * searched for) and each library's own directory (child.h), and
+ * whatever it starts is killed when it ends.  A helper that crashes,
+ * times out or floods its output only marks its own job; the call fails
+ * (EP_E_IO) only when the helpers cannot be run at all (every job is
+ * then EP_DL_NOSTART).  Every job's out is set either way. */
 int ep_dynload_run(struct ep_dynload_job *jobs, size_t n, unsigned parallel,
-    int timeout_ms, struct ep_err *err);
+    int timeout_ms, const struct ep_strv *dirs, struct ep_err *err);
 
 void ep_dynload_jobs_clear(struct ep_dynload_job *jobs, size_t n);
 
-/* The child's work, in the forked child only: load j->path and write the
- * job's lines to fd.  Returns so that the caller can _exit(). */
-void ep_dynload_probe(const struct ep_dynload_job *j, int fd);
+/* The helper, called first thing in main() when argv[1] is
+ * EP_DYNLOAD_HELPER: argv[2] the job's name, argv[3] the file to load,
+ * argv[4] (may be absent) the gpu job's libcuda.  Writes the job's lines
+ * to standard output, which nothing the library prints can reach (its
+ * standard streams are /dev/null), and returns the exit status: 0, or 2
+ * for arguments that are not a job. */
+int ep_dynload_main(int argc, char **argv);
 
 /* Why a job did not end well, as a phrase for a warning: "crashed
  * (signal 11, Segmentation fault)", "did not finish within 500 ms", ...

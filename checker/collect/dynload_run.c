@@ -1,20 +1,29 @@
 /*
- * dynload_run.c: the parent's side of dynload.h: fork a child per job,
- * read its lines with poll() and a deadline, kill what does not finish,
- * and tell a crash from a clean exit; then parse the lines and decode the
+ * dynload_run.c: the parent's side of dynload.h: run a helper per job,
+ * each a fresh execution of this very program (ep_dynload_main, dynload.c)
+ * that loads one library; read its lines, kill what does not finish, and
+ * tell a crash from a clean exit; then parse the lines and decode the
  * version numbers the libraries report.  No <dlfcn.h> here: nothing is
  * loaded into the parent.
  *
  * The libraries come from places a pull request controls (site-packages,
- * --lib-path), and their constructors run in the child: it drops our
- * credentials from its environment before it loads anything, and when it
- * ends, whatever it started ends too (child.h).
+ * --lib-path, LD_LIBRARY_PATH), and their constructors run in the
+ * helper.  So the helper is executed, never a fork() of us: by the time
+ * the CUDA stack is captured we may hold the store token and the
+ * connection's buffers, and a forked copy of our memory would hand them
+ * to the library.  Why our own binary rather than a helper program of
+ * its own: it is the same build as the parent (the protocol, the NVML
+ * table and the job names cannot drift apart), it cannot be missing or
+ * found somewhere a checkout planted one, and /proc/self/exe names it
+ * even once the file was replaced by an upgrade.  The helper is confined
+ * (child.h: the loader's environment, no_new_privs, nobody or no
+ * capability as root, Landlock to the library directories), and when it
+ * ends, whatever it started ends too.
  */
 #include "dynload.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,258 +33,153 @@
 
 #include "child.h"
 
-#define OUT_MAX		(256 * 1024)	/* a child says a few hundred bytes */
+#define OUT_MAX		(256 * 1024)	/* a helper says a few hundred bytes */
+#define ERR_KEEP	512
 
-/* How long to wait for what a finished child left behind to die. */
+/* How long to wait for what a finished helper left behind to die. */
 #define KILL_GRACE_MS	1000
 
-static void __attribute__((noreturn))
-child(const struct ep_dynload_job *j, int fd, struct ep_strv *env)
-{
-	static const int fatal[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
-	    SIGPIPE };
-	int null;
+#define SELF_EXE	"/proc/self/exe"
 
-	/* Our own process group, so that a kill takes along anything the
-	 * library started. */
-	setpgid(0, 0);
-	/* No credential of ours for the library's constructors, nor for
-	 * anything they start. */
-	ep_child_env_enter(env);
-	/* Die of a crash plainly, so that the parent can name the signal:
-	 * a handler inherited from the parent (a sanitizer's) would try to
-	 * report it, and may deadlock doing so inside dlopen. */
-	for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
-		signal(fatal[i], SIG_DFL);
-	/* A library that prints must not write into the manifest. */
-	if ((null = open("/dev/null", O_RDWR)) >= 0) {
-		dup2(null, 0);
-		dup2(null, 1);
-		dup2(null, 2);
-		if (null > 2)
-			close(null);
-	}
-	ep_dynload_probe(j, fd);
-	_exit(0);
-}
-
-struct slot {
-	struct ep_dynload_job *j;
-	pid_t pid;
-	int fd;			/* -1 once at end of file */
-	size_t cap;
-	uint64_t t0, deadline;
-	unsigned long long since;	/* its start time, for its orphans */
+/* When each job ended, for its ms. */
+struct timing {
+	struct ep_dynload_job *jobs;
+	uint64_t t0;
 };
 
 static void
-start(struct slot *s, struct ep_dynload_job *j, int timeout_ms,
-    struct ep_strv *env)
+job_ended(void *arg, size_t i)
 {
-	int p[2];
+	struct timing *t = arg;
 
-	memset(s, 0, sizeof *s);
-	s->j = j;
-	s->fd = -1;
-	s->t0 = ep_now_ns();
-	s->deadline = s->t0 + (uint64_t)timeout_ms * 1000000;
-	j->limit_ms = timeout_ms;
-	j->status = EP_DL_NOSTART;
-	if (pipe2(p, O_CLOEXEC) < 0) {
-		j->code = errno;
-		return;
-	}
-	if ((s->pid = fork()) < 0) {
-		j->code = errno;
-		close(p[0]);
-		close(p[1]);
-		s->pid = 0;
-		return;
-	}
-	if (s->pid == 0) {
-		close(p[0]);
-		child(j, p[1], env);
-	}
-	/* Its group exists before we may need to kill it. */
-	setpgid(s->pid, s->pid);
-	s->since = ep_child_start_time(s->pid);
-	close(p[1]);
-	s->fd = p[0];
-	fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) | O_NONBLOCK);
+	t->jobs[i].ms = (unsigned)((ep_now_ns() - t->t0) / 1000000);
 }
 
-/* Read what is there; 1 at end of file. */
-static int
-drain(struct slot *s)
-{
-	struct ep_dynload_job *j = s->j;
-	char buf[8192];
-	ssize_t r;
-
-	for (;;) {
-		if ((r = read(s->fd, buf, sizeof buf)) < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno != EAGAIN;
-		}
-		if (r == 0)
-			return 1;
-		if (j->len + (size_t)r > OUT_MAX) {
-			j->overflow = 1;
-			continue;
-		}
-		if (j->len + (size_t)r + 1 > s->cap) {
-			s->cap = (j->len + (size_t)r + 1) * 2;
-			j->out = xrealloc(j->out, s->cap);
-		}
-		memcpy(j->out + j->len, buf, (size_t)r);
-		j->len += (size_t)r;
-		j->out[j->len] = '\0';
-	}
-}
-
+/* d's directory, when it has one. */
 static void
-finish(struct slot *s, int wstatus, int timed_out)
+push_dir(struct ep_strv *v, const char *path)
 {
-	struct ep_dynload_job *j = s->j;
+	char *d;
 
-	if (s->fd >= 0) {
-		drain(s);
-		close(s->fd);
-		s->fd = -1;
+	if (path == NULL || (d = ep_path_dir(path)) == NULL)
+		return;
+	if (*d == '/' && !ep_strv_contains(v, d))
+		ep_strv_push_owned(v, d);
+	else
+		free(d);
+}
+
+/* What the helpers read: our binary, the libraries and their directories
+ * (a library's dependencies are its neighbours, or where dirs says the
+ * search looked); what they need: our binary and the libraries. */
+static void
+helper_fs(struct ep_child_fs *fs, const struct ep_dynload_job *jobs,
+    size_t n, const struct ep_strv *dirs)
+{
+	char *self = realpath(SELF_EXE, NULL);
+
+	ep_strv_push(&fs->read, SELF_EXE);
+	if (self != NULL)
+		ep_strv_push_owned(&fs->need, self);
+	for (size_t i = 0; dirs != NULL && i < dirs->n; i++)
+		if (!ep_strv_contains(&fs->read, dirs->v[i]))
+			ep_strv_push(&fs->read, dirs->v[i]);
+	for (size_t i = 0; i < n; i++) {
+		push_dir(&fs->read, jobs[i].path);
+		push_dir(&fs->read, jobs[i].aux);
+		ep_strv_push(&fs->need, jobs[i].path);
+		if (jobs[i].aux != NULL)
+			ep_strv_push(&fs->need, jobs[i].aux);
 	}
-	if (j->out == NULL)
-		j->out = xstrdup("");
-	j->ms = (unsigned)((ep_now_ns() - s->t0) / 1000000);
-	if (timed_out) {
+}
+
+/* The job's outcome from how its helper ended. */
+static void
+finish(struct ep_dynload_job *j, struct ep_child_result *r)
+{
+	j->out = r->out;
+	j->len = r->out_len;
+	r->out = NULL;
+	if (r->timed_out)
 		j->status = EP_DL_TIMEOUT;
-	} else if (WIFSIGNALED(wstatus)) {
+	else if (r->overflow) {
+		j->status = EP_DL_OVERFLOW;
+		j->overflow = 1;
+		j->code = OUT_MAX;
+	} else if (WIFSIGNALED(r->status)) {
 		j->status = EP_DL_SIGNAL;
-		j->code = WTERMSIG(wstatus);
+		j->code = WTERMSIG(r->status);
 	} else {
-		j->code = WEXITSTATUS(wstatus);
+		j->code = WEXITSTATUS(r->status);
 		j->status = j->code == 0 ? EP_DL_OK : EP_DL_EXIT;
 	}
-	s->pid = 0;
-}
-
-/* Kill s's child, whether it exited (not yet reaped) or not, and
- * everything it started, except the other children at work and theirs;
- * then reap it into *ws. */
-static void
-end_slot(struct slot *slots, unsigned parallel, struct slot *s, int *ws)
-{
-	pid_t *keep = xcalloc(parallel, sizeof *keep);
-	size_t nkeep = 0;
-
-	for (unsigned i = 0; i < parallel; i++)
-		if (&slots[i] != s && slots[i].pid > 0)
-			keep[nkeep++] = slots[i].pid;
-	ep_child_kill_tree(s->pid, s->since, keep, nkeep, KILL_GRACE_MS);
-	while (waitpid(s->pid, ws, 0) < 0 && errno == EINTR)
-		;
-	free(keep);
 }
 
 int
 ep_dynload_run(struct ep_dynload_job *jobs, size_t n, unsigned parallel,
-    int timeout_ms, struct ep_err *err)
+    int timeout_ms, const struct ep_strv *dirs, struct ep_err *err)
 {
-	struct ep_strv env = { 0 };
-	struct slot *slots;
-	struct pollfd *pfd;
-	size_t next = 0, active = 0;
-	int rc = 0;
+	struct timing t = { .jobs = jobs, .t0 = ep_now_ns() };
+	struct ep_child_opts o = {
+		.kind = EP_CHILD_LOADER,
+		.timeout_ms = timeout_ms > 0 ? (unsigned)timeout_ms : 1,
+		.out_max = OUT_MAX,
+		.err_keep = ERR_KEEP,
+		.grace_ms = KILL_GRACE_MS,
+		.max_jobs = parallel != 0 ? parallel : 2,
+		.on_end = job_ended,
+		.on_end_arg = &t,
+	};
+	struct ep_child_run_job *v = xcalloc(n + 1, sizeof *v);
+	struct ep_child_fs fs = { 0 };
+	struct ep_child_jail jail = { .ruleset = -1 };
+	char *(*argv)[6] = xcalloc(n + 1, sizeof *argv);
+	int rc = -1, e = 0;
 
-	if (parallel == 0)
-		parallel = 2;
-	/* Built here: after fork the child only switches to it. */
-	ep_child_env(&env);
-	ep_child_reaper();
-	slots = xcalloc(parallel, sizeof *slots);
-	pfd = xcalloc(parallel, sizeof *pfd);
-	/* A job never started (poll failed first) must not read as a clean
-	 * answer with nothing in it. */
+	/* A job never started must not read as a clean answer with nothing
+	 * in it. */
 	for (size_t i = 0; i < n; i++) {
 		jobs[i].status = EP_DL_NOSTART;
 		jobs[i].code = 0;
+		jobs[i].limit_ms = timeout_ms;
+		jobs[i].overflow = 0;
 	}
-	while (next < n || active > 0) {
-		uint64_t now;
-		int wait_ms = timeout_ms;
-
-		for (unsigned i = 0; i < parallel && next < n; i++) {
-			if (slots[i].pid != 0)
-				continue;
-			start(&slots[i], &jobs[next++], timeout_ms, &env);
-			if (slots[i].pid != 0)
-				active++;
-			else if (jobs[next - 1].out == NULL)
-				jobs[next - 1].out = xstrdup("");
-		}
-		now = ep_now_ns();
-		for (unsigned i = 0; i < parallel; i++) {
-			int left;
-
-			pfd[i].fd = slots[i].pid != 0 ? slots[i].fd : -1;
-			pfd[i].events = POLLIN;
-			pfd[i].revents = 0;
-			if (slots[i].pid == 0)
-				continue;
-			left = slots[i].deadline > now ?
-			    (int)((slots[i].deadline - now + 999999) / 1000000) : 0;
-			/* A child that closed its end (or left a grandchild
-			 * holding it) is looked at again soon. */
-			if (slots[i].fd < 0 && left > 2)
-				left = 2;
-			if (left < wait_ms)
-				wait_ms = left;
-		}
-		if (active == 0)
-			continue;
-		if (wait_ms > 50)
-			wait_ms = 50;
-		if (poll(pfd, parallel, wait_ms) < 0 && errno != EINTR) {
-			rc = ep_err_set(err, EP_E_IO, "poll: %s", strerror(errno));
-			for (size_t i = next; i < n; i++)
-				jobs[i].code = errno;
-			break;
-		}
-		now = ep_now_ns();
-		for (unsigned i = 0; i < parallel; i++) {
-			struct slot *s = &slots[i];
-			int ws = 0;
-
-			if (s->pid == 0)
-				continue;
-			if (s->fd >= 0 && pfd[i].revents != 0 && drain(s)) {
-				close(s->fd);
-				s->fd = -1;
-			}
-			if (ep_child_exited(s->pid)) {
-				end_slot(slots, parallel, s, &ws);
-				finish(s, ws, 0);
-				active--;
-			} else if (now >= s->deadline) {
-				end_slot(slots, parallel, s, &ws);
-				finish(s, 0, 1);
-				active--;
-			}
-		}
+	helper_fs(&fs, jobs, n, dirs);
+	if (ep_child_jail_init(&jail, EP_CHILD_LOADER, &fs, err) < 0) {
+		e = EIO;
+		goto done;
 	}
-	for (unsigned i = 0; i < parallel; i++)
-		if (slots[i].pid != 0) {
-			int ws = 0;
-
-			end_slot(slots, parallel, &slots[i], &ws);
-			finish(&slots[i], 0, 1);
-		}
-	for (size_t i = 0; i < n; i++)
+	o.jail = &jail;
+	for (size_t i = 0; i < n; i++) {
+		argv[i][0] = (char *)"envparity";
+		argv[i][1] = (char *)EP_DYNLOAD_HELPER;
+		argv[i][2] = (char *)jobs[i].name;
+		argv[i][3] = (char *)jobs[i].path;
+		argv[i][4] = (char *)jobs[i].aux;
+		argv[i][5] = NULL;
+		v[i] = (struct ep_child_run_job){ .path = SELF_EXE,
+		    .argv = argv[i] };
+	}
+	if (ep_child_run_all(v, n, &o, err) < 0) {
+		e = EIO;
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++) {
+		finish(&jobs[i], &v[i].r);
+		ep_child_result_clear(&v[i].r);
+	}
+	rc = 0;
+done:
+	for (size_t i = 0; i < n; i++) {
+		if (rc < 0)
+			jobs[i].code = e;
 		if (jobs[i].out == NULL)
 			jobs[i].out = xstrdup("");
-	ep_strv_clear(&env);
-	free(slots);
-	free(pfd);
+	}
+	ep_child_jail_clear(&jail);
+	ep_child_fs_clear(&fs);
+	free(argv);
+	free(v);
 	return rc;
 }
 
@@ -305,6 +209,10 @@ ep_dynload_describe(char *buf, size_t size, const struct ep_dynload_job *j)
 		break;
 	case EP_DL_TIMEOUT:
 		snprintf(buf, size, "did not finish within %d ms", j->limit_ms);
+		break;
+	case EP_DL_OVERFLOW:
+		snprintf(buf, size, "was killed: more than %d bytes of output",
+		    j->code);
 		break;
 	default:
 		snprintf(buf, size, "could not be started: %s",

@@ -7,11 +7,14 @@
  *
  * The interpreter may be the checkout's own (a venv in it, a wrapper
  * script), and any interpreter imports whatever a checkout puts in its
- * way (json.py in the current directory, sitecustomize.py on PYTHONPATH).
- * So it runs isolated: -I where the interpreter has it (3.4 and later),
- * else -E -s (2.7: there is no -P either, and the current directory is
- * what sys.path[0] names); from "/"; without our credentials or any
- * PYTHON* variable but the two the user site depends on (child.h).
+ * way (json.py in the current directory, sitecustomize.py on PYTHONPATH,
+ * a .pth file in site-packages, which site.py executes).  So it runs
+ * isolated: -I -S where the interpreter has -I (3.4 and later), else
+ * -E -s -S (2.7: there is no -P either, and the current directory is
+ * what sys.path[0] names); from "/"; as a confined helper (child.h): an
+ * interpreter's environment (no credential, no PYTHON* variable but the
+ * two the user site depends on), and where Landlock is, only its own
+ * files and the system's.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -34,13 +37,23 @@
 #define PROBE_GRACE_MS	2000
 
 /*
- * Runs on Python 2.7 and 3.x.  sys.version's first word is what
- * platform.python_version() returns.  -I and -s turn the user site off,
- * so the script says where it would be when a plain run used it: not with
+ * Runs on Python 2.7 and 3.x, with -S: site.py's main() never runs, so no
+ * .pth file in any site-packages (a line of which may be code a wheel
+ * installed) and no sitecustomize or usercustomize executes.  site's own
+ * functions still say where the directories are: Python 3's site.py does
+ * nothing when imported under -S; Python 2.7's would run main(), so its
+ * source is executed without that last line.  What main() would have done
+ * that the answer depends on is done here as site.venv() does it: a
+ * pyvenv.cfg beside the executable or one level up makes its directory
+ * the prefix, first among PREFIXES (or the only one, and no user site,
+ * when it leaves out the system site-packages).  sys.version's first word
+ * is what platform.python_version() returns.
+ *
+ * The user site is said where a plain run would use it: not with
  * PYTHONNOUSERSITE, not set-uid, not in a virtual environment that leaves
- * out the system site-packages (site.venv() keeps only its own prefix
- * then).  It is reported whether or not it exists yet, so that a cached
- * answer stays right when it is created later; the caller looks.
+ * out the system site-packages.  It is reported whether or not it exists
+ * yet, so that a cached answer stays right when it is created later; the
+ * caller looks.
  *
  * "markers" is the PEP 508 marker environment, built as packaging's
  * default_environment() builds it (Python 2.7 has no sys.implementation:
@@ -52,14 +65,42 @@
  * ASCII, so the answer is one line.
  */
 const char ep_pyprobe_script[] =
-    "import sys, site, os, json, platform\n"
-    "u = None\n"
+    "import sys, os, json, platform\n"
+    "if sys.version_info[0] >= 3:\n"
+    "    import site\n"
+    "else:\n"
+    "    import imp, re\n"
+    "    f, n, d = imp.find_module('site')\n"
+    "    try:\n"
+    "        t = f.read()\n"
+    "    finally:\n"
+    "        f.close()\n"
+    "    site = imp.new_module('site')\n"
+    "    site.__file__ = n\n"
+    "    exec(compile(re.sub(r'(?m)^main\\(\\)[ \\t]*$', 'pass', t), n, "
+    "'exec'), site.__dict__)\n"
     "b = getattr(sys, 'base_prefix', getattr(sys, 'real_prefix', "
     "sys.prefix))\n"
+    "r = list(getattr(site, 'PREFIXES', [sys.prefix, sys.exec_prefix]))\n"
+    "p = sys.prefix\n"
+    "d = os.path.dirname(os.path.abspath(sys.executable))\n"
+    "for c in (os.path.join(d, 'pyvenv.cfg'), "
+    "os.path.join(os.path.dirname(d), 'pyvenv.cfg')):\n"
+    "    if sys.version_info[0] >= 3 and os.path.isfile(c):\n"
+    "        w = 'true'\n"
+    "        for l in open(c, encoding='utf-8'):\n"
+    "            k, e, v = l.partition('=')\n"
+    "            if e and k.strip().lower() == "
+    "'include-system-site-packages':\n"
+    "                w = v.strip().lower()\n"
+    "        p = sys.prefix = sys.exec_prefix = os.path.dirname(d)\n"
+    "        r = [p] + r if w == 'true' else [p]\n"
+    "        break\n"
+    "site.PREFIXES = r\n"
+    "u = None\n"
     "if (not os.environ.get('PYTHONNOUSERSITE') and "
     "os.getuid() == os.geteuid() and os.getgid() == os.getegid() and "
-    "(sys.prefix == b or b in getattr(site, 'PREFIXES', [])) and "
-    "hasattr(site, 'getusersitepackages')):\n"
+    "(p == b or b in r) and hasattr(site, 'getusersitepackages')):\n"
     "    u = site.getusersitepackages()\n"
     "s = list(getattr(site, 'getsitepackages', lambda: [])())\n"
     "i = getattr(sys, 'implementation', None)\n"
@@ -190,36 +231,107 @@ last_line(char *buf)
 	return b;
 }
 
-/* The environment of the interpreter: a child's (no credentials), no
- * PYTHON* variable but those site.py reads itself, no start-up file for a
- * shell script in front of it, and the directory a pyenv shim looks for
- * .python-version from, since it runs from "/". */
+/* The environment of the interpreter: a helper's of its kind (no
+ * credential, no PYTHON* variable but those site.py reads itself, no
+ * start-up file for a shell script in front of it), and the directory a
+ * pyenv shim looks for .python-version from, since it runs from "/". */
 static void
 python_env(struct ep_strv *env)
 {
-	struct ep_strv all = { 0 };
 	char *cwd;
 
-	ep_child_env(&all);
-	ep_strv_clear(env);
-	ep_strv_push_owned(env, NULL);	/* an envp even when empty */
-	env->n = 0;
-	for (size_t i = 0; i < all.n; i++) {
-		const char *e = all.v[i];
-
-		if ((ep_startswith(e, "PYTHON") &&
-		    !ep_startswith(e, "PYTHONNOUSERSITE=") &&
-		    !ep_startswith(e, "PYTHONUSERBASE=")) ||
-		    ep_startswith(e, "BASH_ENV=") || ep_startswith(e, "ENV="))
-			continue;
-		ep_strv_push(env, e);
-	}
-	ep_strv_clear(&all);
+	ep_child_env(env, EP_CHILD_PYTHON);
 	if (ep_child_env_get(env, "PYENV_DIR") == NULL &&
 	    (cwd = getcwd(NULL, 0)) != NULL) {
 		ep_child_env_set(env, "PYENV_DIR", cwd);
 		free(cwd);
 	}
+}
+
+/* The tree an executable at path belongs to: its directory, or the one
+ * above when that is bin, sbin or shims (a prefix, a venv, a pyenv root),
+ * pushed onto v. */
+static void
+push_prefix(struct ep_strv *v, const char *path)
+{
+	char *dir = ep_path_dir(path), *base = strrchr(dir, '/');
+
+	if (base != NULL && base != dir && (strcmp(base, "/bin") == 0 ||
+	    strcmp(base, "/sbin") == 0 || strcmp(base, "/shims") == 0))
+		*base = '\0';
+	if (*dir == '/' && !ep_strv_contains(v, dir))
+		ep_strv_push_owned(v, dir);
+	else
+		free(dir);
+}
+
+/* What the interpreter at path may read: its tree and its real file's
+ * (a venv's python is a link into the base's; a pyenv shim's tree is
+ * pyenv's root), a virtual environment's base (pyvenv.cfg's home, for a
+ * copy rather than a link), the .python-version files a shim reads,
+ * from env's PYENV_DIR up; and for a script in front of an interpreter,
+ * what it may run in turn: the folders of env's PATH, the tree of the
+ * python3 found there, and PYENV_ROOT. */
+static void
+python_fs(struct ep_child_fs *fs, const char *path,
+    const struct ep_strv *env)
+{
+	const char *v;
+	char *real = realpath(path, NULL), *root, *cfg, *text = NULL, *dir;
+	struct ep_pyvenv venv = { 0 };
+	size_t len;
+
+	push_prefix(&fs->read, path);
+	ep_strv_push(&fs->need, path);
+	if (real != NULL) {
+		push_prefix(&fs->read, real);
+		ep_strv_push_owned(&fs->need, real);
+	}
+	if ((root = ep_pyvenv_root(path)) != NULL) {
+		cfg = xasprintf("%s/pyvenv.cfg", root);
+		if (ep_read_regular(&text, &len, cfg, 1 << 20, NULL) == 0) {
+			ep_pyvenv_parse(&venv, text, len);
+			if (venv.home != NULL && *venv.home == '/') {
+				char *exe = xasprintf("%s/python", venv.home);
+
+				push_prefix(&fs->read, exe);
+				free(exe);
+			}
+		}
+		ep_pyvenv_clear(&venv);
+		free(text);
+		free(cfg);
+		free(root);
+	}
+	ep_child_fs_path(fs, ep_child_env_get(env, "PATH"));
+	if (ep_child_which(&real, "python3", NULL) == 0) {
+		char *r = realpath(real, NULL);
+
+		push_prefix(&fs->read, real);
+		if (r != NULL)
+			push_prefix(&fs->read, r);
+		free(r);
+		free(real);
+	}
+	if ((v = ep_child_env_get(env, "PYENV_ROOT")) != NULL && *v == '/')
+		ep_strv_push(&fs->read, v);
+	if ((v = ep_child_env_get(env, "PYENV_DIR")) == NULL || *v != '/')
+		return;
+	for (dir = xstrdup(v);; ) {
+		char *f = xasprintf("%s/.python-version", strcmp(dir, "/") == 0 ?
+		    "" : dir), *up;
+
+		if (access(f, F_OK) == 0)
+			ep_strv_push_owned(&fs->read, f);
+		else
+			free(f);
+		if (strcmp(dir, "/") == 0)
+			break;
+		up = ep_path_dir(dir);
+		free(dir);
+		dir = up;
+	}
+	free(dir);
 }
 
 /* 1 when the interpreter refused -I: Python 2, or 3 before 3.4. */
@@ -241,12 +353,15 @@ ep_pyprobe_run(struct ep_pyprobe *out, const char *exe, int timeout_ms,
 		.err_keep = PROBE_ERR_KEEP,
 		.grace_ms = PROBE_GRACE_MS,
 		.dir = "/",
+		.kind = EP_CHILD_PYTHON,
 	};
 	struct ep_child_result r = { 0 };
+	struct ep_child_jail jail = { .ruleset = -1 };
+	struct ep_child_fs fs = { 0 };
 	struct ep_strv env = { 0 };
 	struct ep_err perr = { 0 };
 	char *path = NULL, *cwd = NULL;
-	char *argv[] = { NULL, (char *)"-I", (char *)"-c",
+	char *argv[] = { NULL, (char *)"-I", (char *)"-S", (char *)"-c",
 	    (char *)ep_pyprobe_script, NULL, NULL };
 	int status, rc = -1;
 
@@ -266,16 +381,24 @@ ep_pyprobe_run(struct ep_pyprobe *out, const char *exe, int timeout_ms,
 	argv[0] = path;
 	python_env(&env);
 	o.envp = env.v;
+	python_fs(&fs, path, &env);
+	if (ep_child_jail_init(&jail, EP_CHILD_PYTHON, &fs, &perr) < 0) {
+		ep_err_set(err, EP_E_IO, "%s: cannot run: %s", exe, perr.msg);
+		goto done;
+	}
+	o.jail = &jail;
 	if (ep_child_run(&r, path, argv, &o, &perr) < 0) {
 		ep_err_set(err, EP_E_IO, "%s", perr.msg);
 		goto done;
 	}
 	if (no_isolated_mode(&r)) {
-		/* -E: no PYTHON* variable; -s: no user site. */
+		/* -E: no PYTHON* variable; -s: no user site; -S: no site.py
+		 * run at start. */
 		argv[1] = (char *)"-E";
 		argv[2] = (char *)"-s";
-		argv[3] = (char *)"-c";
-		argv[4] = (char *)ep_pyprobe_script;
+		argv[3] = (char *)"-S";
+		argv[4] = (char *)"-c";
+		argv[5] = (char *)ep_pyprobe_script;
 		ep_child_result_clear(&r);
 		if (ep_child_run(&r, path, argv, &o, &perr) < 0) {
 			ep_err_set(err, EP_E_IO, "%s", perr.msg);
@@ -312,6 +435,8 @@ ep_pyprobe_run(struct ep_pyprobe *out, const char *exe, int timeout_ms,
 	rc = 0;
 done:
 	ep_child_result_clear(&r);
+	ep_child_jail_clear(&jail);
+	ep_child_fs_clear(&fs);
 	ep_strv_clear(&env);
 	free(path);
 	free(cwd);
@@ -361,8 +486,11 @@ probe_kind(const char *exe)
 	ep_hash_buf(hex, buf, len);
 	free(buf);
 	ep_strv_clear(&parts);
-	/* v3: the answer holds the marker environment. */
-	return xasprintf("python-probe-v3:%s", hex);
+	/* v3: the answer holds the marker environment.  v4: computed with
+	 * -S, no .pth file executed: an answer cached before may have been
+	 * made up by one (site.getsitepackages replaced, PREFIXES changed),
+	 * and is not taken. */
+	return xasprintf("python-probe-v4:%s", hex);
 }
 
 static char *

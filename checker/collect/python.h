@@ -5,8 +5,8 @@
  *
  * The parsers are pure functions on buffers, exposed for the unit tests.
  * Implemented in collect_python.c (distributions), pymeta.c (METADATA,
- * names), pyinterp.c (virtual environments, choosing the interpreter)
- * and pyprobe.c (running one).
+ * names), pyinterp.c (choosing the interpreter), pyvenv.c (virtual
+ * environments' pyvenv.cfg) and pyprobe.c (running one).
  */
 #ifndef EP_PYTHON_H
 #define EP_PYTHON_H
@@ -108,11 +108,12 @@ extern const char ep_pyprobe_script[];
 int ep_pyprobe_parse(struct ep_pyprobe *out, const char *text, size_t len,
     struct ep_err *err);
 
-/* Run exe with the probe script, isolated from the checkout: -I (-E -s
- * where the interpreter has no -I), from "/", with a child's environment
- * less the PYTHON* variables (pyprobe.c says which stay), PYENV_DIR set
- * to the current directory for a pyenv shim.  Killed, with everything it
- * started, when it ends or after timeout_ms.  -1 with err (EP_E_IO)
+/* Run exe with the probe script, isolated from the checkout and without
+ * site.py's start-up (no .pth file runs): -I -S (-E -s -S where the
+ * interpreter has no -I), from "/", as a confined helper (child.h) with
+ * an interpreter's environment (pyprobe.c says which PYTHON* variables
+ * stay), PYENV_DIR set to the current directory for a pyenv shim.
+ * Killed, with everything it started, when it ends or after timeout_ms.  -1 with err (EP_E_IO)
  * naming exe when it cannot be started, crashes, exits non-zero, hangs or
  * prints no answer. */
 int ep_pyprobe_run(struct ep_pyprobe *out, const char *exe, int timeout_ms,

@@ -1,7 +1,9 @@
 /*
  * probe_run.c: find envparity-probe and run it.  Each run is a fresh
  * process (a fresh CUDA context) with standard output and error on pipes,
- * a deadline and an environment without our credentials (child.h):
+ * a deadline, the probe's allowlisted environment and its confinement
+ * (child.h: no_new_privs, nobody or no capability as root, Landlock to
+ * its own files and the libraries it loads):
  * whatever the probe does (hang, crash, print garbage, leave children
  * behind, even in a session of their own), envparity gets control back,
  * nothing it started survives it, and the run becomes a result, never
@@ -236,7 +238,7 @@ task_init(struct task *t, struct ep_probe_set *s, const char *probe,
 	ep_strv_push(&t->argv, s->backend);
 	for (size_t i = 0; g != NULL && libs != NULL && i < libs->n; i++)
 		ep_strv_push(&t->argv, libs->v[i]);
-	ep_child_env(&t->env);
+	ep_child_env(&t->env, EP_CHILD_PROBE);
 	if (g != NULL && g->visible != NULL) {
 		ep_child_env_set(&t->env, "CUDA_VISIBLE_DEVICES", g->visible);
 		if (g->pci_order)
@@ -258,9 +260,12 @@ task_clear(struct task *t)
  * of their sets taken first. */
 static int
 run_wave(struct task *t, size_t n, const struct ep_probe_opts *o,
-    struct ep_progress *prog, struct ep_err *err)
+    const struct ep_child_jail *jail, struct ep_progress *prog,
+    struct ep_err *err)
 {
 	struct ep_child_opts co = {
+		.kind = EP_CHILD_PROBE,
+		.jail = jail,
 		.timeout_ms = o->timeout_s * 1000u,
 		.out_max = OUT_MAX,
 		.err_keep = ERR_KEEP,
@@ -359,6 +364,39 @@ gpu_group(const struct ep_probe_gpus *gs, const struct ep_probe_gpu *g)
 	return g != NULL && g->one_at_a_time ? (size_t)(g - gs->v) + 1 : 0;
 }
 
+/* What the probe's processes may read: the probe's own directory (a
+ * wrapper's neighbours), the folders of PATH and the libraries it is
+ * told to load, with their directories; what they need: the probe and
+ * those libraries. */
+static void
+probe_fs(struct ep_child_fs *fs, const char *probe,
+    const struct ep_strv *libs)
+{
+	char *real = realpath(probe, NULL), *d = ep_path_dir(probe);
+	const char *eq;
+
+	ep_strv_push(&fs->need, probe);
+	/* Named relative to the current directory (the checkout), it is
+	 * found through its real path only. */
+	if (*d == '/')
+		ep_strv_push_owned(&fs->read, d);
+	else
+		free(d);
+	if (real != NULL) {
+		ep_strv_push_owned(&fs->read, ep_path_dir(real));
+		free(real);
+	}
+	/* A wrapper in front of the probe runs programs by name. */
+	ep_child_fs_path(fs, getenv("PATH"));
+	for (size_t i = 0; libs != NULL && i < libs->n; i++) {
+		/* "--lib", "NAME=PATH", ... */
+		if ((eq = strchr(libs->v[i], '=')) == NULL || eq[1] != '/')
+			continue;
+		ep_strv_push(&fs->need, eq + 1);
+		ep_strv_push_owned(&fs->read, ep_path_dir(eq + 1));
+	}
+}
+
 /*
  * Every run of every backend on every GPU, in two waves of processes:
  *  1. run 1 of each (backend, GPU) at once: a backend that skips there
@@ -377,13 +415,18 @@ run_all(struct ep_probe_set *sets, const struct ep_probe_gpus *gs,
     struct ep_progress *prog, struct ep_err *err)
 {
 	struct task *t = xcalloc(nsets * o->runs + 1, sizeof *t);
+	struct ep_child_jail jail = { .ruleset = -1 };
+	struct ep_child_fs fs = { 0 };
 	size_t n = 0, i, first = 0;
 	int rc = -1, *skipped = NULL;
 
+	probe_fs(&fs, o->probe, libs);
+	if (ep_child_jail_init(&jail, EP_CHILD_PROBE, &fs, err) < 0)
+		goto done;
 	for (i = 0; i < nsets; i++)
 		task_init(&t[n++], &sets[i], o->probe, gpu[i],
 		    gpu_group(gs, gpu[i]), libs, 1);
-	if (run_wave(t, n, o, prog, err) < 0)
+	if (run_wave(t, n, o, &jail, prog, err) < 0)
 		goto done;
 	first = n;
 	skipped = xcalloc(nsets + 1, sizeof *skipped);
@@ -395,15 +438,33 @@ run_all(struct ep_probe_set *sets, const struct ep_probe_gpus *gs,
 			if (!skipped[i])
 				task_init(&t[n++], &sets[i], o->probe, gpu[i],
 				    gpu_group(gs, gpu[i]), libs, r);
-	if (run_wave(t + first, n - first, o, prog, err) < 0)
+	if (run_wave(t + first, n - first, o, &jail, prog, err) < 0)
 		goto done;
 	rc = 0;
 done:
+	ep_child_jail_clear(&jail);
+	ep_child_fs_clear(&fs);
 	for (i = 0; i < n; i++)
 		task_clear(&t[i]);
 	free(t);
 	free(skipped);
 	return rc;
+}
+
+/* meta.confinement.probe: how the probe's processes were confined. */
+static void
+confinement_meta(struct ep_manifest *facts)
+{
+	const char *said = ep_child_confinement(EP_CHILD_PROBE);
+	json_t *o;
+
+	if (said == NULL)
+		return;
+	if ((o = json_object_get(facts->meta, "confinement")) == NULL) {
+		o = json_object();
+		json_object_set_new(facts->meta, "confinement", o);
+	}
+	json_object_set_new(o, "probe", json_string(said));
 }
 
 int
@@ -478,6 +539,7 @@ ep_probe_all(struct ep_results *rs, struct ep_manifest *facts,
 	free(one);
 	for (bi = 0; bi < nb; bi++)
 		ep_probe_gpus_agree(rs, facts, summary, gpub[bi], info, ng);
+	confinement_meta(facts);
 	rc = 0;
 done:
 	ep_progress_end(&prog);

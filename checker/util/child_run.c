@@ -1,8 +1,9 @@
 /*
- * child_run.c: run programs as children of ours (child.h): pipes for
- * their output, a deadline each, at most so many at once, and when one
- * ends, by itself or killed, everything it started is killed with it
- * (child.c).
+ * child_run.c: run programs as children of ours (child.h): each forked,
+ * confined (childjail.c) and executed, never left running in the copy of
+ * our memory; pipes for their output, a deadline each, at most so many
+ * at once, and when one ends, by itself or killed, everything it started
+ * is killed with it (child.c).
  */
 #include "child.h"
 
@@ -10,7 +11,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,43 +84,104 @@ wait_exit(pid_t pid, int pidfd, uint64_t deadline)
 	}
 }
 
-static int
-spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[],
-    const char *dir, int outfd, int errfd)
-{
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	sigset_t none, all;
-	int rc;
+/* What a child needs between fork and exec, all made before the fork:
+ * after it, only system calls (another thread of ours may hold a lock of
+ * the C library's, or the allocator's, forever in the copy). */
+struct spawn {
+	const char *path;
+	char *const *argv, *const *envp;
+	const char *dir;
+	const struct ep_child_jail *jail;
+	int nullfd, outfd, errfd, report;
+};
 
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, outfd, 1);
-	posix_spawn_file_actions_adddup2(&fa, errfd, 2);
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
-	/* Nothing else of ours (a CI runner's descriptors included) may be
-	 * held open by a stray grandchild. */
-	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-#endif
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 29)
-	if (dir != NULL)
-		posix_spawn_file_actions_addchdir_np(&fa, dir);
-#else
-	(void)dir;
-#endif
-	posix_spawnattr_init(&at);
+/* Why the child could not exec, written to the report pipe. */
+struct spawn_fail {
+	int err;
+	char step[48];
+};
+
+static void __attribute__((noreturn))
+spawn_child(const struct spawn *s)
+{
+	struct sigaction dfl;
+	struct spawn_fail f;
+	const char *step = "its standard streams";
+	sigset_t none;
+
 	/* Its own group; default signal dispositions, whatever ours are. */
+	(void)setpgid(0, 0);
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	for (int sig = 1; sig < NSIG; sig++)
+		(void)sigaction(sig, &dfl, NULL);
 	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP |
-	    POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	posix_spawnattr_setpgroup(&at, 0);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &all);
-	rc = posix_spawn(pid, path, &fa, &at, argv, envp);
-	posix_spawnattr_destroy(&at);
-	posix_spawn_file_actions_destroy(&fa);
-	return rc;
+	(void)sigprocmask(SIG_SETMASK, &none, NULL);
+	if (dup2(s->nullfd, 0) < 0 || dup2(s->outfd, 1) < 0 ||
+	    dup2(s->errfd, 2) < 0)
+		goto fail;
+	step = "its directory";
+	if (s->dir != NULL && chdir(s->dir) < 0)
+		goto fail;
+	if ((f.err = ep_child_jail_enter(s->jail, &step)) < 0) {
+		errno = -f.err;
+		goto fail;
+	}
+	/* Nothing else of ours (a CI runner's descriptors included) may be
+	 * held open by a stray grandchild; the report pipe closes on exec
+	 * too, which is how the parent learns that it succeeded. */
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, 3u, ~0u, 4u /* CLOSE_RANGE_CLOEXEC */) < 0)
+#endif
+		for (int fd = 3; fd < 65536; fd++)
+			(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+	execve(s->path, s->argv, s->envp);
+	step = NULL;
+fail:
+	memset(&f, 0, sizeof f);
+	f.err = errno;
+	if (step != NULL)
+		strncpy(f.step, step, sizeof f.step - 1);
+	(void)!write(s->report, &f, sizeof f);
+	_exit(127);
+}
+
+/* Fork, confine, exec; 0, or an errno with *step ("" for the exec
+ * itself) when it could not start. */
+static int
+spawn(pid_t *pid, const struct spawn *s, char *step, size_t stepsize)
+{
+	struct spawn_fail f;
+	struct spawn c = *s;
+	int rp[2], e;
+	ssize_t n;
+
+	if (pipe2(rp, O_CLOEXEC) < 0)
+		return errno;
+	c.report = rp[1];
+	if ((*pid = fork()) < 0) {
+		e = errno;
+		close(rp[0]);
+		close(rp[1]);
+		return e;
+	}
+	if (*pid == 0)
+		spawn_child(&c);
+	close(rp[1]);
+	/* Its group exists before we may need to kill it. */
+	(void)setpgid(*pid, *pid);
+	while ((n = read(rp[0], &f, sizeof f)) < 0 && errno == EINTR)
+		;
+	close(rp[0]);
+	if (n <= 0)
+		return 0;		/* closed by exec */
+	if (n != (ssize_t)sizeof f)
+		f.err = EIO, f.step[0] = '\0';
+	waitpid(*pid, NULL, 0);
+	*pid = -1;
+	f.step[sizeof f.step - 1] = '\0';
+	snprintf(step, stepsize, "%s", f.step);
+	return f.err != 0 ? f.err : EIO;
 }
 
 /* How often on_wait is called while the children run. */
@@ -170,11 +231,23 @@ close_fd(int *fd)
 	*fd = -1;
 }
 
-/* Start job v (its environment envp, or env when NULL) as jb. */
+/* What every job of one call shares. */
+struct shared {
+	const struct ep_child_jail *jail;
+	char *const *env;	/* for a job without its own */
+	int nullfd;
+};
+
+/* Start job v (its environment envp, or sh->env when NULL, with TMPDIR
+ * the jail's) as jb. */
 static int
 start_job(struct job *jb, const struct ep_child_run_job *v,
-    char *const *env, const struct ep_child_opts *o, struct ep_err *err)
+    const struct shared *sh, const struct ep_child_opts *o,
+    struct ep_err *err)
 {
+	struct ep_strv env = { 0 };
+	struct spawn sp;
+	char step[64];
 	int outp[2], errp[2], e;
 
 	if (pipe2(outp, O_CLOEXEC) < 0)
@@ -190,14 +263,25 @@ start_job(struct job *jb, const struct ep_child_run_job *v,
 	jb->outp = outp[0];
 	jb->errp = errp[0];
 	jb->started = 1;
-	e = spawn(&jb->pid, v->path, v->argv, v->envp != NULL ? v->envp : env,
-	    o->dir, outp[1], errp[1]);
+	ep_strv_push_owned(&env, NULL);		/* an envp even when empty */
+	env.n = 0;
+	for (char *const *p = v->envp != NULL ? v->envp : sh->env;
+	    p != NULL && *p != NULL; p++)
+		if (!ep_startswith(*p, "TMPDIR="))
+			ep_strv_push(&env, *p);
+	if (sh->jail->tmpdir != NULL)
+		ep_child_env_set(&env, "TMPDIR", sh->jail->tmpdir);
+	sp = (struct spawn){ .path = v->path, .argv = v->argv,
+	    .envp = env.v, .dir = o->dir, .jail = sh->jail,
+	    .nullfd = sh->nullfd, .outfd = outp[1], .errfd = errp[1] };
+	e = spawn(&jb->pid, &sp, step, sizeof step);
+	ep_strv_clear(&env);
 	close(outp[1]);
 	close(errp[1]);
 	if (e != 0) {
 		jb->pid = -1;
-		return ep_err_set(err, EP_E_IO, "%s: cannot run: %s", v->path,
-		    strerror(e));
+		return ep_err_set(err, EP_E_IO, "%s: cannot run: %s%s%s",
+		    v->path, step, *step ? ": " : "", strerror(e));
 	}
 	jb->since = ep_child_start_time(jb->pid);
 	jb->deadline = ep_now_ns() + (uint64_t)o->timeout_ms * 1000000u;
@@ -242,6 +326,8 @@ ep_child_run_all(struct ep_child_run_job *v, size_t n,
     const struct ep_child_opts *o, struct ep_err *err)
 {
 	struct ep_strv env = { 0 };
+	struct ep_child_jail own = { .ruleset = -1 };
+	struct shared sh = { .nullfd = -1 };
 	struct pollfd *pfd = xcalloc(3 * n + 1, sizeof *pfd);
 	struct job *jobs = xcalloc(n + 1, sizeof *jobs);
 	int *slot = xcalloc(3 * n + 1, sizeof *slot), nfd, rc = -1;
@@ -260,8 +346,17 @@ ep_child_run_all(struct ep_child_run_job *v, size_t n,
 			ngroups = v[i].group + 1;
 	}
 	ingroup = xcalloc(ngroups + 1, sizeof *ingroup);
-	ep_child_env(&env);
+	ep_child_env(&env, o->kind);
 	ep_child_reaper();
+	if (o->jail == NULL && ep_child_jail_init(&own, o->kind, NULL,
+	    err) < 0)
+		goto done;
+	sh.jail = o->jail != NULL ? o->jail : &own;
+	sh.env = env.v;
+	if ((sh.nullfd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+		ep_err_set(err, EP_E_IO, "/dev/null: %s", strerror(errno));
+		goto done;
+	}
 
 	for (;;) {
 		int nopidfd = 0;
@@ -269,7 +364,7 @@ ep_child_run_all(struct ep_child_run_job *v, size_t n,
 		/* As many at work as allowed, in order. */
 		while (running < max && (i = next_job(v, jobs, next, n,
 		    o, ingroup)) < n) {
-			if (start_job(&jobs[i], &v[i], env.v, o, err) < 0)
+			if (start_job(&jobs[i], &v[i], &sh, o, err) < 0)
 				goto done;
 			ingroup[v[i].group]++;
 			running++;
@@ -405,6 +500,10 @@ done:
 			ep_child_result_clear(r);
 	}
 	ep_strv_clear(&env);
+	if (sh.nullfd >= 0)
+		close(sh.nullfd);
+	if (o->jail == NULL)
+		ep_child_jail_clear(&own);
 	free(ingroup);
 	free(pfd);
 	free(jobs);

@@ -2,13 +2,14 @@
  * childenv.c: the environment a child of envparity gets, and finding a
  * program on PATH without looking in the current directory (child.h).
  *
- * The denylist is a policy, not a guess at one token: CI systems name
- * their credentials in a few well-known variables, and people name theirs
- * FOO_TOKEN, FOO_API_KEY or BAR_PASSWORD, or put them in a URL.  A child
- * of ours (an interpreter asked for its paths, a library asked for its
- * version, the reference workload) needs none of them; what it does need
- * (PATH, HOME, LD_LIBRARY_PATH, CUDA_*, NCCL_*, PYENV_*, ...) matches none
- * of the rules.
+ * A child gets what its kind of work needs, by name (an allowlist per
+ * kind: an interpreter, the dynamic loader with CUDA and the driver, the
+ * probe), never our environment less what looks secret: a credential
+ * under a name nobody foresaw (ACME_DEPLOY, a URL in a variable of any
+ * name) must not reach code a pull request controls.  The denylist of
+ * credential names stays as a second gate: a name on an allowlist, or
+ * one the user adds with ENVPARITY_CHILD_ENV, that holds a credential
+ * (CUDA_SOMETHING=https://user:token@host) is still refused.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -23,6 +24,8 @@
 #include "child.h"
 
 extern char **environ;
+
+static char *absolute_entries(const char *value, unsigned *dropped);
 
 /* Credentials by name: envparity's own, ssh and git, GitHub Actions,
  * GitLab CI, registries, and files that hold credentials. */
@@ -166,16 +169,150 @@ ep_child_secret(const char *entry)
 	    value_has_query_secret(eq + 1));
 }
 
-void
-ep_child_env(struct ep_strv *out)
+/* What every helper gets: where programs are (absolute PATH entries
+ * only), the locale, the time zone, HOME (an interpreter's user site, a
+ * CUDA cache) and a sanitizer's settings (a build with them). */
+static const char *const common_names[] = {
+	"HOME", "LANG", "LANGUAGE", "TZ", "ASAN_OPTIONS", "UBSAN_OPTIONS",
+	"LSAN_OPTIONS", NULL,
+};
+
+/* An interpreter asked for its paths: what site.py and a pyenv shim read
+ * (PYENV_VERSION, PYENV_ROOT, PYENV_DIR, ...), and the loader's path for
+ * a libpython outside the system directories. */
+static const char *const python_names[] = {
+	"PYTHONNOUSERSITE", "PYTHONUSERBASE", "LD_LIBRARY_PATH", NULL,
+};
+static const char *const python_prefixes[] = { "PYENV_", NULL };
+
+/* A library asked for its version (dlopen): the loader's path, and what
+ * the CUDA libraries and the driver read. */
+static const char *const loader_names[] = { "LD_LIBRARY_PATH", NULL };
+static const char *const loader_prefixes[] = {
+	"CUDA_", "NVIDIA_", "CUBLAS", "CUDNN_", "NCCL_", NULL,
+};
+
+/* envparity-probe: the loader's, and every variable that changes what a
+ * reference workload computes, as collect_env.c records them (env.*),
+ * so that the workload runs as the manifest says. */
+static const char *const probe_names[] = {
+	"LD_LIBRARY_PATH", "DNNL_DEFAULT_FPMATH_MODE",
+	"JAX_DEFAULT_MATMUL_PRECISION", "JAX_ENABLE_X64",
+	"ONEDNN_DEFAULT_FPMATH_MODE", "PYTHONHASHSEED",
+	"PYTORCH_CUDA_ALLOC_CONF", "TF_CUDNN_DETERMINISTIC",
+	"TF_DETERMINISTIC_OPS", "TF_ENABLE_ONEDNN_OPTS",
+	"TF_FORCE_GPU_ALLOW_GROWTH", "TF_GPU_ALLOCATOR",
+	"TF_USE_CUDNN_AUTOTUNE", "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE",
+	"TORCH_CUDNN_V8_API_DISABLED", "XLA_FLAGS",
+	"XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_PREALLOCATE",
+	NULL,
+};
+static const char *const probe_prefixes[] = {
+	"CUDA_", "NVIDIA_", "CUBLAS", "CUDNN_", "NCCL_", "OMP_", "KMP_",
+	"MKL_", "OPENBLAS_", NULL,
+};
+
+static int
+name_is(const char *entry, size_t n, const char *name)
 {
+	return strlen(name) == n && strncmp(entry, name, n) == 0;
+}
+
+static int
+in_names(const char *entry, size_t n, const char *const *names)
+{
+	for (size_t i = 0; names != NULL && names[i] != NULL; i++)
+		if (name_is(entry, n, names[i]))
+			return 1;
+	return 0;
+}
+
+static int
+in_prefixes(const char *entry, size_t n, const char *const *prefixes)
+{
+	for (size_t i = 0; prefixes != NULL && prefixes[i] != NULL; i++) {
+		size_t pn = strlen(prefixes[i]);
+
+		if (n > pn && strncmp(entry, prefixes[i], pn) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* 1 when ENVPARITY_CHILD_ENV (names or NAME* prefixes, separated by
+ * commas, colons or white space) names the variable. */
+static int
+in_extra(const char *entry, size_t n)
+{
+	const char *p = getenv(EP_CHILD_ENV_VAR);
+
+	while (p != NULL && *p != '\0') {
+		size_t k;
+
+		p += strspn(p, ", :\t\n");
+		if ((k = strcspn(p, ", :\t\n")) == 0)
+			break;
+		if (p[k - 1] == '*' ? (k - 1 > 0 && n >= k - 1 &&
+		    strncmp(entry, p, k - 1) == 0) : (k == n &&
+		    strncmp(entry, p, n) == 0))
+			return 1;
+		p += k;
+	}
+	return 0;
+}
+
+int
+ep_child_env_allowed(const char *entry, enum ep_child_kind kind)
+{
+	const char *eq = strchr(entry, '=');
+	size_t n = eq != NULL ? (size_t)(eq - entry) : strlen(entry);
+	int ok;
+
+	if (n == 0 || ep_child_secret(entry))
+		return 0;
+	ok = in_names(entry, n, common_names) ||
+	    (n > 3 && strncmp(entry, "LC_", 3) == 0) || in_extra(entry, n);
+	switch (kind) {
+	case EP_CHILD_PYTHON:
+		ok = ok || in_names(entry, n, python_names) ||
+		    in_prefixes(entry, n, python_prefixes);
+		break;
+	case EP_CHILD_LOADER:
+		ok = ok || in_names(entry, n, loader_names) ||
+		    in_prefixes(entry, n, loader_prefixes);
+		break;
+	case EP_CHILD_PROBE:
+		ok = ok || in_names(entry, n, probe_names) ||
+		    in_prefixes(entry, n, probe_prefixes);
+		break;
+	default:
+		break;
+	}
+	return ok;
+}
+
+void
+ep_child_env(struct ep_strv *out, enum ep_child_kind kind)
+{
+	const char *path = getenv("PATH");
+	unsigned dropped;
+	char *clean;
+
 	ep_strv_clear(out);
 	/* An execve envp even when nothing is kept: v[0] == NULL. */
 	ep_strv_push_owned(out, NULL);
 	out->n = 0;
 	for (char **e = environ; e != NULL && *e != NULL; e++)
-		if (strchr(*e, '=') != NULL && !ep_child_secret(*e))
+		if (strchr(*e, '=') != NULL && !ep_startswith(*e, "PATH=") &&
+		    ep_child_env_allowed(*e, kind))
 			ep_strv_push(out, *e);
+	/* PATH, without the entries that name the current directory. */
+	if (path != NULL) {
+		clean = absolute_entries(path, &dropped);
+		if (*clean != '\0')
+			ep_child_env_set(out, "PATH", clean);
+		free(clean);
+	}
 }
 
 static int
@@ -216,67 +353,6 @@ ep_child_env_get(const struct ep_strv *env, const char *name)
 		if (entry_is(env->v[i], name))
 			return env->v[i] + strlen(name) + 1;
 	return NULL;
-}
-
-/* env_start and env_end (fields 50 and 51, proc(5)) of /proc/self/stat:
- * where the strings the process started with lie; 0 when they cannot be
- * read (before Linux 3.5). */
-static int
-env_block(unsigned long *start, unsigned long *end)
-{
-	char buf[2048], *p;
-	ssize_t r;
-	int fd;
-
-	if ((fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	r = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (r <= 0)
-		return 0;
-	buf[r] = '\0';
-	/* The command name is in parentheses and may hold anything. */
-	if ((p = strrchr(buf, ')')) == NULL)
-		return 0;
-	/* The k-th space after ')' opens field k + 2; env_start is 50. */
-	for (int k = 0; k < 48 && p != NULL; k++)
-		p = strchr(p + 1, ' ');
-	if (p == NULL || sscanf(p, " %lu %lu", start, end) != 2)
-		return 0;
-	return *start != 0 && *end > *start;
-}
-
-static void
-wipe(char *s, size_t n)
-{
-	volatile char *v = s;
-
-	while (n-- > 0)
-		*v++ = '\0';
-}
-
-void
-ep_child_env_enter(struct ep_strv *env)
-{
-	unsigned long start, end;
-
-	for (char **e = environ; e != NULL && *e != NULL; e++)
-		if (ep_child_secret(*e))
-			wipe(*e, strlen(*e));
-	/* The strings the process started with stay in this block even when
-	 * environ no longer points to them (setenv, unsetenv). */
-	if (env_block(&start, &end)) {
-		char *p = (char *)start, *stop = (char *)end;
-
-		while (p < stop) {
-			size_t n = strnlen(p, (size_t)(stop - p));
-
-			if (n > 0 && ep_child_secret(p))
-				wipe(p, n);
-			p += n + 1;
-		}
-	}
-	environ = env->v;
 }
 
 int

@@ -7,8 +7,9 @@
 
 MARK=s3cr3t-never-in-a-child
 
-# Export a credential in every variable a CI job may hold one in, and one
-# ordinary variable that children must still get.
+# Export a credential in every variable a CI job may hold one in, one
+# variable on every helper's allowlist that children must still get, and
+# an ordinary one that is on none, which they no longer get.
 secrets() {
 	export ENVPARITY_GIT_TOKEN=ghs_$MARK
 	export ENVPARITY_SSH_KEY=$T/id-$MARK
@@ -23,7 +24,8 @@ secrets() {
 	export AWS_SECRET_ACCESS_KEY=aws-$MARK
 	export HF_TOKEN=hf-$MARK
 	export PIP_INDEX_URL=https://u:pip-$MARK@pypi.example/simple
-	export EP_CHILD_KEEP=kept-by-children
+	export LC_IDENTIFICATION=kept-by-children
+	export EP_CHILD_DROP=not-on-an-allowlist
 }
 
 # The real interpreter behind python3 (not a pyenv shim or a venv's link).

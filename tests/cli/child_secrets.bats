@@ -80,7 +80,7 @@ capture_in_co() {
 #!/bin/sh
 env >"$T/wrapper.env"
 pwd >"$T/wrapper.pwd"
-echo "\$1" >"$T/wrapper.arg1"
+echo "\$1 \$2" >"$T/wrapper.arg1"
 exec "$py" "\$@"
 EOF
 	chmod +x co/python-wrapper
@@ -90,13 +90,15 @@ EOF
 	[ "$status" -eq 0 ]
 	[ -n "$(fact m.json python.version)" ]
 	! grep -q "$MARK" wrapper.env || false
-	grep -qx EP_CHILD_KEEP=kept-by-children wrapper.env
+	grep -qx LC_IDENTIFICATION=kept-by-children wrapper.env
+	! grep -q EP_CHILD_DROP wrapper.env || false
 	grep -qx "PATH=$PATH" wrapper.env
 	! grep -qE '^(PYTHONPATH|PYTHONSTARTUP|BASH_ENV)=' wrapper.env || false
 	# A pyenv shim run from / still finds the checkout's .python-version.
 	grep -qx "PYENV_DIR=$T/co" wrapper.env
 	[ "$(cat wrapper.pwd)" = / ]
-	[ "$(cat wrapper.arg1)" = -I ]
+	# Isolated, and site.py's main() never runs (no .pth executed).
+	[ "$(cat wrapper.arg1)" = "-I -S" ]
 }
 
 @test "python: a real pyenv shim, run from /, picks the checkout's .python-version" {
@@ -113,7 +115,7 @@ EOF
 	[ "$(fact m.json python.version)" = "$want" ]
 }
 
-@test "python: Python 2.7, which has no -I, runs with -E -s from /" {
+@test "python: Python 2.7, which has no -I, runs with -E -s -S from /" {
 	py2=
 	for c in /usr/bin/python2.7 /usr/local/bin/python2.7 \
 	    "${PYENV_ROOT:-/nonexistent}"/versions/2.7*/bin/python2.7; do
@@ -191,7 +193,8 @@ EOF
 	[ "$(fact m.json lib.cudart.version)" = 13.0 ]
 	[ -s lib.env ]
 	! grep -q "$MARK" lib.env || false
-	grep -qx EP_CHILD_KEEP=kept-by-children lib.env
+	grep -qx LC_IDENTIFICATION=kept-by-children lib.env
+	! grep -q EP_CHILD_DROP lib.env || false
 }
 
 @test "probe: envparity-probe gets no credentials, and what it needs" {
@@ -207,7 +210,8 @@ EOF
 		--site-packages "$BATS_FILE_TMPDIR/site"
 	[ -s probe.env ]
 	! grep -q "$MARK" probe.env || false
-	grep -qx EP_CHILD_KEEP=kept-by-children probe.env
+	grep -qx LC_IDENTIFICATION=kept-by-children probe.env
+	! grep -q EP_CHILD_DROP probe.env || false
 	grep -qx CUDA_VISIBLE_DEVICES=3 probe.env
 	grep -qx "LD_LIBRARY_PATH=$T/nolib" probe.env
 }

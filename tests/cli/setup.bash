@@ -20,6 +20,14 @@ setup() {
 	    BITBUCKET_BUILD_NUMBER DRONE APPVEYOR CODEBUILD_BUILD_ID \
 	    TEKTON_PIPELINE_RUN CI_PIPELINE_ID WOODPECKER
 	mkdir -p "$HOME"
+	# envparity's helpers get an allowlisted environment and, under
+	# Landlock, only their own files (docs/manifest.md, "What child
+	# processes see").  The test doubles standing in for the GPU and its
+	# driver (tests/doubles) take their settings from FAKE_* variables,
+	# and the doubles and wrappers of these tests log into $T: so every
+	# helper here gets those variables and may write $T.  The tests of the
+	# confinement itself (trust_*.bats) narrow both.
+	export ENVPARITY_CHILD_ENV='FAKE_*' ENVPARITY_CHILD_DIRS=$T
 	cd "$T" || return 1
 }
 

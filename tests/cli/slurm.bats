@@ -51,6 +51,9 @@ setup() {
 	    > conda/conda-meta/numpy-1.26.4-py311h0.json
 	export CONDA_PREFIX=$T/conda
 	export ENVPARITY_PROBE=$BATS_TEST_DIRNAME/../doubles/fake_probe.sh
+	# Its settings (FAKE_*) reach it through envparity's allowlist of
+	# what a helper gets (docs/manifest.md, "What child processes see").
+	export ENVPARITY_CHILD_ENV='FAKE_*'
 }
 
 teardown() {

@@ -1,10 +1,10 @@
 /*
  * test_child.c: what a child process of envparity gets and how it ends
- * (child.h): which variables are credentials, the environment built
- * without them (spawned, and forked without exec: /proc/self/environ
- * included), PATH searched without relative entries, running a program
- * with a deadline, and killing a child with a grandchild that left its
- * session (setsid) and outlived its parent.
+ * (child.h): which variables are credentials, the environment a helper
+ * of each kind gets (an allowlist), PATH searched without relative
+ * entries, running a program with a deadline, and killing a child with a
+ * grandchild that left its session (setsid) and outlived its parent.
+ * The confinement itself is test_childjail.c's.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -111,19 +111,36 @@ static void
 test_env(void **state)
 {
 	struct ep_strv env = { 0 };
+	char *path = xstrdup(getenv("PATH") ? getenv("PATH") : "/bin");
 
 	(void)state;
 	setenv("ENVPARITY_GIT_TOKEN", SECRET, 1);
 	setenv("CI_JOB_TOKEN", SECRET, 1);
 	setenv("EP_TEST_KEEP", "kept", 1);
-	ep_child_env(&env);
+	setenv("LANG", "C.UTF-8", 1);
+	setenv("PATH", ".:/usr/bin::bin:/bin", 1);
+	ep_child_env(&env, EP_CHILD_PLAIN);
 	assert_non_null(env.v);
 	assert_null(env.v[env.n]);
 	assert_null(ep_child_env_get(&env, "ENVPARITY_GIT_TOKEN"));
 	assert_null(ep_child_env_get(&env, "CI_JOB_TOKEN"));
-	assert_string_equal(ep_child_env_get(&env, "EP_TEST_KEEP"), "kept");
+	/* Not on any allowlist: not given, secret or not. */
+	assert_null(ep_child_env_get(&env, "EP_TEST_KEEP"));
+	assert_string_equal(ep_child_env_get(&env, "LANG"), "C.UTF-8");
+	/* PATH without what names the current directory. */
+	assert_string_equal(ep_child_env_get(&env, "PATH"), "/usr/bin:/bin");
+	setenv("PATH", path, 1);
+	free(path);
 	for (size_t i = 0; i < env.n; i++)
 		assert_null(strstr(env.v[i], SECRET));
+	ep_strv_clear(&env);
+
+	/* Named by the user, it is given; a credential still is not. */
+	setenv(EP_CHILD_ENV_VAR, "EP_TEST_*, ENVPARITY_GIT_TOKEN", 1);
+	ep_child_env(&env, EP_CHILD_PLAIN);
+	assert_string_equal(ep_child_env_get(&env, "EP_TEST_KEEP"), "kept");
+	assert_null(ep_child_env_get(&env, "ENVPARITY_GIT_TOKEN"));
+	unsetenv(EP_CHILD_ENV_VAR);
 
 	ep_child_env_set(&env, "EP_TEST_KEEP", "again");
 	ep_child_env_set(&env, "EP_TEST_NEW", "new");
@@ -142,7 +159,7 @@ test_env(void **state)
 		char **saved = environ, *none[] = { NULL };
 
 		environ = none;
-		ep_child_env(&env);
+		ep_child_env(&env, EP_CHILD_PROBE);
 		environ = saved;
 		assert_int_equal(env.n, 0);
 		assert_non_null(env.v);
@@ -152,67 +169,6 @@ test_env(void **state)
 	unsetenv("ENVPARITY_GIT_TOKEN");
 	unsetenv("CI_JOB_TOKEN");
 	unsetenv("EP_TEST_KEEP");
-}
-
-/*
- * The forked child's side, run in a fresh process of this binary (main()
- * below) so that the credential sits in the block the process started
- * with, as it does in envparity: exit 0 when, after ep_child_env_enter,
- * neither getenv nor environ nor /proc/self/environ shows it.
- */
-static int
-enter_check(void)
-{
-	extern char **environ;
-	struct ep_strv env = { 0 };
-	char buf[65536];
-	ssize_t n, len = 0;
-	int fd;
-
-	/* One set later: in the heap, and its old value in the block. */
-	setenv("GITHUB_TOKEN", "heap-" SECRET, 1);
-	ep_child_env(&env);
-	ep_child_env_enter(&env);
-	if (getenv("ENVPARITY_GIT_TOKEN") != NULL ||
-	    getenv("GITHUB_TOKEN") != NULL)
-		return 1;
-	if (getenv("EP_TEST_KEEP") == NULL)
-		return 2;
-	for (char **e = environ; *e != NULL; e++)
-		if (strstr(*e, SECRET) != NULL)
-			return 3;
-	if ((fd = open("/proc/self/environ", O_RDONLY)) < 0)
-		return 4;
-	while ((n = read(fd, buf + len, sizeof buf - (size_t)len)) > 0)
-		len += n;
-	close(fd);
-	if (len == 0 || memmem(buf, (size_t)len, "EP_TEST_KEEP=kept", 17) ==
-	    NULL)
-		return 5;
-	if (memmem(buf, (size_t)len, SECRET, strlen(SECRET)) != NULL)
-		return 6;
-	return 0;
-}
-
-static void
-test_env_enter(void **state)
-{
-	char *envp[] = { (char *)"ENVPARITY_GIT_TOKEN=" SECRET,
-	    (char *)"EP_TEST_KEEP=kept", (char *)"GITHUB_TOKEN=first-" SECRET,
-	    (char *)"SSH_AUTH_SOCK=/tmp/" SECRET, NULL };
-	pid_t pid;
-	int st;
-
-	(void)state;
-	if ((pid = fork()) == 0) {
-		execle("/proc/self/exe", "test_child", "--enter-check",
-		    (char *)NULL, envp);
-		_exit(127);
-	}
-	assert_true(pid > 0);
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
 static char *
@@ -405,6 +361,9 @@ test_run(void **state)
 	(void)state;
 	setenv("ENVPARITY_GIT_TOKEN", SECRET, 1);
 	setenv("EP_TEST_KEEP", "kept", 1);
+	setenv(EP_CHILD_ENV_VAR, "EP_TEST_KEEP", 1);
+	/* The children write their pid files there. */
+	setenv(EP_CHILD_DIRS_VAR, tmp, 1);
 	/* Output, the end of stderr, the status, where and with what. */
 	argv[2] = (char *)"pwd; env; i=0; while [ $i -lt 40 ]; do "
 	    "echo line$i >&2; i=$((i+1)); done; exit 7";
@@ -469,6 +428,8 @@ test_run(void **state)
 	    "No such file or directory");
 	unsetenv("ENVPARITY_GIT_TOKEN");
 	unsetenv("EP_TEST_KEEP");
+	unsetenv(EP_CHILD_ENV_VAR);
+	unsetenv(EP_CHILD_DIRS_VAR);
 	free(pidfile);
 }
 
@@ -486,6 +447,7 @@ test_run_all(void **state)
 	char *script[3], *argv[3][4];
 
 	(void)state;
+	setenv(EP_CHILD_DIRS_VAR, tmp, 1);
 	for (int i = 0; i < 3; i++) {
 		script[i] = xasprintf("touch %s/up%d; for j in 0 1 2; do "
 		    "while [ ! -e %s/up$j ]; do sleep 0.01; done; done; "
@@ -496,7 +458,7 @@ test_run_all(void **state)
 		argv[i][2] = script[i];
 		argv[i][3] = NULL;
 		memset(&env[i], 0, sizeof env[i]);
-		ep_child_env(&env[i]);
+		ep_child_env(&env[i], EP_CHILD_PLAIN);
 		ep_child_env_set(&env[i], "EP_TEST_GPU", i == 0 ? "zero" :
 		    i == 1 ? "one" : "two");
 		v[i] = (struct ep_child_run_job){ .path = "/bin/sh",
@@ -533,6 +495,7 @@ test_run_all(void **state)
 	assert_string_equal(v[2].r.out, "c\n");
 	for (int i = 0; i < 3; i++)
 		ep_child_result_clear(&v[i].r);
+	unsetenv(EP_CHILD_DIRS_VAR);
 }
 
 int
@@ -541,7 +504,6 @@ main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_secret),
 		cmocka_unit_test(test_env),
-		cmocka_unit_test(test_env_enter),
 		cmocka_unit_test_setup_teardown(test_which, setup_tmp,
 		    teardown_tmp),
 		cmocka_unit_test_setup_teardown(test_kill_tree, setup_tmp,
@@ -552,7 +514,7 @@ main(int argc, char **argv)
 		    teardown_tmp),
 	};
 
-	if (argc == 2 && strcmp(argv[1], "--enter-check") == 0)
-		return enter_check();
+	(void)argc;
+	(void)argv;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,17 +23,21 @@
 
 static char tmp[256];
 
+/* The children mark themselves in tmp: a directory they may write. */
 static int
 setup_tmp(void **state)
 {
 	(void)state;
-	return tu_scratch_make(tmp, sizeof tmp, "childrun");
+	if (tu_scratch_make(tmp, sizeof tmp, "childrun") < 0)
+		return -1;
+	return setenv(EP_CHILD_DIRS_VAR, tmp, 1);
 }
 
 static int
 teardown_tmp(void **state)
 {
 	(void)state;
+	unsetenv(EP_CHILD_DIRS_VAR);
 	return tu_scratch_remove(tmp);
 }
 

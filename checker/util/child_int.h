@@ -1,0 +1,30 @@
+/*
+ * child_int.h: what childjail.c and childland.c share, and no one else:
+ * the Landlock ruleset a jail is built on (childland.c).
+ */
+#ifndef EP_CHILD_INT_H
+#define EP_CHILD_INT_H
+
+#include "child.h"
+
+/* The directories the dynamic loader may take a library from besides the
+ * system's: LD_LIBRARY_PATH's absolute entries and those /etc/ld.so.conf
+ * lists (its includes followed), appended to out. */
+void ep_child_loader_dirs(struct ep_strv *out);
+
+/* A Landlock ruleset for kernel ABI abi (1 or more) that lets a helper of
+ * this kind read and execute the system's files, the loader's
+ * directories and read, read /proc and /sys, use /dev/null and the NVIDIA
+ * devices, and write only the trees of write; no TCP from ABI 4 on, no
+ * signal or abstract socket beyond its own processes from ABI 6 on.  A
+ * path that does not exist is left out.  *out is a close-on-exec
+ * descriptor; -1 with err (EP_E_IO) when the kernel refuses the ruleset. */
+int ep_child_landlock_make(int *out, int abi, enum ep_child_kind kind,
+    const struct ep_strv *read, const struct ep_strv *write,
+    struct ep_err *err);
+
+/* Restrict this process to ruleset (after no_new_privs): 0 or -errno.
+ * A system call only, for the child between fork and exec. */
+int ep_child_landlock_enter(int ruleset);
+
+#endif
