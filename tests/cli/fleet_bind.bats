@@ -230,3 +230,29 @@ bad() { # report.json
 	run "$EP" fleet d --bind-filenames --json r.json
 	[[ "$(jq -r '.fleet.nodes[] | select(.file == "d/a b.json") | .error' r.json)" == *"the file's name 'a b' is not a node name"* ]]
 }
+
+@test "capture --sign-key: the node's key is read once the capture's helpers are gone (the key there then signs)" {
+	openssl genpkey -algorithm ed25519 -out n1.key 2>/dev/null
+	openssl genpkey -algorithm ed25519 -out late.key 2>/dev/null
+	chmod 600 n1.key late.key
+	openssl pkey -in late.key -pubout -out late.pub
+	# The node's interpreter, code of the machine captured, swaps the
+	# key file while the capture runs.
+	cat > python-wrapper <<WRAP
+#!/bin/sh
+mv '$T/late.key' '$T/n1.key' 2>/dev/null
+exec python3 "\$@"
+WRAP
+	chmod +x python-wrapper
+	# The one place a helper may write (a helper is confined otherwise).
+	export ENVPARITY_CHILD_DIRS=$T
+	run "$EP" capture -q --no-discover --node n1 --python "$T/python-wrapper" --sign-key n1.key -o env.json
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ ! -e late.key ]
+	payload env.json m.json
+	t=application/vnd.envparity.manifest+json
+	{ printf 'DSSEv1 %d %s %d ' "${#t}" "$t" "$(stat -c %s m.json)"; cat m.json; } > pae
+	jq -r '.signatures[0].sig' env.json | base64 -d > sig
+	openssl pkeyutl -verify -pubin -inkey late.pub -rawin -in pae -sigfile sig
+}
