@@ -21,8 +21,8 @@ _envparity_options()
 {
 	case $1 in
 	capture)
-		echo "-o --output -q --quiet --sign-key --progress --no-progress" \
-		    "-h --help" \
+		echo "-o --output -q --quiet --sign-key --sign-key-fd --progress" \
+		    "--no-progress -h --help" \
 		    "$_envparity_collect $_envparity_registry $_envparity_probe" ;;
 	check)
 		echo "-o --output -q --quiet --expiry-warning $_envparity_attest" \
