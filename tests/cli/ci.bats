@@ -154,11 +154,29 @@ $T/out/envparity-default.intoto.json" ]
 	golden s.git sp 2
 	openssl genpkey -algorithm ed25519 -out key.pem 2>/dev/null
 	openssl pkey -in key.pem -pubout -out pub.pem
-	# The environment checked: an interpreter that reads the environment
-	# block of every process above it (as root can), the step's shell
-	# among them.
+	# The check step's own processes, unconfined: envparity run through a
+	# wrapper that, for `check`, keeps its environment block and that of
+	# every process above it (the step's shell among them), as code the
+	# step ran before envparity could.
+	cat > ep <<EOF
+#!/bin/bash
+if [ "\$1" = check ]; then
+	p=\$\$
+	while [ "\$p" -gt 1 ]; do
+		cat "/proc/\$p/environ" 2>/dev/null
+		s=\$(cat "/proc/\$p/stat"); s=\${s##*) }
+		read -r _ p _ <<<"\$s"
+	done >> "$T/step.env"
+fi
+exec "$EP" "\$@"
+EOF
+	chmod +x ep
+	# The environment checked: an interpreter that tries to read the
+	# environment block of every process above it.  It runs confined
+	# (docs/manifest.md), writing only where ENVPARITY_CHILD_DIRS says.
 	cat > py <<EOF
 #!/bin/bash
+: > "$T/py.ran"
 p=\$\$
 while [ "\$p" -gt 1 ]; do
 	cat "/proc/\$p/environ" 2>/dev/null
@@ -167,12 +185,16 @@ done >> "$T/ancestors.env"
 exec python3 "\$@"
 EOF
 	chmod +x py
-	run_action r.json store=s.git ref=main \
+	EP=$T/ep ENVPARITY_CHILD_DIRS=$T run_action r.json store=s.git ref=main \
 	    "args=--no-discover --site-packages sp --python $T/py" \
 	    reports-dir=out "sign-key=$(cat key.pem)"
 	[ "$status" -eq 0 ]
-	# It ran, and found the check step's shell, not the key.
-	grep -qa "REPORT_JUNIT=" ancestors.env
+	# The check step's shell was seen, and held no key.
+	grep -qa "REPORT_JUNIT=" step.env
+	run grep -caF "$(sed -n 2p key.pem)" step.env
+	[ "$output" = 0 ]
+	# The interpreter ran, confined: nothing of the key either.
+	[ -e py.ran ]
 	run grep -caF "$(sed -n 2p key.pem)" ancestors.env
 	[ "$output" = 0 ]
 	jq -e '.steps.sign.outcome == "success"' r.json
