@@ -292,10 +292,13 @@ ep_libsearch_add_site(struct ep_libsearch *s, const char *site)
 	struct ep_strv subs = { 0 };
 	struct dirent *de;
 	struct stat st;
-	char *top = xasprintf("%s/nvidia", site), *lib;
+	char *top = xasprintf("%s/nvidia", site), *lib, *real;
+	char *base = realpath(site, NULL);
+	size_t blen = base != NULL ? strlen(base) : 0;
 	DIR *d;
 
-	if ((d = opendir(top)) == NULL) {
+	if (base == NULL || (d = opendir(top)) == NULL) {
+		free(base);
 		free(top);
 		return;
 	}
@@ -307,11 +310,19 @@ ep_libsearch_add_site(struct ep_libsearch *s, const char *site)
 		qsort(subs.v, subs.n, sizeof *subs.v, cmpstr);
 	for (size_t i = 0; i < subs.n; i++) {
 		lib = xasprintf("%s/%s/lib", top, subs.v[i]);
-		if (stat(lib, &st) == 0 && S_ISDIR(st.st_mode))
+		/* Only a folder inside site-packages (a wheel holds no link):
+		 * the helpers that load these libraries may read it, and a
+		 * link ("-> /") would open whatever it names to them. */
+		real = realpath(lib, NULL);
+		if (real != NULL && strncmp(real, base, blen) == 0 &&
+		    real[blen] == '/' && stat(real, &st) == 0 &&
+		    S_ISDIR(st.st_mode))
 			ep_libsearch_add_dir(s, lib, "site-packages");
+		free(real);
 		free(lib);
 	}
 	ep_strv_clear(&subs);
+	free(base);
 	free(top);
 }
 
