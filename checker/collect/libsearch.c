@@ -375,6 +375,22 @@ list_dir(struct ep_libsrc *src)
 /* Take path if it resolves to a regular file outside any stubs folder:
  * the stub libraries NVIDIA ships for linking must never pass for the
  * real ones. */
+/* Whether real (path's real file) is in path's own folder: a wheel's
+ * library is, since a wheel holds no link.  One that is a link elsewhere
+ * would make that folder, a key's say, one its helpers may read. */
+static int
+beside(const char *path, const char *real)
+{
+	char *dir = ep_path_dir(path), *rdir = realpath(dir, NULL);
+	char *have = ep_path_dir(real);
+	int ok = rdir != NULL && strcmp(rdir, have) == 0;
+
+	free(dir);
+	free(rdir);
+	free(have);
+	return ok;
+}
+
 static int
 take_file(struct ep_libfound *out, const char *path, const char *origin)
 {
@@ -384,7 +400,8 @@ take_file(struct ep_libfound *out, const char *path, const char *origin)
 	if (ep_libsearch_in_stubs(path) || (real = realpath(path, NULL)) == NULL)
 		return 0;
 	if (ep_libsearch_in_stubs(real) || stat(real, &st) < 0 ||
-	    !S_ISREG(st.st_mode)) {
+	    !S_ISREG(st.st_mode) || (strcmp(origin, "site-packages") == 0 &&
+	    !beside(path, real))) {
 		free(real);
 		return 0;
 	}

@@ -62,3 +62,18 @@ EOF2
 	grep -q '^ran as ' spy/report
 	grep -qx 'key-file: denied' spy/report
 }
+
+@test "a site-packages library that is a link to the key does not open the key's folder to another library's constructor" {
+	needs_landlock
+	trust_gate_setup
+	mkdir -p site/nvidia/cuda_runtime/lib site/nvidia/cudnn/lib
+	key_reader site/nvidia/cuda_runtime/lib/libcudart.so.13
+	# Found by its name, judged by its real path: the key's folder
+	# becomes "the library's directory" for every helper of the jail.
+	ln -s "$T/keys/key.pem" site/nvidia/cudnn/lib/libcudnn.so.9
+	run gate --site-packages "$T/site"
+	echo "$output"
+	cat spy/report
+	grep -q '^ran as ' spy/report
+	grep -qx 'key-file: denied' spy/report
+}
