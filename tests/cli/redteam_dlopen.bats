@@ -77,3 +77,18 @@ EOF2
 	grep -q '^ran as ' spy/report
 	grep -qx 'key-file: denied' spy/report
 }
+
+@test "a library on LD_LIBRARY_PATH that is a link to the key does not open the key's folder to another library's constructor" {
+	needs_landlock
+	trust_gate_setup
+	# The folder is the job's choice; what is in it, the judged
+	# environment's (a venv's nvidia/cudnn/lib put on the path).
+	mkdir -p lib nosite
+	key_reader lib/libcudart.so.13
+	ln -s "$T/keys/key.pem" lib/libcudnn.so.9
+	LD_LIBRARY_PATH=$T/lib run gate --site-packages "$T/nosite"
+	echo "$output"
+	cat spy/report
+	grep -q '^ran as ' spy/report
+	grep -qx 'key-file: denied' spy/report
+}
