@@ -313,7 +313,7 @@ int
 ep_child_jail_init(struct ep_child_jail *j, enum ep_child_kind kind,
     const struct ep_child_fs *fs, struct ep_err *err)
 {
-	struct ep_strv write = { 0 };
+	struct ep_strv write = { 0 }, refused = { 0 };
 	struct ep_err lerr = { 0 };
 	const char *dirs = getenv(EP_CHILD_DIRS_VAR);
 	char *who = NULL, *fence = NULL;
@@ -340,14 +340,22 @@ ep_child_jail_init(struct ep_child_jail *j, enum ep_child_kind kind,
 		fence = xstrdup("no Landlock in this kernel: files, TCP and "
 		    "signals not fenced");
 	else if (ep_child_landlock_make(&j->ruleset, j->abi, kind,
-	    fs != NULL ? &fs->read : NULL, &write, &lerr) < 0) {
+	    fs != NULL ? &fs->read : NULL, &write, &refused, &lerr) < 0) {
 		fence = xasprintf("no Landlock (%s): files, TCP and signals "
 		    "not fenced", lerr.msg);
 		j->abi = 0;
-	} else
+	} else {
 		fence = xasprintf("Landlock ABI %d: its own files only%s%s",
 		    j->abi, j->abi >= 4 ? ", no TCP" : "", j->abi >= 6 ?
 		    ", no signal out" : "");
+		for (size_t i = 0; i < refused.n; i++) {
+			char *f = xasprintf("%s%s%s", fence, i == 0 ?
+			    "; not allowed: " : ", ", refused.v[i]);
+
+			free(fence);
+			fence = f;
+		}
+	}
 	j->said = xasprintf("%s; no_new_privs; %s", who, fence);
 	record(kind, j->said);
 	rc = 0;
@@ -355,6 +363,7 @@ done:
 	if (rc < 0)
 		ep_child_jail_clear(j);
 	ep_strv_clear(&write);
+	ep_strv_clear(&refused);
 	free(who);
 	free(fence);
 	return rc;

@@ -91,4 +91,9 @@ EOF2
 	cat spy/report
 	grep -q '^ran as ' spy/report
 	grep -qx 'key-file: denied' spy/report
+	# The folder the link led to was left out of the helpers' rules,
+	# and the manifest says why.
+	jq -r .meta.confinement.libraries m.json
+	jq -r .meta.confinement.libraries m.json |
+	    grep -qF "not allowed: $T/keys (holds the signing key ($T/keys/key.pem))"
 }
