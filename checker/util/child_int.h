@@ -29,4 +29,20 @@ int ep_child_landlock_make(int *out, int abi, enum ep_child_kind kind,
  * A system call only, for the child between fork and exec. */
 int ep_child_landlock_enter(int ruleset);
 
+/* --- the seccomp filter (childfilter.c) ---------------------------- */
+
+/* 1 where this build has a filter for its architecture (x86-64, arm64). */
+int ep_child_filter_available(void);
+
+/* 1 when helpers of kind keep Unix sockets: the probe, where a GPU is
+ * shared through MPS (CUDA_MPS_PIPE_DIRECTORY set, or /tmp/nvidia-mps). */
+int ep_child_filter_unix(enum ep_child_kind kind);
+
+/* Install the filter (after no_new_privs): socket(2) of any family but
+ * netlink (and Unix when allow_unix) fails with EACCES, io_uring_setup
+ * with ENOSYS, a system call of another ABI kills the process.  0 or
+ * -errno; 0 and nothing installed where none is available.  System
+ * calls only, for the child between fork and exec. */
+int ep_child_filter_enter(int allow_unix);
+
 #endif

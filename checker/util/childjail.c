@@ -15,7 +15,9 @@
  *    read a non-dumpable process's memory or environment, nor override
  *    a file's mode;
  *  - Landlock where the kernel has it (childland.c): only the files its
- *    work needs, even those of its own user.
+ *    work needs, even those of its own user;
+ *  - a seccomp filter (childfilter.c): no socket, which Landlock does not
+ *    fence (a Unix socket reached by its path, UDP).
  * A kernel without Landlock is no error; the report says so
  * (meta.confinement).
  */
@@ -316,7 +318,7 @@ ep_child_jail_init(struct ep_child_jail *j, enum ep_child_kind kind,
 	struct ep_strv write = { 0 }, refused = { 0 };
 	struct ep_err lerr = { 0 };
 	const char *dirs = getenv(EP_CHILD_DIRS_VAR);
-	char *who = NULL, *fence = NULL;
+	char *who = NULL, *fence = NULL, *sock = NULL;
 	int rc = -1;
 
 	memset(j, 0, sizeof *j);
@@ -356,7 +358,16 @@ ep_child_jail_init(struct ep_child_jail *j, enum ep_child_kind kind,
 			fence = f;
 		}
 	}
-	j->said = xasprintf("%s; no_new_privs; %s", who, fence);
+	if (kind != EP_CHILD_PLAIN && ep_child_filter_available()) {
+		j->filter = 1;
+		j->filter_unix = ep_child_filter_unix(kind);
+		sock = xstrdup(j->filter_unix ? "no socket but Unix (MPS) and "
+		    "netlink" : "no socket but netlink");
+	} else
+		sock = xstrdup(kind != EP_CHILD_PLAIN ? "sockets not fenced (no "
+		    "seccomp filter for this architecture)" : "");
+	j->said = xasprintf("%s; no_new_privs; %s%s%s", who, fence,
+	    *sock != '\0' ? "; " : "", sock);
 	record(kind, j->said);
 	rc = 0;
 done:
@@ -366,6 +377,7 @@ done:
 	ep_strv_clear(&refused);
 	free(who);
 	free(fence);
+	free(sock);
 	return rc;
 }
 
@@ -400,6 +412,9 @@ ep_child_jail_enter(const struct ep_child_jail *j, const char **step)
 	}
 	*step = "Landlock";
 	if (j->ruleset >= 0 && (e = ep_child_landlock_enter(j->ruleset)) < 0)
+		return e;
+	*step = "seccomp";
+	if (j->filter && (e = ep_child_filter_enter(j->filter_unix)) < 0)
 		return e;
 	return 0;
 }

@@ -38,8 +38,8 @@ PY
 #!/bin/sh
 /usr/bin/python3 -S -c '
 import socket
-s = socket.socket(socket.AF_UNIX)
 try:
+    s = socket.socket(socket.AF_UNIX)
     s.connect("$T/sock/agent.sock")
     print("socket: got", len(s.recv(4096)), "bytes")
 except OSError as e:
