@@ -177,13 +177,18 @@ check_private_file(int fd, const struct stat *st, off_t off,
 	return armour_refused(kind, src->name, 1, err);
 }
 
-/* The key's file is no output, from now on (outfile.h). */
+/* The key's file is no output, from now on, and no folder that holds
+ * it is one a helper may read (outfile.h). */
 static void
-protect(const struct stat *st, const struct ep_sigkey_src *src)
+protect(const struct stat *st, const struct ep_sigkey_src *src, int fd)
 {
 	char *what = xasprintf("the signing key (%s)", src->name);
+	char *via = src->path != NULL ? xstrdup(src->path) :
+	    xasprintf("/proc/self/fd/%d", fd);
 
 	ep_out_protect(st, what);
+	ep_out_protect_path(st, via);
+	free(via);
 	free(what);
 }
 
@@ -205,7 +210,7 @@ ep_sigkey_src_path(struct ep_sigkey_src *src, const char *path,
 		close(fd);
 	}
 	if (rc == 0)
-		protect(&st, src);
+		protect(&st, src, -1);
 	else
 		ep_sigkey_src_clear(src);
 	return rc;
@@ -243,7 +248,7 @@ check_fd(const struct ep_sigkey_src *src, int fd, struct ep_err *err)
 	if (check_private_file(fd, &st, lseek(fd, 0, SEEK_CUR), src,
 	    err) < 0)
 		return -1;
-	protect(&st, src);
+	protect(&st, src, fd);
 	return 0;
 }
 
@@ -298,7 +303,7 @@ ep_sigkey_src_read(struct ep_sigkey **out, struct ep_sigkey_src *src,
 		if ((fd = ep_open_regular(src->path, &st, err)) < 0)
 			return -1;
 		if ((rc = check_private_file(fd, &st, 0, src, err)) == 0) {
-			protect(&st, src);
+			protect(&st, src, fd);
 			rc = ep_read_fd(&text, &len, fd, src->name,
 			    EP_SIGKEY_MAX, err);
 		}

@@ -292,10 +292,13 @@ ep_libsearch_add_site(struct ep_libsearch *s, const char *site)
 	struct ep_strv subs = { 0 };
 	struct dirent *de;
 	struct stat st;
-	char *top = xasprintf("%s/nvidia", site), *lib;
+	char *top = xasprintf("%s/nvidia", site), *lib, *real;
+	char *base = realpath(site, NULL);
+	size_t blen = base != NULL ? strlen(base) : 0;
 	DIR *d;
 
-	if ((d = opendir(top)) == NULL) {
+	if (base == NULL || (d = opendir(top)) == NULL) {
+		free(base);
 		free(top);
 		return;
 	}
@@ -307,11 +310,19 @@ ep_libsearch_add_site(struct ep_libsearch *s, const char *site)
 		qsort(subs.v, subs.n, sizeof *subs.v, cmpstr);
 	for (size_t i = 0; i < subs.n; i++) {
 		lib = xasprintf("%s/%s/lib", top, subs.v[i]);
-		if (stat(lib, &st) == 0 && S_ISDIR(st.st_mode))
+		/* Only a folder inside site-packages (a wheel holds no link):
+		 * the helpers that load these libraries may read it, and a
+		 * link ("-> /") would open whatever it names to them. */
+		real = realpath(lib, NULL);
+		if (real != NULL && strncmp(real, base, blen) == 0 &&
+		    real[blen] == '/' && stat(real, &st) == 0 &&
+		    S_ISDIR(st.st_mode))
 			ep_libsearch_add_dir(s, lib, "site-packages");
+		free(real);
 		free(lib);
 	}
 	ep_strv_clear(&subs);
+	free(base);
 	free(top);
 }
 
@@ -364,6 +375,22 @@ list_dir(struct ep_libsrc *src)
 /* Take path if it resolves to a regular file outside any stubs folder:
  * the stub libraries NVIDIA ships for linking must never pass for the
  * real ones. */
+/* Whether real (path's real file) is in path's own folder: a wheel's
+ * library is, since a wheel holds no link.  One that is a link elsewhere
+ * would make that folder, a key's say, one its helpers may read. */
+static int
+beside(const char *path, const char *real)
+{
+	char *dir = ep_path_dir(path), *rdir = realpath(dir, NULL);
+	char *have = ep_path_dir(real);
+	int ok = rdir != NULL && strcmp(rdir, have) == 0;
+
+	free(dir);
+	free(rdir);
+	free(have);
+	return ok;
+}
+
 static int
 take_file(struct ep_libfound *out, const char *path, const char *origin)
 {
@@ -373,7 +400,8 @@ take_file(struct ep_libfound *out, const char *path, const char *origin)
 	if (ep_libsearch_in_stubs(path) || (real = realpath(path, NULL)) == NULL)
 		return 0;
 	if (ep_libsearch_in_stubs(real) || stat(real, &st) < 0 ||
-	    !S_ISREG(st.st_mode)) {
+	    !S_ISREG(st.st_mode) || (strcmp(origin, "site-packages") == 0 &&
+	    !beside(path, real))) {
 		free(real);
 		return 0;
 	}

@@ -88,7 +88,9 @@ void ep_libsearch_add_pathlist(struct ep_libsearch *s, const char *list,
 void ep_libsearch_add_ldcache(struct ep_libsearch *s, const char *path);
 
 /* Add site/nvidia/<x>/lib for every <x>, in name order: where NVIDIA's
- * wheels (and PyTorch's dependencies) install the CUDA libraries. */
+ * wheels (and PyTorch's dependencies) install the CUDA libraries.  One
+ * that resolves outside site (a link) is left out, and so is a library
+ * there whose real file is in another folder. */
 void ep_libsearch_add_site(struct ep_libsearch *s, const char *site);
 
 void ep_libsearch_clear(struct ep_libsearch *s);

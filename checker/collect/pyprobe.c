@@ -265,6 +265,29 @@ push_prefix(struct ep_strv *v, const char *path)
 		free(dir);
 }
 
+/* A venv's base interpreter tree, from pyvenv.cfg's home: the judged
+ * venv's own file, so only a folder that holds an interpreter (a python3
+ * or python that is an executable file), never one that merely names the
+ * place of a key. */
+static void
+push_home(struct ep_strv *v, const char *home)
+{
+	static const char *const names[] = { "python3", "python", NULL };
+	struct stat st;
+
+	for (size_t i = 0; names[i] != NULL; i++) {
+		char *exe = xasprintf("%s/%s", home, names[i]);
+		int ok = stat(exe, &st) == 0 && S_ISREG(st.st_mode) &&
+		    (st.st_mode & 0111) != 0;
+
+		if (ok)
+			push_prefix(v, exe);
+		free(exe);
+		if (ok)
+			return;
+	}
+}
+
 /* What the interpreter at path may read: its tree and its real file's
  * (a venv's python is a link into the base's; a pyenv shim's tree is
  * pyenv's root), a virtual environment's base (pyvenv.cfg's home, for a
@@ -279,6 +302,7 @@ python_fs(struct ep_child_fs *fs, const char *path,
 	const char *v;
 	char *real = realpath(path, NULL), *root, *cfg, *text = NULL, *dir;
 	struct ep_pyvenv venv = { 0 };
+	struct stat st;
 	size_t len;
 
 	push_prefix(&fs->read, path);
@@ -291,12 +315,8 @@ python_fs(struct ep_child_fs *fs, const char *path,
 		cfg = xasprintf("%s/pyvenv.cfg", root);
 		if (ep_read_regular(&text, &len, cfg, 1 << 20, NULL) == 0) {
 			ep_pyvenv_parse(&venv, text, len);
-			if (venv.home != NULL && *venv.home == '/') {
-				char *exe = xasprintf("%s/python", venv.home);
-
-				push_prefix(&fs->read, exe);
-				free(exe);
-			}
+			if (venv.home != NULL && *venv.home == '/')
+				push_home(&fs->read, venv.home);
 		}
 		ep_pyvenv_clear(&venv);
 		free(text);
@@ -321,7 +341,9 @@ python_fs(struct ep_child_fs *fs, const char *path,
 		char *f = xasprintf("%s/.python-version", strcmp(dir, "/") == 0 ?
 		    "" : dir), *up;
 
-		if (access(f, F_OK) == 0)
+		/* Only a file: a link (the checkout's, "-> /") would open
+		 * whatever it names to the helper. */
+		if (lstat(f, &st) == 0 && S_ISREG(st.st_mode))
 			ep_strv_push_owned(&fs->read, f);
 		else
 			free(f);

@@ -129,6 +129,8 @@ struct ep_child_jail {
 	uid_t uid;
 	gid_t gid;
 	int drop_caps;		/* stay root, without any capability */
+	int filter;		/* install the seccomp filter */
+	int filter_unix;	/* and keep Unix sockets (MPS) */
 	char *tmpdir;		/* private and writable: the helper's TMPDIR,
 				   removed with its content by _clear */
 	char *said;		/* what applies, in a phrase (owned) */
@@ -142,6 +144,8 @@ struct ep_child_jail {
  *    else root without any capability (effective, permitted,
  *    inheritable, ambient and bounding sets empty, securebits locked so
  *    that exec cannot give them back);
+ *  - a seccomp filter (where this build has one) that refuses every
+ *    socket but netlink, and Unix ones but for a probe under MPS;
  *  - where the kernel has Landlock: a ruleset that allows reading only
  *    the system's files, the loader's directories and fs->read, writing
  *    only the private TMPDIR, fs->write and ENVPARITY_CHILD_DIRS, and

@@ -17,14 +17,32 @@ void ep_child_loader_dirs(struct ep_strv *out);
  * directories and read, read /proc and /sys, use /dev/null and the NVIDIA
  * devices, and write only the trees of write; no TCP from ABI 4 on, no
  * signal or abstract socket beyond its own processes from ABI 6 on.  A
- * path that does not exist is left out.  *out is a close-on-exec
+ * path that does not exist is left out, and so is one that is or holds
+ * a protected file (outfile.h: the signing key), whoever named it: it is
+ * added to refused as "PATH (holds WHAT)".  *out is a close-on-exec
  * descriptor; -1 with err (EP_E_IO) when the kernel refuses the ruleset. */
 int ep_child_landlock_make(int *out, int abi, enum ep_child_kind kind,
     const struct ep_strv *read, const struct ep_strv *write,
-    struct ep_err *err);
+    struct ep_strv *refused, struct ep_err *err);
 
 /* Restrict this process to ruleset (after no_new_privs): 0 or -errno.
  * A system call only, for the child between fork and exec. */
 int ep_child_landlock_enter(int ruleset);
+
+/* --- the seccomp filter (childfilter.c) ---------------------------- */
+
+/* 1 where this build has a filter for its architecture (x86-64, arm64). */
+int ep_child_filter_available(void);
+
+/* 1 when helpers of kind keep Unix sockets: the probe, where a GPU is
+ * shared through MPS (CUDA_MPS_PIPE_DIRECTORY set, or /tmp/nvidia-mps). */
+int ep_child_filter_unix(enum ep_child_kind kind);
+
+/* Install the filter (after no_new_privs): socket(2) of any family but
+ * netlink (and Unix when allow_unix) fails with EACCES, io_uring_setup
+ * with ENOSYS, a system call of another ABI kills the process.  0 or
+ * -errno; 0 and nothing installed where none is available.  System
+ * calls only, for the child between fork and exec. */
+int ep_child_filter_enter(int allow_unix);
 
 #endif

@@ -15,7 +15,9 @@
  *    read a non-dumpable process's memory or environment, nor override
  *    a file's mode;
  *  - Landlock where the kernel has it (childland.c): only the files its
- *    work needs, even those of its own user.
+ *    work needs, even those of its own user;
+ *  - a seccomp filter (childfilter.c): no socket, which Landlock does not
+ *    fence (a Unix socket reached by its path, UDP).
  * A kernel without Landlock is no error; the report says so
  * (meta.confinement).
  */
@@ -313,10 +315,10 @@ int
 ep_child_jail_init(struct ep_child_jail *j, enum ep_child_kind kind,
     const struct ep_child_fs *fs, struct ep_err *err)
 {
-	struct ep_strv write = { 0 };
+	struct ep_strv write = { 0 }, refused = { 0 };
 	struct ep_err lerr = { 0 };
 	const char *dirs = getenv(EP_CHILD_DIRS_VAR);
-	char *who = NULL, *fence = NULL;
+	char *who = NULL, *fence = NULL, *sock = NULL;
 	int rc = -1;
 
 	memset(j, 0, sizeof *j);
@@ -340,23 +342,42 @@ ep_child_jail_init(struct ep_child_jail *j, enum ep_child_kind kind,
 		fence = xstrdup("no Landlock in this kernel: files, TCP and "
 		    "signals not fenced");
 	else if (ep_child_landlock_make(&j->ruleset, j->abi, kind,
-	    fs != NULL ? &fs->read : NULL, &write, &lerr) < 0) {
+	    fs != NULL ? &fs->read : NULL, &write, &refused, &lerr) < 0) {
 		fence = xasprintf("no Landlock (%s): files, TCP and signals "
 		    "not fenced", lerr.msg);
 		j->abi = 0;
-	} else
+	} else {
 		fence = xasprintf("Landlock ABI %d: its own files only%s%s",
 		    j->abi, j->abi >= 4 ? ", no TCP" : "", j->abi >= 6 ?
 		    ", no signal out" : "");
-	j->said = xasprintf("%s; no_new_privs; %s", who, fence);
+		for (size_t i = 0; i < refused.n; i++) {
+			char *f = xasprintf("%s%s%s", fence, i == 0 ?
+			    "; not allowed: " : ", ", refused.v[i]);
+
+			free(fence);
+			fence = f;
+		}
+	}
+	if (kind != EP_CHILD_PLAIN && ep_child_filter_available()) {
+		j->filter = 1;
+		j->filter_unix = ep_child_filter_unix(kind);
+		sock = xstrdup(j->filter_unix ? "no socket but Unix (MPS) and "
+		    "netlink" : "no socket but netlink");
+	} else
+		sock = xstrdup(kind != EP_CHILD_PLAIN ? "sockets not fenced (no "
+		    "seccomp filter for this architecture)" : "");
+	j->said = xasprintf("%s; no_new_privs; %s%s%s", who, fence,
+	    *sock != '\0' ? "; " : "", sock);
 	record(kind, j->said);
 	rc = 0;
 done:
 	if (rc < 0)
 		ep_child_jail_clear(j);
 	ep_strv_clear(&write);
+	ep_strv_clear(&refused);
 	free(who);
 	free(fence);
+	free(sock);
 	return rc;
 }
 
@@ -391,6 +412,9 @@ ep_child_jail_enter(const struct ep_child_jail *j, const char **step)
 	}
 	*step = "Landlock";
 	if (j->ruleset >= 0 && (e = ep_child_landlock_enter(j->ruleset)) < 0)
+		return e;
+	*step = "seccomp";
+	if (j->filter && (e = ep_child_filter_enter(j->filter_unix)) < 0)
 		return e;
 	return 0;
 }

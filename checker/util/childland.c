@@ -17,6 +17,7 @@
  * kernel says it has them.
  */
 #include "child_int.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -93,21 +94,40 @@ static const char *const devices[] = {
 struct ruleset {
 	int fd;
 	uint64_t handled;
+	struct ep_strv *refused;	/* "PATH (holds WHAT)" */
 };
 
 /* Allow access beneath path (or to the file path), as far as the kernel
  * handles it.  A path that cannot be opened is left out: it cannot be
- * needed, and a jail without it is only stricter. */
+ * needed, and a jail without it is only stricter.  So is a tree that
+ * holds a protected file (the signing key: outfile.h), whoever named it:
+ * a library folder the judged environment linked to the key's, or a
+ * folder of ENVPARITY_CHILD_DIRS the key lies in, never opens the key to
+ * a helper; the rule is left out and said. */
 static void
 allow(const struct ruleset *rs, const char *path, uint64_t access)
 {
 	struct ll_path_beneath_attr pb;
 	struct stat st;
+	const char *what;
 	int fd;
 
 	if ((fd = open(path, O_PATH | O_CLOEXEC)) < 0)
 		return;
-	if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return;
+	}
+	if ((what = ep_out_protected_within(&st)) != NULL) {
+		char *r = xasprintf("%s (holds %s)", path, what);
+
+		if (!ep_strv_contains(rs->refused, r))
+			ep_strv_push(rs->refused, r);
+		free(r);
+		close(fd);
+		return;
+	}
+	if (!S_ISDIR(st.st_mode))
 		access &= LL_FILE_RIGHTS;
 	pb.allowed_access = access & rs->handled;
 	pb.parent_fd = fd;
@@ -205,7 +225,7 @@ ep_child_loader_dirs(struct ep_strv *out)
 int
 ep_child_landlock_make(int *out, int abi, enum ep_child_kind kind,
     const struct ep_strv *read, const struct ep_strv *write,
-    struct ep_err *err)
+    struct ep_strv *refused, struct ep_err *err)
 {
 	struct ll_ruleset_attr attr;
 	struct ep_strv loader = { 0 };
@@ -226,6 +246,7 @@ ep_child_landlock_make(int *out, int abi, enum ep_child_kind kind,
 		size = sizeof attr;
 	}
 	rs.handled = attr.handled_access_fs;
+	rs.refused = refused;
 	rs.fd = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
 	if (rs.fd < 0)
 		return ep_err_set(err, EP_E_IO, "Landlock ruleset: %s",

@@ -20,11 +20,18 @@
 /* Longer names get a short temporary name, under NAME_MAX. */
 #define TMP_BASE_MAX	200
 
-/* The files no output may replace (ep_out_protect). */
+/* The files no output may replace (ep_out_protect), and the folders
+ * they lie in, from the top down to their own (ep_out_protect_path). */
+struct dirid {
+	dev_t dev;
+	ino_t ino;
+};
 static struct protected {
 	dev_t dev;
 	ino_t ino;
 	char *what;
+	struct dirid *up;
+	size_t nup;
 } *protect_v;
 static size_t protect_n;
 
@@ -39,7 +46,54 @@ ep_out_protect(const struct stat *st, const char *what)
 	    sizeof *protect_v);
 	protect_v[protect_n].dev = st->st_dev;
 	protect_v[protect_n].ino = st->st_ino;
+	protect_v[protect_n].up = NULL;
+	protect_v[protect_n].nup = 0;
 	protect_v[protect_n++].what = xstrdup(what);
+}
+
+void
+ep_out_protect_path(const struct stat *st, const char *path)
+{
+	struct protected *p = NULL;
+	struct stat d;
+	char *real, *slash;
+
+	for (size_t i = 0; i < protect_n; i++)
+		if (protect_v[i].dev == st->st_dev &&
+		    protect_v[i].ino == st->st_ino)
+			p = &protect_v[i];
+	if (p == NULL || (real = realpath(path, NULL)) == NULL)
+		return;
+	/* Each folder above it: "/", "/a", "/a/b" of "/a/b/key.pem". */
+	for (slash = real; slash != NULL; slash = strchr(slash + 1, '/')) {
+		char c = slash[slash == real];
+
+		slash[slash == real] = '\0';
+		if (stat(real, &d) == 0 && S_ISDIR(d.st_mode)) {
+			p->up = xreallocarray(p->up, p->nup + 1,
+			    sizeof *p->up);
+			p->up[p->nup].dev = d.st_dev;
+			p->up[p->nup++].ino = d.st_ino;
+		}
+		slash[slash == real] = c;
+	}
+	free(real);
+}
+
+const char *
+ep_out_protected_within(const struct stat *st)
+{
+	for (size_t i = 0; i < protect_n; i++) {
+		const struct protected *p = &protect_v[i];
+
+		if (p->dev == st->st_dev && p->ino == st->st_ino)
+			return p->what;
+		for (size_t k = 0; k < p->nup; k++)
+			if (p->up[k].dev == st->st_dev &&
+			    p->up[k].ino == st->st_ino)
+				return p->what;
+	}
+	return NULL;
 }
 
 int

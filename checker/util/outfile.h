@@ -46,6 +46,19 @@ struct stat;
  * --json as surely as a device survives --json /dev/null. */
 void ep_out_protect(const struct stat *st, const char *what);
 
+/* Where the protected file st describes lies: path, a name of it (made
+ * absolute and resolved here; "/proc/self/fd/N" for a descriptor), so
+ * that ep_out_protected_within can tell a folder that holds it.  A path
+ * that cannot be resolved adds nothing (the file itself stays known by
+ * st). */
+void ep_out_protect_path(const struct stat *st, const char *path);
+
+/* The what of a protected file that st (a folder, or a file) is, or
+ * holds beneath it by the name ep_out_protect_path resolved; NULL when
+ * none.  A helper's Landlock rules never take such a tree (childland.c).
+ * Borrowed. */
+const char *ep_out_protected_within(const struct stat *st);
+
 /* 0 when st is no protected file; else -1 with err as above, naming
  * path.  For a writer that opens its file itself (a report appended to). */
 int ep_out_protected(const struct stat *st, const char *path,

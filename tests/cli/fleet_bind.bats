@@ -236,20 +236,30 @@ bad() { # report.json
 	openssl genpkey -algorithm ed25519 -out late.key 2>/dev/null
 	chmod 600 n1.key late.key
 	openssl pkey -in late.key -pubout -out late.pub
-	# The node's interpreter, code of the machine captured, swaps the
-	# key file while the capture runs.
-	cat > python-wrapper <<WRAP
+	# The node's interpreter, code of the machine captured, waits while
+	# the key file is swapped.  Its world is w/, the one folder a helper
+	# may write; the keys are out of its reach.
+	mkdir -p w/bin
+	export ENVPARITY_CHILD_DIRS=$T/w
+	cat > w/bin/python-wrapper <<WRAP
 #!/bin/sh
-mv '$T/late.key' '$T/n1.key' 2>/dev/null
+: > '$T/w/running'
+i=0
+while [ ! -e '$T/w/go' ] && [ \$i -lt 200 ]; do sleep 0.1; i=\$((i + 1)); done
 exec python3 "\$@"
 WRAP
-	chmod +x python-wrapper
-	# The one place a helper may write (a helper is confined otherwise).
-	export ENVPARITY_CHILD_DIRS=$T
-	run "$EP" capture -q --no-discover --node n1 --python "$T/python-wrapper" --sign-key n1.key -o env.json
-	echo "$output"
+	chmod +x w/bin/python-wrapper
+	"$EP" capture -q --no-discover --node n1 --python "$T/w/bin/python-wrapper" \
+	    --sign-key n1.key -o env.json > out.txt 2>&1 &
+	pid=$!
+	for i in $(seq 200); do [ -e w/running ] && break; sleep 0.1; done
+	[ -e w/running ]
+	mv late.key n1.key
+	touch w/go
+	status=0
+	wait "$pid" || status=$?
+	cat out.txt
 	[ "$status" -eq 0 ]
-	[ ! -e late.key ]
 	payload env.json m.json
 	t=application/vnd.envparity.manifest+json
 	{ printf 'DSSEv1 %d %s %d ' "${#t}" "$t" "$(stat -c %s m.json)"; cat m.json; } > pae

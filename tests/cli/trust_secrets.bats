@@ -16,22 +16,25 @@ setup_file() {
 	unset ENVPARITY_STORE ENVPARITY_PROFILE ENVPARITY_GIT_TOKEN CI_JOB_TOKEN
 }
 
-# $T/python-wrapper: the checkout's interpreter.  While $T/hold exists it
-# touches $T/running, then waits (at most 20 s) for $T/go; then it runs
-# the real python3, after running the shell command in $T/act if there
-# is one.
+# $PYW ($T/w/bin/python-wrapper): the checkout's interpreter.  While
+# $T/w/hold exists it touches $T/w/running, then waits (at most 20 s) for
+# $T/w/go; then it runs the real python3.  Its world is $T/w, the one
+# folder a helper may write (ENVPARITY_CHILD_DIRS): the keys, in $T, are
+# out of its reach, and a folder that held one would be refused to it.
 wrapper() {
-	cat > "$T/python-wrapper" <<EOF
+	W=$T/w PYW=$T/w/bin/python-wrapper
+	mkdir -p "$W/bin"
+	export ENVPARITY_CHILD_DIRS=$W
+	cat > "$PYW" <<EOF
 #!/bin/sh
-if [ -e "$T/hold" ]; then
-	[ -e "$T/act" ] && . "$T/act"
-	: > "$T/running"
+if [ -e "$W/hold" ]; then
+	: > "$W/running"
 	i=0
-	while [ ! -e "$T/go" ] && [ \$i -lt 200 ]; do sleep 0.1; i=\$((i + 1)); done
+	while [ ! -e "$W/go" ] && [ \$i -lt 200 ]; do sleep 0.1; i=\$((i + 1)); done
 fi
 exec python3 "\$@"
 EOF
-	chmod +x "$T/python-wrapper"
+	chmod +x "$PYW"
 }
 
 # The raw seed of an Ed25519 private key: what OpenSSL holds once the
@@ -52,30 +55,31 @@ golden_time() {
 # the count of each of "${NEEDLES[@]}" in its memory, then it is let go.
 # Sets status; its output is in out.txt.
 held() {
-	rm -f "$T/running" "$T/go"
-	touch "$T/hold"
+	rm -f "$W/running" "$W/go"
+	touch "$W/hold"
 	"$@" < "${HELD_IN:-/dev/null}" > "$T/out.txt" 2>&1 &
 	local pid=$!
 	wait_running
 	python3 "$BATS_TEST_DIRNAME/proc_mem.py" "$pid" "${NEEDLES[@]}" > "$T/mem.txt"
-	touch "$T/go"
+	${HELD_DO:-:}
+	touch "$W/go"
 	status=0
 	wait "$pid" || status=$?
-	rm -f "$T/hold"
+	rm -f "$W/hold"
 	cat "$T/out.txt"
 }
 
 # A store blessed from this machine through the wrapper.
 bless_wrapped() {
 	wrapper
-	"$EP" bless -q --no-discover --python "$T/python-wrapper" > /dev/null
+	"$EP" bless -q --no-discover --python "$PYW" > /dev/null
 }
 
-# Wait (at most 20 s) for $T/running; fail if it never comes.
+# Wait (at most 20 s) for $W/running; fail if it never comes.
 wait_running() {
 	local i
 	for i in $(seq 200); do
-		[ -e "$T/running" ] && return 0
+		[ -e "$W/running" ] && return 0
 		sleep 0.1
 	done
 	echo "the wrapper never ran"
@@ -93,14 +97,14 @@ wait_running() {
 	url=https://127.0.0.1:$GIT_HTTP_PORT/s.git
 	wrapper
 	ENVPARITY_GIT_TOKEN=$secret "$EP" bless -q --no-discover \
-	    --python "$T/python-wrapper" --store "$url"
+	    --python "$PYW" --store "$url"
 	: > "$GIT_HTTP_AUTH_LOG"
 
 	# check, held while the checkout's interpreter runs: what its
 	# environment block shows then.
-	touch hold
+	touch "$W/hold"
 	ENVPARITY_GIT_TOKEN=$secret CI_JOB_TOKEN=$job EP_VISIBLE=still-here \
-	    "$EP" check -q --no-discover --python "$T/python-wrapper" \
+	    "$EP" check -q --no-discover --python "$PYW" \
 	    --store "$url" > out.txt 2>&1 &
 	pid=$!
 	wait_running
@@ -115,7 +119,7 @@ wait_running() {
 	    "$when" > mem.txt
 	sanitized=0
 	grep -q 'libasan\|libtsan\|libubsan' "/proc/$pid/maps" && sanitized=1
-	touch go
+	touch "$W/go"
 	status=0
 	wait "$pid" || status=$?
 	cat out.txt
@@ -146,14 +150,14 @@ wait_running() {
 	start_git_http "$T/srv" "u:$secret" --tls "$TLS_CERT" "$TLS_KEY"
 	wrapper
 	export ENVPARITY_STORE=https://u:$secret@127.0.0.1:$GIT_HTTP_PORT/s.git
-	"$EP" bless -q --no-discover --python "$T/python-wrapper"
+	"$EP" bless -q --no-discover --python "$PYW"
 	: > "$GIT_HTTP_AUTH_LOG"
-	touch hold
-	"$EP" check -q --no-discover --python "$T/python-wrapper" > out.txt 2>&1 &
+	touch "$W/hold"
+	"$EP" check -q --no-discover --python "$PYW" > out.txt 2>&1 &
 	pid=$!
 	wait_running
 	tr '\0' '\n' < "/proc/$pid/environ" > environ.txt
-	touch go
+	touch "$W/go"
 	status=0
 	wait "$pid" || status=$?
 	cat out.txt
@@ -166,10 +170,9 @@ wait_running() {
 @test "the signing key is read after the environment's code is done: not in envparity's memory while it runs, and the file there then signs" {
 	make_keys
 	bless_wrapped
-	# The checkout's interpreter swaps the key file while it runs.
-	echo "mv '$T/other.pem' '$T/key.pem'" > act
+	# The key file is swapped while the checkout's interpreter runs.
 	NEEDLES=("hex:$(seed_hex key.pem)" "hex:$(seed_hex other.pem)" "$(golden_time)")
-	held "$EP" check -q --no-discover --python "$T/python-wrapper" \
+	HELD_DO="mv $T/other.pem $T/key.pem" held "$EP" check -q --no-discover --python "$PYW" \
 	    --attest att.json --sign-key "$T/key.pem"
 	[ "$status" -eq 0 ]
 	cat mem.txt
@@ -189,7 +192,7 @@ wait_running() {
 	NEEDLES=("hex:$(seed_hex key.pem)" "$(golden_time)")
 	mkfifo k.fifo
 	cat key.pem > k.fifo &
-	HELD_IN=k.fifo held "$EP" check -q --no-discover --python "$T/python-wrapper" \
+	HELD_IN=k.fifo held "$EP" check -q --no-discover --python "$PYW" \
 	    --attest a1.json --sign-key - --json r.json
 	[ "$status" -eq 0 ]
 	cat mem.txt
@@ -201,7 +204,7 @@ wait_running() {
 
 	cat key.pem > k.fifo &
 	exec 7< k.fifo
-	held "$EP" check -q --no-discover --python "$T/python-wrapper" \
+	held "$EP" check -q --no-discover --python "$PYW" \
 	    --attest a2.json --sign-key-fd 7
 	exec 7<&-
 	[ "$status" -eq 0 ]
@@ -209,7 +212,7 @@ wait_running() {
 	run "$EP" verify a2.json --key pub.pem
 	[ "$status" -eq 0 ]
 	# A regular file on standard input or on a descriptor serves too.
-	run "$EP" check -q --no-discover --python "$T/python-wrapper" \
+	run "$EP" check -q --no-discover --python "$PYW" \
 	    --attest a3.json --sign-key - < key.pem
 	[ "$status" -eq 0 ]
 	"$EP" verify a3.json --key pub.pem

@@ -28,6 +28,7 @@
 
 #include "child.h"
 #include "collect.h"
+#include "outfile.h"
 #include "testutil.h"
 
 #define SECRET	"s3cr3t-of-the-parent"
@@ -385,6 +386,125 @@ no_landlock_check(void)
 	return rc;
 }
 
+/* No socket but netlink in a helper: Landlock fences none but TCP and
+ * abstract Unix ones, and a Unix socket reached by its path is another
+ * process's power (a container runtime's, an agent's).  The probe keeps
+ * Unix sockets where a GPU is shared through MPS, the others never. */
+static void
+test_sockets(void **state)
+{
+	static const char script[] = "exec /usr/bin/python3 -I -S -c '"
+	    "import socket\n"
+	    "for n, f, t in ((\"inet\", socket.AF_INET, socket.SOCK_DGRAM),\n"
+	    "    (\"inet6\", socket.AF_INET6, socket.SOCK_STREAM),\n"
+	    "    (\"unix\", socket.AF_UNIX, socket.SOCK_STREAM),\n"
+	    "    (\"netlink\", socket.AF_NETLINK, socket.SOCK_RAW)):\n"
+	    "    try:\n"
+	    "        socket.socket(f, t).close()\n"
+	    "        print(n, \"open\")\n"
+	    "    except OSError as e:\n"
+	    "        print(n, \"refused\", e.errno)\n'";
+	static const struct {
+		enum ep_child_kind kind;
+		int mps, unix_open;
+	} v[] = {
+		{ EP_CHILD_PYTHON, 0, 0 },
+		{ EP_CHILD_LOADER, 0, 0 },
+		{ EP_CHILD_PROBE, 0, 0 },
+		{ EP_CHILD_PYTHON, 1, 0 },
+		{ EP_CHILD_PROBE, 1, 1 },
+	};
+	struct ep_child_jail jail;
+	struct ep_err err = { 0 };
+	char *out, *want;
+	int st;
+
+	(void)state;
+#if !defined(__x86_64__) && !defined(__aarch64__)
+	skip();
+#endif
+	if (access("/tmp/nvidia-mps", F_OK) == 0)
+		skip();	/* MPS in use on this host */
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+		if (v[i].mps)
+			setenv("CUDA_MPS_PIPE_DIRECTORY", "/tmp/mps", 1);
+		else
+			unsetenv("CUDA_MPS_PIPE_DIRECTORY");
+		assert_int_equal(ep_child_jail_init(&jail, v[i].kind, NULL,
+		    &err), 0);
+		assert_non_null(strstr(jail.said, v[i].unix_open ?
+		    "no socket but Unix (MPS) and netlink" :
+		    "no socket but netlink"));
+		out = run_in(&jail, script, NULL, &st);
+		assert_int_equal(st, 0);
+		want = xasprintf("inet refused %d\ninet6 refused %d\n%s"
+		    "netlink open\n", EACCES, EACCES, v[i].unix_open ?
+		    "unix open\n" : "unix refused 13\n");
+		if (strcmp(out, want) != 0)
+			fail_msg("kind %d, MPS %d: %s", v[i].kind, v[i].mps,
+			    out);
+		free(want);
+		free(out);
+		ep_child_jail_clear(&jail);
+	}
+	unsetenv("CUDA_MPS_PIPE_DIRECTORY");
+	/* Our own programs are not filtered. */
+	assert_int_equal(ep_child_jail_init(&jail, EP_CHILD_PLAIN, NULL,
+	    &err), 0);
+	assert_null(strstr(jail.said, "socket"));
+	ep_child_jail_clear(&jail);
+}
+
+/* A tree that holds the signing key (outfile.h's protected files) is
+ * never one a helper may read, whoever names it: the rule is left out,
+ * and said. */
+static void
+test_protected_tree(void **state)
+{
+	struct ep_child_jail jail;
+	struct ep_child_fs fs = { 0 };
+	struct ep_err err = { 0 };
+	struct stat st;
+	char *keys, *key, *lib, *script, *out, *want;
+	int status;
+
+	(void)state;
+	if (ep_child_landlock_abi() == 0)
+		skip();
+	keys = xasprintf("%s/keys", tmp);
+	key = xasprintf("%s/key.pem", keys);
+	lib = xasprintf("%s/lib", keys);
+	assert_int_equal(mkdir(keys, 0700), 0);
+	assert_int_equal(mkdir(lib, 0755), 0);
+	write_file(key, SECRET);
+	assert_int_equal(stat(key, &st), 0);
+	ep_out_protect(&st, "the signing key (key.pem)");
+	ep_out_protect_path(&st, key);
+	/* The key's folder, asked for; a folder inside it is fine. */
+	ep_strv_push(&fs.read, keys);
+	ep_strv_push(&fs.read, lib);
+	assert_int_equal(ep_child_jail_init(&jail, EP_CHILD_LOADER, &fs,
+	    &err), 0);
+	want = xasprintf("not allowed: %s (holds the signing key (key.pem))",
+	    keys);
+	assert_non_null(strstr(jail.said, want));
+	free(want);
+	assert_null(strstr(jail.said, lib));
+	script = xasprintf("cat %s || echo refused; ls %s >/dev/null && "
+	    "echo lib", key, lib);
+	out = run_in(&jail, script, NULL, &status);
+	assert_null(strstr(out, SECRET));
+	assert_non_null(strstr(out, "refused"));
+	assert_non_null(strstr(out, "lib"));
+	free(out);
+	free(script);
+	ep_child_jail_clear(&jail);
+	ep_child_fs_clear(&fs);
+	free(keys);
+	free(key);
+	free(lib);
+}
+
 /* A kernel without Landlock, as seccomp makes one: landlock's system
  * calls fail with ENOSYS, in a fresh execution of this binary. */
 static void
@@ -428,6 +548,9 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_landlock, setup_tmp,
 		    teardown_tmp),
 		cmocka_unit_test(test_no_landlock),
+		cmocka_unit_test(test_sockets),
+		cmocka_unit_test_setup_teardown(test_protected_tree, setup_tmp,
+		    teardown_tmp),
 	};
 
 	if (argc == 2 && strcmp(argv[1], "--no-landlock") == 0)

@@ -525,14 +525,26 @@ test_site_and_pathlist(void **state)
 	assert_non_null(strstr(s.src[0].dir, "/nvidia/cu13/lib"));
 	assert_non_null(strstr(s.src[1].dir, "/nvidia/cudnn/lib"));
 	assert_string_equal(s.src[1].origin, "site-packages");
+	/* A wheel's library, and a link beside it to it. */
+	write_file("site/nvidia/cudnn/lib/libcudnn.so.9.1.0", "x", 1);
+	symlink_to("libcudnn.so.9.1.0", "site/nvidia/cudnn/lib/libcudnn.so.9");
+	assert_int_equal(ep_libsearch_find(&f, &s, "cudnn"), 1);
+	assert_string_equal(f.origin, "site-packages");
+	ep_libfound_clear(&f);
+	/* A link out of its folder is no wheel's (a wheel holds no link):
+	 * its folder would become one the loading helpers may read. */
 	if (name != NULL) {
 		target = xasprintf(CUDA_LIB64 "/%s", name);
 		symlink_to(target, "site/nvidia/cu13/lib/libcudart.so.13");
-		assert_int_equal(ep_libsearch_find(&f, &s, "cudart"), 1);
-		assert_string_equal(f.origin, "site-packages");
-		ep_libfound_clear(&f);
+		assert_int_equal(ep_libsearch_find(&f, &s, "cudart"), 0);
 		free(target);
 	}
+	ep_libsearch_clear(&s);
+	/* Nor is a folder that is a link out of site-packages. */
+	symlink_to(tmpdir, "site/nvidia/out");
+	mkdirs("lib");
+	ep_libsearch_add_site(&s, site);
+	assert_int_equal(s.n, 2);
 	ep_libsearch_clear(&s);
 
 	p = xasprintf("::%s/site::%s/none:", tmpdir, tmpdir);
