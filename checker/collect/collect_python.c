@@ -449,6 +449,11 @@ ep_collect_python(struct ep_collect *c, struct ep_err *err)
 			resolved = 1;
 			if (env.warning != NULL)
 				ep_manifest_warn(c->m, "%s", env.warning);
+			/* A venv's python that is no interpreter: no
+			 * python.version, which a golden's then fails on. */
+			if (env.unavailable != NULL)
+				ep_manifest_unavailable(c->m, "python", "%s",
+				    env.unavailable);
 			if (env.version != NULL)
 				ep_manifest_set(c->m, "python.version",
 				    env.version);
@@ -459,7 +464,7 @@ ep_collect_python(struct ep_collect *c, struct ep_err *err)
 	/* Without an interpreter, the marker environment is what uname
 	 * says; python_version and the like stay unknown. */
 	if (env.markers_from == NULL) {
-		ep_pymarkers_derive(env.markers, NULL, 1);
+		ep_pymarkers_uname(env.markers);
 		env.markers_from = EP_MARKERS_UNAME;
 	}
 	s.c = c;
