@@ -161,3 +161,49 @@ EOF
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"warn    capture.warning"*"does not hold the interpreter"* ]]
 }
+
+@test "a dist-info of another's name beside the real one is a failure, not a choice" {
+	pip_venv
+	# The golden has dup 2.0; this machine has 1.0, and a wheel that
+	# plants a Dup-2.0.dist-info as a data file, named to sort first.
+	wheel dup-2.0-py3-none-any.whl dup 2.0
+	install dup-2.0-py3-none-any.whl
+	golden python.pkg.forger
+	v/bin/pip uninstall -q -y dup
+	wheel dup-1.0-py3-none-any.whl dup 1.0
+	install dup-1.0-py3-none-any.whl
+	printf 'Metadata-Version: 2.1\nName: dup\nVersion: 2.0\n\n' >dup.meta
+	wheel forger-1.0-py3-none-any.whl forger 1.0 \
+	    "forger-1.0.data/data/lib/python$XY/site-packages/Dup-2.0.dist-info/METADATA" dup.meta
+	install forger-1.0-py3-none-any.whl
+	[ -d "$SITE/Dup-2.0.dist-info" ] && [ -d "$SITE/dup-1.0.dist-info" ]
+	# Python's importlib.metadata takes either, as the directory lists
+	# them: nothing tells the real one.
+	v/bin/python -I -c 'import importlib.metadata as m; print(m.version("dup"))' | grep -qx -e 1.0 -e 2.0
+
+	run "$EP" capture -q --no-discover --python "$T/v/bin/python" -o m.json
+	[ "$status" -eq 0 ]
+	jq -e --arg s "$SITE" '.meta.python.duplicates.dup == [
+	    {"metadata": "\($s)/Dup-2.0.dist-info/METADATA", "version": "2.0"},
+	    {"metadata": "\($s)/dup-1.0.dist-info/METADATA", "version": "1.0"}]' m.json
+	validate_schema manifest m.json
+
+	run "$EP" check --store "$T/store" --no-discover --python "$T/v/bin/python" --json r.json
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"FAIL    stack.duplicate.dup: dup is installed 2 times in one site-packages: $SITE/Dup-2.0.dist-info/METADATA (2.0), $SITE/dup-1.0.dist-info/METADATA (1.0); python.pkg.dup records the first by name"* ]]
+	jq -e '[.results[] | select(.key == "stack.duplicate.dup" and .status == "fail"
+	    and .actual == "2.0, 1.0")] | length == 1' r.json
+	validate_schema report r.json
+
+	# Across directories it is search order, as Python's: the first
+	# wins, a warning, no failure.
+	v/bin/pip uninstall -q -y forger
+	[ ! -e "$SITE/Dup-2.0.dist-info" ]
+	mkdir -p other/dup-3.0.dist-info
+	printf 'Name: dup\nVersion: 3.0\n\n' >other/dup-3.0.dist-info/METADATA
+	run "$EP" capture -q --no-discover --site-packages "$SITE" --site-packages other -o m2.json
+	[ "$(fact m2.json python.pkg.dup)" = 1.0 ]
+	jq -e '.meta.python.duplicates == null' m2.json
+	jq -r '.meta.warnings[]' m2.json | grep -q "python package dup is installed twice"
+}

@@ -88,6 +88,7 @@ test_collect_sites(void **state)
 {
 	struct fx f;
 	char *a, *b;
+	json_t *dup;
 
 	(void)state;
 	a = gen("sp-a", 40, 0);
@@ -133,6 +134,17 @@ test_collect_sites(void **state)
 	    "from the directory name"));
 	assert_true(warned(f.c.m, "Bad_Dup-1.0.dist-info/METADATA (1.0) is "
 	    "used", "bad.dup-2.0.dist-info/METADATA (2.0) is shadowed"));
+	/* Both in one directory: kept for check, the one recorded first. */
+	dup = json_object_get(json_object_get(json_object_get(f.c.m->meta,
+	    "python"), "duplicates"), "bad-dup");
+	assert_int_equal(json_array_size(dup), 2);
+	assert_non_null(strstr(json_string_value(json_object_get(
+	    json_array_get(dup, 0), "metadata")),
+	    "/Bad_Dup-1.0.dist-info/METADATA"));
+	assert_string_equal(json_string_value(json_object_get(
+	    json_array_get(dup, 0), "version")), "1.0");
+	assert_string_equal(json_string_value(json_object_get(
+	    json_array_get(dup, 1), "version")), "2.0");
 	if (access(b, F_OK) == 0 && geteuid() != 0)
 		assert_true(warned(f.c.m, "bad_unreadable", "Permission"));
 	fx_clear(&f);
