@@ -2,9 +2,9 @@
  * pyinterp.c: find out an interpreter's version and site-packages
  * directories, from the interpreter itself.
  *
- * Starting CPython costs ~50 ms, against ~25 ms for a whole warm capture,
- * so the answer is cached under the binary's identity (pyprobe.c) and a
- * warm capture runs nothing.  A virtual environment's pyvenv.cfg is not
+ * Starting CPython costs ~25 ms (~50 ms on a loaded machine), against
+ * ~11 ms for a whole warm capture, so the answer is cached under the
+ * binary's identity (pyprobe.c) and a warm capture runs nothing.  A virtual environment's pyvenv.cfg is not
  * taken for the answer, cheap as reading it would be: any wheel can
  * install a pyvenv.cfg of its own into the venv's root (a "data" file),
  * and the patch level it names could not be told from the interpreter's
