@@ -60,7 +60,9 @@ EP_PROBE_HELP
 "($GITHUB_ACTOR, $GITLAB_USER_NAME and $GITLAB_USER_EMAIL), else git\n"
 "config's user.name and user.email, else envparity <envparity@HOST>.\n"
 "\n"
-"Prints \"blessed PROFILE at COMMIT on STORE BRANCH\".\n"
+"Prints \"blessed PROFILE at COMMIT on STORE BRANCH\"; on a remote store\n"
+"whose branch was rewritten since the cache saw it (store.history), says\n"
+"on standard error, even with -q, that the bless takes that history.\n"
 "Exit codes: 0 blessed, 1 the reference workload failed (--runs; nothing\n"
 "is committed), 2 usage, a malformed manifest or one larger than the\n"
 "store's 64 MiB limit, or a branch checked out in a work tree of the\n"
@@ -171,6 +173,14 @@ dry_run_bless(const struct ep_cmd *self, const struct bless_golden *g,
 
 	if (g->perr.msg[0] != '\0')
 		return ep_cmd_fail(self, &g->perr);
+	/* What the bless would take besides the manifest, said as the bless
+	 * itself would say it. */
+	if (info->rewritten[0] != '\0')
+		ep_say(stderr, "envparity bless: branch %s of %s was rewritten: "
+		    "the cache last saw %.12s, and %.12s does not descend from "
+		    "it; a bless would take the rewritten history as it is, and "
+		    "store.history would no longer be reported", info->ref,
+		    info->store, info->rewritten, info->commit);
 	ep_factdiff_compute(&d, golden, m);
 	if (golden != NULL && strcmp(g->mtext, text) == 0)
 		ep_say(stdout, "no change: %s on %s %s (commit %.12s) already "
@@ -232,7 +242,7 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 	struct ep_store *s = NULL;
 	struct ep_err err = { 0 };
 	const char *message = NULL, *profile, *file = NULL, *host;
-	char *text = NULL, *msg = NULL, *abuf = NULL, *line;
+	char *text = NULL, *msg = NULL, *abuf = NULL, *line, *taken = NULL;
 	char commit[41];
 	char hostbuf[256] = "";
 	int c, v, quiet = 0, captured_opts = 0, have_author, rc = EP_EXIT_OK;
@@ -377,6 +387,9 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 		goto done;
 	}
 	ep_store_describe(&info, s);
+	/* Taking a rewritten history is said where -q still speaks. */
+	if ((taken = ep_storeopt_history_taken(s, &info)) != NULL)
+		ep_say(stderr, "envparity bless: %s", taken);
 	ep_say(stdout, "blessed %s at %s on %s %s", profile, commit,
 	    info.store, info.ref);
 	if (fflush(stdout) == EOF) {
@@ -393,5 +406,6 @@ done:
 	free(text);
 	free(msg);
 	free(abuf);
+	free(taken);
 	return rc;
 }

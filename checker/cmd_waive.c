@@ -37,7 +37,9 @@ EP_STORE_HELP								\
 "is made as bless makes one: the branch moves by compare-and-swap, a\n" \
 "commit of other files that lands first is kept and this one made on\n" \
 "top; one that changed the same policy.json makes this one fail (exit\n" \
-"3) rather than replace it unseen.\n"
+"3) rather than replace it unseen.  On a remote store whose branch was\n" \
+"rewritten since the cache saw it (store.history), it takes that history,\n" \
+"as a bless would, and says so on standard error, even with -q.\n"
 
 const struct ep_cmd ep_cmd_waive = {
 	.name = "waive",
@@ -189,7 +191,7 @@ cmd_waive_exec(const struct ep_cmd *self, int argc, char **argv)
 	struct waive_ctx ctx = { 0 };
 	const char *message = NULL, *profile;
 	char *path = NULL, *name = NULL, *msg = NULL, *abuf = NULL;
-	char *still = NULL;
+	char *still = NULL, *taken = NULL;
 	char commit[41];
 	int c, quiet = 0, shared = 0, have_author, changed;
 	int rc = EP_EXIT_OK;
@@ -300,6 +302,10 @@ cmd_waive_exec(const struct ep_cmd *self, int argc, char **argv)
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
+	/* Taking a rewritten history is said where -q still speaks, and
+	 * first: whatever follows, it is taken. */
+	if ((taken = ep_storeopt_history_taken(s, &info)) != NULL)
+		ep_say(stderr, "envparity %s: %s", self->name, taken);
 	/* Removed as asked; but a glob, or a shared or inherited file's
 	 * waiver, may still cover the key: said, never "unwaived". */
 	if (ctx.remove && still_waived(&still, s, profile, ctx.w.key, ctx.now,
@@ -336,5 +342,6 @@ done:
 	free(msg);
 	free(abuf);
 	free(still);
+	free(taken);
 	return rc;
 }

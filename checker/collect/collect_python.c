@@ -5,7 +5,10 @@
  *
  * Distributions are found as importlib.metadata finds them, without
  * running pip: *.dist-info/METADATA and *.egg-info/PKG-INFO (or an
- * egg-info file), the first of a name in search order winning.  Only the
+ * egg-info file), the first of a name in search order winning.  Two of a
+ * name in one directory have no such order (the directory's own decides
+ * for Python): the first by name is recorded, and both are kept in
+ * meta.python.duplicates for check to fail on.  Only the
  * header block at the top of each file is read, with one bounded read, so
  * a thousand distributions take milliseconds and a 2 GB METADATA costs no
  * more than a small one.
@@ -46,6 +49,9 @@ struct scan {
 	json_t *requires;	/* normalized name -> its requirements */
 	struct ep_markerenv env;	/* the marker environment */
 	struct ep_strv where;	/* metadata path each name came from */
+	struct ep_strv where_dir;	/* and the directory it was in */
+	json_t *twice;		/* normalized name -> the distributions of
+				   that name in one directory */
 	dev_t *dev;		/* directories scanned, by identity */
 	ino_t *ino;
 	size_t ndirs;
@@ -165,6 +171,54 @@ head_error(int e)
 	return strerror(e);
 }
 
+/* A path as it is, as a JSON string (bytes that are not UTF-8 become
+ * U+FFFD, as in fact values). */
+static json_t *
+path_json(const char *path)
+{
+	char *v = ep_utf8_sanitize(path, strlen(path));
+	json_t *j = json_string(v);
+
+	free(v);
+	return j;
+}
+
+/* A version as the fact holds it ("" when there is none). */
+static json_t *
+value_json(const char *v)
+{
+	return path_json(v != NULL ? v : "");
+}
+
+/*
+ * A second distribution of a name in the directory that gave the first:
+ * which of them Python's importlib.metadata (and pip) finds depends on
+ * the order the directory lists them in, and the one python.pkg.<name>
+ * took (the first by name) is no more the real one than the other (a
+ * wheel can install a dist-info of another's name as a data file, named
+ * to sort first).  Recorded in meta.python.duplicates, which check
+ * fails (stack.duplicate.<name>), the one taken first.
+ */
+static void
+twice(struct scan *s, const char *norm, const char *used_path,
+    const char *used_version, const char *path, const char *version)
+{
+	json_t *arr = json_object_get(s->twice, norm), *e;
+
+	if (arr == NULL) {
+		arr = json_array();
+		json_object_set_new(s->twice, norm, arr);
+		e = json_object();
+		json_object_set_new(e, "metadata", path_json(used_path));
+		json_object_set_new(e, "version", value_json(used_version));
+		json_array_append_new(arr, e);
+	}
+	e = json_object();
+	json_object_set_new(e, "metadata", path_json(path));
+	json_object_set_new(e, "version", value_json(version));
+	json_array_append_new(arr, e);
+}
+
 /* One *.dist-info or *.egg-info entry of the directory at dfd. */
 static void
 scan_entry(struct scan *s, int dfd, const char *dir, const char *ent,
@@ -226,17 +280,22 @@ scan_entry(struct scan *s, int dfd, const char *dir, const char *ent,
 	}
 	norm = ep_pep503_normalize(name);
 	if ((prev = json_object_get(s->seen, norm)) != NULL) {
+		size_t i = (size_t)json_integer_value(prev);
+
 		key = xasprintf("python.pkg.%s", norm);
 		ep_manifest_warn(m, "python package %s is installed twice: "
-		    "%s (%s) is used, %s (%s) is shadowed", norm,
-		    s->where.v[json_integer_value(prev)],
+		    "%s (%s) is used, %s (%s) is shadowed", norm, s->where.v[i],
 		    ep_manifest_get(m, key), path, meta.version);
+		if (strcmp(s->where_dir.v[i], dir) == 0)
+			twice(s, norm, s->where.v[i], ep_manifest_get(m, key),
+			    path, meta.version);
 		free(key);
 		goto done;
 	}
 	json_object_set_new(s->seen, norm,
 	    json_integer((json_int_t)s->where.n));
 	ep_strv_push(&s->where, path);
+	ep_strv_push(&s->where_dir, dir);
 	key = xasprintf("python.pkg.%s", norm);
 	ep_manifest_set(m, key, meta.version);
 	free(key);
@@ -328,26 +387,15 @@ scan_site(struct scan *s, const char *dir)
 	closedir(d);
 }
 
-/* A path as it is, as a JSON string (bytes that are not UTF-8 become
- * U+FFFD, as in fact values). */
-static json_t *
-path_json(const char *path)
-{
-	char *v = ep_utf8_sanitize(path, strlen(path));
-	json_t *j = json_string(v);
-
-	free(v);
-	return j;
-}
-
 /* meta.python: "markers" (the marker environment, where known),
  * "markers_from" (EP_MARKERS_*), "requires" (what pip check would find:
- * requires.h); and what was inspected: "interpreter" (exe, when there
- * was one), "venv" (its virtual environment, if any), "site_packages"
- * (the directories read, in search order).  Meta: never compared. */
+ * requires.h), "duplicates" (twice, where a directory holds a name
+ * twice); and what was inspected: "interpreter" (exe, when there was
+ * one), "venv" (its virtual environment, if any), "site_packages" (the
+ * directories read, in search order).  Meta: never compared. */
 static void
 python_meta(struct ep_collect *c, const struct ep_pyenv *env,
-    const char *exe, json_t *requires)
+    const char *exe, json_t *requires, json_t *twice)
 {
 	struct ep_manifest *m = c->m;
 	json_t *py = json_object(), *mk = json_object(), *sp = json_array();
@@ -372,6 +420,8 @@ python_meta(struct ep_collect *c, const struct ep_pyenv *env,
 	for (size_t i = 0; i < c->site_dirs.n; i++)
 		json_array_append_new(sp, path_json(c->site_dirs.v[i]));
 	json_object_set_new(py, "site_packages", sp);
+	if (json_object_size(twice) > 0)
+		json_object_set(py, "duplicates", twice);
 	json_object_set_new(m->meta, "python", py);
 }
 
@@ -449,6 +499,11 @@ ep_collect_python(struct ep_collect *c, struct ep_err *err)
 			resolved = 1;
 			if (env.warning != NULL)
 				ep_manifest_warn(c->m, "%s", env.warning);
+			/* A venv's python that is no interpreter: no
+			 * python.version, which a golden's then fails on. */
+			if (env.unavailable != NULL)
+				ep_manifest_unavailable(c->m, "python", "%s",
+				    env.unavailable);
 			if (env.version != NULL)
 				ep_manifest_set(c->m, "python.version",
 				    env.version);
@@ -459,11 +514,12 @@ ep_collect_python(struct ep_collect *c, struct ep_err *err)
 	/* Without an interpreter, the marker environment is what uname
 	 * says; python_version and the like stay unknown. */
 	if (env.markers_from == NULL) {
-		ep_pymarkers_derive(env.markers, NULL, 1);
+		ep_pymarkers_uname(env.markers);
 		env.markers_from = EP_MARKERS_UNAME;
 	}
 	s.c = c;
 	s.seen = json_object();
+	s.twice = json_object();
 	s.requires = json_object();
 	for (size_t i = 0; i < EP_MV_N; i++)
 		s.env.v[i] = env.markers[i];
@@ -475,10 +531,12 @@ ep_collect_python(struct ep_collect *c, struct ep_err *err)
 	 * nothing when no distribution could be looked for. */
 	if (o->site_dirs.n > 0 || resolved)
 		python_meta(c, &env, resolved ? exe : NULL,
-		    ep_requires_judge(c->m, s.requires, &s.env));
+		    ep_requires_judge(c->m, s.requires, &s.env), s.twice);
 	rc = 0;
 done:
 	json_decref(s.seen);
+	json_decref(s.twice);
+	ep_strv_clear(&s.where_dir);
 	json_decref(s.requires);
 	ep_strv_clear(&s.where);
 	free(s.dev);

@@ -1,20 +1,24 @@
 /*
  * pyinterp.c: find out an interpreter's version and site-packages
- * directories as cheaply as the answer allows.
+ * directories, from the interpreter itself.
  *
- * Starting CPython costs ~60 ms and a pyenv shim ~260 ms, against 50 ms
- * for a whole warm capture.  So a virtual environment is read, not run:
- * its pyvenv.cfg gives the version, and its packages live in
- * <venv>/lib/pythonX.Y/site-packages.  Any other interpreter is asked
- * once, through the cache (pyprobe.c).
+ * Starting CPython costs ~25 ms (~50 ms on a loaded machine), against
+ * ~11 ms for a whole warm capture, so the answer is cached under the
+ * binary's identity (pyprobe.c) and a warm capture runs nothing.  A virtual environment's pyvenv.cfg is not
+ * taken for the answer, cheap as reading it would be: any wheel can
+ * install a pyvenv.cfg of its own into the venv's root (a "data" file),
+ * and the patch level it names could not be told from the interpreter's
+ * without running it anyway (nor could a base upgraded since the venv
+ * was made).  So the binary the venv's python really is gets asked, from
+ * where it lies, about the venv (pyvenv.c says which binary, and when the
+ * venv's python is none: then the venv's packages are still read where
+ * that needs no interpreter's word).
  */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -44,9 +48,10 @@ ep_pyenv_clear(struct ep_pyenv *e)
 	free(e->version);
 	free(e->warning);
 	free(e->venv);
+	free(e->unavailable);
 	ep_strv_clear(&e->sites);
 	markers_clear(e->markers);
-	e->version = e->warning = e->venv = NULL;
+	e->version = e->warning = e->venv = e->unavailable = NULL;
 	e->markers_from = NULL;
 }
 
@@ -66,19 +71,16 @@ markers_uname(char *m[EP_MV_N], struct utsname *u)
 }
 
 void
-ep_pymarkers_derive(char *markers[EP_MV_N], const char *version, int pypy)
+ep_pymarkers_uname(char *markers[EP_MV_N])
 {
 	struct utsname u;
 	const char *sys = markers_uname(markers, &u);
-	unsigned a, b;
-	int py2 = version != NULL && ep_startswith(version, "2.");
 
-	/* sys.platform: "linux" since Python 3.3 ("linux2" before), else
-	 * the lowercased system and its major release (freebsd14). */
+	/* sys.platform: "linux" since Python 3.3, else the lowercased
+	 * system and its major release (freebsd14). */
 	marker_set(markers, EP_MV_OS_NAME, xstrdup("posix"));
 	if (sys != NULL && strcmp(sys, "Linux") == 0)
-		marker_set(markers, EP_MV_SYS_PLATFORM, xstrdup(py2 ? "linux2" :
-		    "linux"));
+		marker_set(markers, EP_MV_SYS_PLATFORM, xstrdup("linux"));
 	else if (sys != NULL && strcmp(sys, "Darwin") == 0)
 		marker_set(markers, EP_MV_SYS_PLATFORM, xstrdup("darwin"));
 	else if (sys != NULL) {
@@ -89,18 +91,6 @@ ep_pymarkers_derive(char *markers[EP_MV_N], const char *version, int pypy)
 			*c = (char)tolower((unsigned char)*c);
 		marker_set(markers, EP_MV_SYS_PLATFORM, p);
 	}
-	if (version == NULL || sscanf(version, "%u.%u", &a, &b) != 2)
-		return;
-	marker_set(markers, EP_MV_PYTHON_VERSION, xasprintf("%u.%u", a, b));
-	marker_set(markers, EP_MV_PYTHON_FULL_VERSION, xstrdup(version));
-	if (pypy)
-		return;	/* PyPy's own version is not in pyvenv.cfg */
-	marker_set(markers, EP_MV_IMPLEMENTATION_NAME, xstrdup(py2 ? "" :
-	    "cpython"));
-	marker_set(markers, EP_MV_IMPLEMENTATION_VERSION, xstrdup(py2 ? "0" :
-	    version));
-	marker_set(markers, EP_MV_PLATFORM_PYTHON_IMPLEMENTATION,
-	    xstrdup("CPython"));
 }
 
 /* The interpreter's own answer, with uname(2)'s fields read now. */
@@ -116,14 +106,6 @@ markers_from_probe(struct ep_pyenv *out, struct ep_pyprobe *p)
 		}
 	markers_uname(out->markers, &u);
 	out->markers_from = EP_MARKERS_RUN;
-}
-
-static int
-is_regular(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 static int
@@ -164,20 +146,18 @@ ep_pyinterp_which(char **out, const char *name, struct ep_err *err)
 	    name);
 }
 
+/* The site-packages of a venv whose python is no interpreter: its one
+ * lib/python*\/site-packages (or lib/pypy*\/...), pushed onto sites;
+ * with several, none, since nothing says which its interpreter would
+ * take (a wheel may have added one).  What was done, for a warning. */
 static char *
-venv_site(const char *root, const char *version)
+venv_lone_site(struct ep_strv *sites, const char *root)
 {
-	unsigned a, b;
-	char *p, *best = NULL, *lib;
+	struct ep_strv found = { 0 };
 	struct dirent *de;
+	char *lib, *p, *msg;
 	DIR *d;
 
-	if (version != NULL && sscanf(version, "%u.%u", &a, &b) == 2) {
-		p = xasprintf("%s/lib/python%u.%u/site-packages", root, a, b);
-		if (is_dir(p))
-			return p;
-		free(p);
-	}
 	lib = xasprintf("%s/lib", root);
 	if ((d = opendir(lib)) != NULL) {
 		while ((de = readdir(d)) != NULL) {
@@ -185,35 +165,48 @@ venv_site(const char *root, const char *version)
 			    !ep_startswith(de->d_name, "pypy"))
 				continue;
 			p = xasprintf("%s/%s/site-packages", lib, de->d_name);
-			if (is_dir(p) && (best == NULL || strcmp(p, best) < 0)) {
-				free(best);
-				best = p;
-			} else
+			if (is_dir(p))
+				ep_strv_push_owned(&found, p);
+			else
 				free(p);
 		}
 		closedir(d);
 	}
 	free(lib);
-	return best;
+	ep_strv_sort(&found);
+	if (found.n == 1) {
+		ep_strv_push(sites, found.v[0]);
+		msg = xasprintf("%s: read without an interpreter to say it is "
+		    "the one this virtual environment uses", found.v[0]);
+	} else if (found.n == 0)
+		msg = xasprintf("%s: no lib/python*/site-packages in this "
+		    "virtual environment", root);
+	else
+		msg = xasprintf("%s: %zu lib/*/site-packages (%s, %s%s) and no "
+		    "interpreter to say which this virtual environment uses: "
+		    "none read", root, found.n, found.v[0], found.v[1],
+		    found.n > 2 ? ", ..." : "");
+	ep_strv_clear(&found);
+	return msg;
 }
 
-/* The base interpreter of a venv that includes the system packages. */
-static char *
-venv_base(const struct ep_pyvenv *cfg)
+/* A venv's python puts its own site-packages ahead of the user site
+ * (site.venv(): "venv takes precedence over user-site"), then the
+ * base's: those of p's sites under root first. */
+static void
+add_venv_sites(struct ep_pyenv *out, const struct ep_pyprobe *p,
+    const char *root)
 {
-	static const char *const names[] = { "python3", "python", NULL };
-	char *p;
+	size_t n = strlen(root);
 
-	if (cfg->executable != NULL && is_regular(cfg->executable) &&
-	    access(cfg->executable, X_OK) == 0)
-		return xstrdup(cfg->executable);
-	for (size_t i = 0; cfg->home != NULL && names[i] != NULL; i++) {
-		p = xasprintf("%s/%s", cfg->home, names[i]);
-		if (is_regular(p) && access(p, X_OK) == 0)
-			return p;
-		free(p);
+	for (int own = 1; own >= 0; own--) {
+		for (size_t i = 0; i < p->sites.n; i++)
+			if ((strncmp(p->sites.v[i], root, n) == 0 &&
+			    p->sites.v[i][n] == '/') == own)
+				ep_strv_push(&out->sites, p->sites.v[i]);
+		if (own && p->user_site != NULL)
+			ep_strv_push(&out->sites, p->user_site);
 	}
-	return NULL;
 }
 
 static void
@@ -226,77 +219,87 @@ add_probe_sites(struct ep_pyenv *out, const struct ep_pyprobe *p)
 		ep_strv_push(&out->sites, p->sites.v[i]);
 }
 
-int
-ep_pyinterp_resolve(struct ep_pyenv *out, const char *exe,
+/* The venv's python, asked as the binary it really is (pyvenv.c), from
+ * where that lies: run at the venv's path, CPython would take its
+ * standard library from pyvenv.cfg's home, which a wheel can write. */
+static int
+venv_resolve(struct ep_pyenv *out, const char *exe, const char *root,
     struct ep_cache *cache, int timeout_ms, struct ep_err *err)
 {
 	struct ep_pyvenv cfg = { 0 };
 	struct ep_pyprobe p = { 0 };
+	struct ep_pyprobe_venv v = { 0 };
 	struct ep_err perr = { 0 };
-	char *root, *path = NULL, *text = NULL, *site = NULL, *base = NULL;
+	char *path, *text = NULL, *base = NULL, *warn = NULL, *aroot = NULL;
+	char *cwd = NULL;
 	size_t len = 0;
+	int rc = -1;
+
+	path = xasprintf("%s/pyvenv.cfg", root);
+	if (ep_read_regular(&text, &len, path, 1 << 20, &perr) == 0)
+		ep_pyvenv_parse(&cfg, text, len);
+	if (ep_pyvenv_interp(&base, &warn, exe, root, &cfg, &perr) < 0) {
+		out->unavailable = xstrdup(perr.msg);
+		out->warning = venv_lone_site(&out->sites, root);
+		rc = 0;
+		goto done;
+	}
+	/* The interpreter runs from "/": the root it is told is absolute. */
+	if (root[0] == '/')
+		aroot = xstrdup(root);
+	else if ((cwd = getcwd(NULL, 0)) != NULL)
+		aroot = xasprintf("%s/%s", cwd, root);
+	else {
+		ep_err_set(err, EP_E_IO, "%s: %s", root, strerror(errno));
+		goto done;
+	}
+	v.root = aroot;
+	v.system_site = cfg.system_site;
+	if (ep_pyprobe_cached(&p, base, &v, cache, timeout_ms, err) < 0)
+		goto done;
+	out->version = p.version;
+	p.version = NULL;
+	add_venv_sites(out, &p, aroot);
+	markers_from_probe(out, &p);
+	out->warning = warn;
+	warn = NULL;
+	rc = 0;
+done:
+	ep_pyvenv_clear(&cfg);
+	ep_pyprobe_clear(&p);
+	free(path);
+	free(text);
+	free(base);
+	free(warn);
+	free(aroot);
+	free(cwd);
+	return rc;
+}
+
+int
+ep_pyinterp_resolve(struct ep_pyenv *out, const char *exe,
+    struct ep_cache *cache, int timeout_ms, struct ep_err *err)
+{
+	struct ep_pyprobe p = { 0 };
+	char *root;
 	int rc = -1;
 
 	memset(out, 0, sizeof *out);
 	if ((root = ep_pyvenv_root(exe)) != NULL) {
-		path = xasprintf("%s/pyvenv.cfg", root);
-		if (ep_read_regular(&text, &len, path, 1 << 20, &perr) == 0)
-			ep_pyvenv_parse(&cfg, text, len);
-	}
-	if (root != NULL)
-		out->venv = xstrdup(root);
-	/* Without a version in pyvenv.cfg, only running it can tell. */
-	if (cfg.version == NULL) {
-		if (ep_pyprobe_cached(&p, exe, cache, timeout_ms, err) < 0)
-			goto done;
-		out->version = p.version;
-		p.version = NULL;
-		add_probe_sites(out, &p);
-		markers_from_probe(out, &p);
-		rc = 0;
+		out->venv = root;
+		rc = venv_resolve(out, exe, root, cache, timeout_ms, err);
 		goto done;
 	}
-
-	out->version = cfg.version;
-	cfg.version = NULL;
-	if ((site = venv_site(root, out->version)) != NULL)
-		ep_strv_push(&out->sites, site);
-	/* Not run: what pyvenv.cfg and uname say.  A PyPy venv keeps its
-	 * packages under lib/pypy*, and names PyPy's home. */
-	ep_pymarkers_derive(out->markers, out->version, (site != NULL &&
-	    strstr(site, "/lib/pypy") != NULL) || (cfg.home != NULL &&
-	    strcasestr(cfg.home, "pypy") != NULL));
-	out->markers_from = EP_MARKERS_DERIVED;
-	if (site == NULL)
-		out->warning = xasprintf("%s: no lib/python*/site-packages "
-		    "in this virtual environment", root);
-	if (cfg.system_site) {
-		/* The venv's own packages come first, then the base's. */
-		if ((base = venv_base(&cfg)) == NULL)
-			ep_err_set(&perr, EP_E_IO, "no base interpreter in "
-			    "home = %s", cfg.home ? cfg.home : "(unset)");
-		if (base == NULL || ep_pyprobe_cached(&p, base, cache,
-		    timeout_ms, &perr) < 0) {
-			free(out->warning);
-			out->warning = xasprintf("%s includes the system "
-			    "site-packages, but they could not be found: %s",
-			    path, perr.msg);
-		} else {
-			add_probe_sites(out, &p);
-			/* The venv runs the base's interpreter. */
-			markers_from_probe(out, &p);
-		}
-	}
+	if (ep_pyprobe_cached(&p, exe, NULL, cache, timeout_ms, err) < 0)
+		goto done;
+	out->version = p.version;
+	p.version = NULL;
+	add_probe_sites(out, &p);
+	markers_from_probe(out, &p);
 	rc = 0;
 done:
 	if (rc < 0)
 		ep_pyenv_clear(out);
-	ep_pyvenv_clear(&cfg);
 	ep_pyprobe_clear(&p);
-	free(root);
-	free(path);
-	free(text);
-	free(site);
-	free(base);
 	return rc;
 }

@@ -1,8 +1,8 @@
 /*
  * pyprobe.c: ask an interpreter for its version and site directories by
- * running it once with a small script, with a timeout, and cache the
- * answer under the identity of the real executable and everything else
- * the answer depends on.  A crash, a hang or garbage is an error that
+ * running it once with a small script (pyscript.c), with a timeout, and
+ * cache the answer under the identity of the real executable and
+ * everything else the answer depends on.  A crash, a hang or garbage is an error that
  * names the interpreter, never trouble for envparity itself.
  *
  * The interpreter may be the checkout's own (a venv in it, a wrapper
@@ -16,7 +16,6 @@
  * two the user site depends on), and where Landlock is, only its own
  * files and the system's.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -31,192 +30,15 @@
 #include "hash.h"
 #include "python.h"
 
-#define PROBE_MARK	"envparity-probe-v1 "
 #define PROBE_OUT_MAX	(256 * 1024)	/* more than any real answer */
 #define PROBE_ERR_KEEP	1024
 #define PROBE_GRACE_MS	2000
-
-/*
- * Runs on Python 2.7 and 3.x, with -S: site.py's main() never runs, so no
- * .pth file in any site-packages (a line of which may be code a wheel
- * installed) and no sitecustomize or usercustomize executes.  site's own
- * functions still say where the directories are: Python 3's site.py does
- * nothing when imported under -S; Python 2.7's would run main(), so its
- * source is executed without that last line.  What main() would have done
- * that the answer depends on is done here as site.venv() does it: a
- * pyvenv.cfg beside the executable or one level up makes its directory
- * the prefix, first among PREFIXES (or the only one, and no user site,
- * when it leaves out the system site-packages).  sys.version's first word
- * is what platform.python_version() returns.
- *
- * The user site is said where a plain run would use it: not with
- * PYTHONNOUSERSITE, not set-uid, not in a virtual environment that leaves
- * out the system site-packages.  It is reported whether or not it exists
- * yet, so that a cached answer stays right when it is created later; the
- * caller looks.
- *
- * "markers" is the PEP 508 marker environment, built as packaging's
- * default_environment() builds it (Python 2.7 has no sys.implementation:
- * "" and "0", as packaging said then), less platform.machine(),
- * release(), system() and version(): those are uname(2)'s, which the
- * caller reads itself at every capture, since a cached answer would hold
- * the kernel from before a reboot.  Importing platform costs a few ms,
- * once: the answer is cached.  json.dumps escapes everything outside
- * ASCII, so the answer is one line.
- */
-const char ep_pyprobe_script[] =
-    "import sys, os, json, platform\n"
-    "if sys.version_info[0] >= 3:\n"
-    "    import site\n"
-    "else:\n"
-    "    import imp, re\n"
-    "    f, n, d = imp.find_module('site')\n"
-    "    try:\n"
-    "        t = f.read()\n"
-    "    finally:\n"
-    "        f.close()\n"
-    "    site = imp.new_module('site')\n"
-    "    site.__file__ = n\n"
-    "    exec(compile(re.sub(r'(?m)^main\\(\\)[ \\t]*$', 'pass', t), n, "
-    "'exec'), site.__dict__)\n"
-    "b = getattr(sys, 'base_prefix', getattr(sys, 'real_prefix', "
-    "sys.prefix))\n"
-    "r = list(getattr(site, 'PREFIXES', [sys.prefix, sys.exec_prefix]))\n"
-    "p = sys.prefix\n"
-    "d = os.path.dirname(os.path.abspath(sys.executable))\n"
-    "for c in (os.path.join(d, 'pyvenv.cfg'), "
-    "os.path.join(os.path.dirname(d), 'pyvenv.cfg')):\n"
-    "    if sys.version_info[0] >= 3 and os.path.isfile(c):\n"
-    "        w = 'true'\n"
-    "        for l in open(c, encoding='utf-8'):\n"
-    "            k, e, v = l.partition('=')\n"
-    "            if e and k.strip().lower() == "
-    "'include-system-site-packages':\n"
-    "                w = v.strip().lower()\n"
-    "        p = sys.prefix = sys.exec_prefix = os.path.dirname(d)\n"
-    "        r = [p] + r if w == 'true' else [p]\n"
-    "        break\n"
-    "site.PREFIXES = r\n"
-    "u = None\n"
-    "if (not os.environ.get('PYTHONNOUSERSITE') and "
-    "os.getuid() == os.geteuid() and os.getgid() == os.getegid() and "
-    "(p == b or b in r) and hasattr(site, 'getusersitepackages')):\n"
-    "    u = site.getusersitepackages()\n"
-    "s = list(getattr(site, 'getsitepackages', lambda: [])())\n"
-    "i = getattr(sys, 'implementation', None)\n"
-    "iv, im = '0', ''\n"
-    "if i is not None:\n"
-    "    v = i.version\n"
-    "    iv = '%d.%d.%d' % (v[0], v[1], v[2])\n"
-    "    if v[3] != 'final':\n"
-    "        iv += v[3][0] + str(v[4])\n"
-    "    im = i.name\n"
-    "m = {'implementation_name': im, 'implementation_version': iv, "
-    "'os_name': os.name, 'python_full_version': platform.python_version(), "
-    "'platform_python_implementation': platform.python_implementation(), "
-    "'python_version': '.'.join(platform.python_version_tuple()[:2]), "
-    "'sys_platform': sys.platform}\n"
-    "sys.stdout.write('" PROBE_MARK "' + json.dumps({'version': "
-    "sys.version.split()[0], 'user': u, 'site': s, 'markers': m}) + "
-    "'\\n')\n";
 
 /* What the probe's answer depends on besides the executable itself (an
  * isolated interpreter reads no other PYTHON* variable). */
 static const char *const probe_env[] = {
 	"PYTHONNOUSERSITE", "PYTHONUSERBASE", "HOME", NULL,
 };
-
-void
-ep_pyprobe_clear(struct ep_pyprobe *p)
-{
-	free(p->version);
-	free(p->user_site);
-	ep_strv_clear(&p->sites);
-	for (size_t i = 0; i < EP_MV_N; i++) {
-		free(p->markers[i]);
-		p->markers[i] = NULL;
-	}
-	p->version = p->user_site = NULL;
-}
-
-int
-ep_pyprobe_parse(struct ep_pyprobe *out, const char *text, size_t len,
-    struct ep_err *err)
-{
-	const char *p = text, *end = text + len, *le;
-	json_t *j = NULL, *v, *s;
-	json_error_t jerr;
-	size_t i;
-	int rc = -1;
-
-	memset(out, 0, sizeof *out);
-	/* sitecustomize may print; find our line among whatever else. */
-	for (;;) {
-		le = memchr(p, '\n', (size_t)(end - p));
-		if ((size_t)(end - p) >= sizeof PROBE_MARK - 1 &&
-		    memcmp(p, PROBE_MARK, sizeof PROBE_MARK - 1) == 0)
-			break;
-		if (le == NULL)
-			return ep_err_set(err, EP_E_IO, "no answer in its "
-			    "output");
-		p = le + 1;
-	}
-	p += sizeof PROBE_MARK - 1;
-	if (le == NULL)
-		le = end;
-	if ((j = json_loadb(p, (size_t)(le - p), 0, &jerr)) == NULL) {
-		ep_err_set(err, EP_E_IO, "garbled answer: %s", jerr.text);
-		goto done;
-	}
-	v = json_object_get(j, "version");
-	if (!json_is_string(v) || !isdigit((unsigned char)
-	    *json_string_value(v)) || strchr(json_string_value(v), '.') ==
-	    NULL) {
-		ep_err_set(err, EP_E_IO, "garbled answer: no version");
-		goto done;
-	}
-	out->version = xstrdup(json_string_value(v));
-	if (json_is_string(v = json_object_get(j, "user")))
-		out->user_site = xstrdup(json_string_value(v));
-	else if (!json_is_null(v)) {
-		ep_err_set(err, EP_E_IO, "garbled answer: bad user site");
-		goto done;
-	}
-	if (!json_is_array(s = json_object_get(j, "site"))) {
-		ep_err_set(err, EP_E_IO, "garbled answer: no site list");
-		goto done;
-	}
-	json_array_foreach(s, i, v) {
-		if (!json_is_string(v)) {
-			ep_err_set(err, EP_E_IO, "garbled answer: bad site");
-			goto done;
-		}
-		ep_strv_push(&out->sites, json_string_value(v));
-	}
-	/* The marker environment: strings, each where it is given. */
-	s = json_object_get(j, "markers");
-	if (s != NULL && !json_is_object(s)) {
-		ep_err_set(err, EP_E_IO, "garbled answer: bad markers");
-		goto done;
-	}
-	for (i = 0; i < EP_MV_N; i++) {
-		v = json_object_get(s, ep_marker_vars[i]);
-		if (v == NULL)
-			continue;
-		if (!json_is_string(v)) {
-			ep_err_set(err, EP_E_IO, "garbled answer: bad marker "
-			    "%s", ep_marker_vars[i]);
-			goto done;
-		}
-		out->markers[i] = xstrdup(json_string_value(v));
-	}
-	rc = 0;
-done:
-	if (rc < 0)
-		ep_pyprobe_clear(out);
-	json_decref(j);
-	return rc;
-}
 
 /* The last non-empty line of what the child wrote on stderr. */
 static char *
@@ -362,12 +184,12 @@ no_isolated_mode(const struct ep_child_result *r)
 {
 	return !r->timed_out && !r->overflow && WIFEXITED(r->status) &&
 	    WEXITSTATUS(r->status) == 2 && strstr(r->err, "-I") != NULL &&
-	    strstr(r->out, PROBE_MARK) == NULL;
+	    strstr(r->out, EP_PYPROBE_MARK) == NULL;
 }
 
 int
-ep_pyprobe_run(struct ep_pyprobe *out, const char *exe, int timeout_ms,
-    struct ep_err *err)
+ep_pyprobe_run(struct ep_pyprobe *out, const char *exe,
+    const struct ep_pyprobe_venv *venv, int timeout_ms, struct ep_err *err)
 {
 	struct ep_child_opts o = {
 		.timeout_ms = timeout_ms > 0 ? (unsigned)timeout_ms : 1,
@@ -384,7 +206,10 @@ ep_pyprobe_run(struct ep_pyprobe *out, const char *exe, int timeout_ms,
 	struct ep_err perr = { 0 };
 	char *path = NULL, *cwd = NULL;
 	char *argv[] = { NULL, (char *)"-I", (char *)"-S", (char *)"-c",
-	    (char *)ep_pyprobe_script, NULL, NULL };
+	    (char *)ep_pyprobe_script, NULL, NULL, NULL, NULL };
+	char *root = venv != NULL ? (char *)venv->root : NULL;
+	char *flag = venv == NULL ? NULL : venv->system_site ?
+	    (char *)"true" : (char *)"false";
 	int status, rc = -1;
 
 	memset(out, 0, sizeof *out);
@@ -401,6 +226,8 @@ ep_pyprobe_run(struct ep_pyprobe *out, const char *exe, int timeout_ms,
 		goto done;
 	}
 	argv[0] = path;
+	argv[5] = root;
+	argv[6] = flag;
 	python_env(&env);
 	o.envp = env.v;
 	python_fs(&fs, path, &env);
@@ -421,6 +248,8 @@ ep_pyprobe_run(struct ep_pyprobe *out, const char *exe, int timeout_ms,
 		argv[3] = (char *)"-S";
 		argv[4] = (char *)"-c";
 		argv[5] = (char *)ep_pyprobe_script;
+		argv[6] = root;
+		argv[7] = flag;
 		ep_child_result_clear(&r);
 		if (ep_child_run(&r, path, argv, &o, &perr) < 0) {
 			ep_err_set(err, EP_E_IO, "%s", perr.msg);
@@ -482,13 +311,16 @@ is_script(const char *path)
 /* The cache kind: the path run and the environment the answer depends
  * on, hashed so that any bytes in them are safe in the cache file. */
 static char *
-probe_kind(const char *exe)
+probe_kind(const char *exe, const struct ep_pyprobe_venv *venv)
 {
 	struct ep_strv parts = { 0 };
 	char hex[EP_SHA256_HEX], *buf;
 	size_t len = 0, off = 0;
 
 	ep_strv_push(&parts, exe);
+	if (venv != NULL)
+		ep_strv_push_owned(&parts, xasprintf("venv %s system-site %d",
+		    venv->root, venv->system_site));
 	for (size_t i = 0; probe_env[i] != NULL; i++) {
 		const char *v = getenv(probe_env[i]);
 
@@ -537,14 +369,15 @@ probe_encode(const struct ep_pyprobe *p)
 	json_decref(j);
 	if (t == NULL)
 		return NULL;
-	out = xasprintf(PROBE_MARK "%s", t);
+	out = xasprintf(EP_PYPROBE_MARK "%s", t);
 	free(t);
 	return out;
 }
 
 int
 ep_pyprobe_cached(struct ep_pyprobe *out, const char *exe,
-    struct ep_cache *cache, int timeout_ms, struct ep_err *err)
+    const struct ep_pyprobe_venv *venv, struct ep_cache *cache,
+    int timeout_ms, struct ep_err *err)
 {
 	char *real = realpath(exe, NULL), *kind = NULL, *val;
 	const char *hit;
@@ -571,13 +404,13 @@ ep_pyprobe_cached(struct ep_pyprobe *out, const char *exe,
 
 		free(cwd);
 		if (target != NULL) {
-			rc = ep_pyprobe_cached(out, target, cache, timeout_ms,
-			    err);
+			rc = ep_pyprobe_cached(out, target, venv, cache,
+			    timeout_ms, err);
 			free(target);
 			goto done;
 		}
 	} else if (cache != NULL) {
-		kind = probe_kind(exe);
+		kind = probe_kind(exe, venv);
 		hit = ep_cache_get(cache, kind, &st);
 		if (hit != NULL && ep_pyprobe_parse(out, hit, strlen(hit),
 		    NULL) == 0) {
@@ -585,7 +418,7 @@ ep_pyprobe_cached(struct ep_pyprobe *out, const char *exe,
 			goto done;
 		}
 	}
-	if (ep_pyprobe_run(out, exe, timeout_ms, err) < 0)
+	if (ep_pyprobe_run(out, exe, venv, timeout_ms, err) < 0)
 		goto done;
 	if (kind != NULL && (val = probe_encode(out)) != NULL) {
 		ep_cache_put(cache, kind, &st, val);

@@ -6,7 +6,9 @@
  * The parsers are pure functions on buffers, exposed for the unit tests.
  * Implemented in collect_python.c (distributions), pymeta.c (METADATA,
  * names), pyinterp.c (choosing the interpreter), pyvenv.c (virtual
- * environments' pyvenv.cfg) and pyprobe.c (running one).
+ * environments' pyvenv.cfg, and the interpreter a venv's python is),
+ * pyscript.c (what an interpreter is asked) and pyprobe.c (running
+ * one).
  */
 #ifndef EP_PYTHON_H
 #define EP_PYTHON_H
@@ -87,6 +89,20 @@ char *ep_python_version_norm(const char *s);
  * is not in a virtual environment. */
 char *ep_pyvenv_root(const char *exe);
 
+/* Which interpreter exe, the python of the virtual environment at root
+ * whose pyvenv.cfg says cfg, really runs, told without running anything:
+ * the real file exe leads to when that lies outside root (venv links its
+ * python to the base's binary), or for a copy inside root (venv
+ * --copies) the binary in cfg->home, outside root, with the same bytes.
+ * *base is a new string; *warn (new, or NULL) says when cfg->home holds
+ * another interpreter than that one (a pyvenv.cfg not written for it,
+ * whose home then chooses the standard library its python runs).  -1
+ * with err (EP_E_IO) naming exe when it is no interpreter: not an
+ * executable file, a script ("#!"), or a file of the venv that is no copy
+ * of its base's binary (a wheel's scripts install into bin/). */
+int ep_pyvenv_interp(char **base, char **warn, const char *exe,
+    const char *root, const struct ep_pyvenv *cfg, struct ep_err *err);
+
 /* --- interpreters --------------------------------------------------- */
 
 /* What an interpreter reports: its version, its user site directory
@@ -100,31 +116,46 @@ struct ep_pyprobe {
 };
 void ep_pyprobe_clear(struct ep_pyprobe *p);
 
+/* What starts the answer's line. */
+#define EP_PYPROBE_MARK	"envparity-probe-v1 "
+
 /* The script the interpreter runs, and a parser for what it prints (one
- * marked JSON line among any other output).  *out is filled with strings
+ * marked JSON line among any other output): pyscript.c.  *out is filled with strings
  * the caller owns (ep_pyprobe_clear).  -1 when no valid answer is in
  * text, with err (EP_E_IO, may be NULL) saying what was wrong. */
 extern const char ep_pyprobe_script[];
 int ep_pyprobe_parse(struct ep_pyprobe *out, const char *text, size_t len,
     struct ep_err *err);
 
+/* A virtual environment the interpreter is asked about from outside:
+ * its root, and whether its pyvenv.cfg includes the system
+ * site-packages. */
+struct ep_pyprobe_venv {
+	const char *root;
+	int system_site;
+};
+
 /* Run exe with the probe script, isolated from the checkout and without
  * site.py's start-up (no .pth file runs): -I -S (-E -s -S where the
  * interpreter has no -I), from "/", as a confined helper (child.h) with
  * an interpreter's environment (pyprobe.c says which PYTHON* variables
- * stay), PYENV_DIR set to the current directory for a pyenv shim.
- * Killed, with everything it started, when it ends or after timeout_ms.  -1 with err (EP_E_IO)
- * naming exe when it cannot be started, crashes, exits non-zero, hangs or
- * prints no answer. */
-int ep_pyprobe_run(struct ep_pyprobe *out, const char *exe, int timeout_ms,
-    struct ep_err *err);
+ * stay), PYENV_DIR set to the current directory for a pyenv shim.  With
+ * venv (else NULL), exe is a venv's base binary run where it lies, and
+ * the site directories are those a run of the venv's python would have
+ * (site.venv() done with venv's root and flag: no file of the venv is
+ * read).  Killed, with everything it started, when it ends or after
+ * timeout_ms.  -1 with err (EP_E_IO) naming exe when it cannot be
+ * started, crashes, exits non-zero, hangs or prints no answer. */
+int ep_pyprobe_run(struct ep_pyprobe *out, const char *exe,
+    const struct ep_pyprobe_venv *venv, int timeout_ms, struct ep_err *err);
 
 /* ep_pyprobe_run through cache (may be NULL), keyed on the stat of the
  * real (symlink-resolved) executable under a kind that folds in the path
- * run and the environment variables the answer depends on.  Scripts
- * ("#!") are run every time.  Fails as ep_pyprobe_run does. */
+ * run, venv and the environment variables the answer depends on.
+ * Scripts ("#!") are run every time.  Fails as ep_pyprobe_run does. */
 int ep_pyprobe_cached(struct ep_pyprobe *out, const char *exe,
-    struct ep_cache *cache, int timeout_ms, struct ep_err *err);
+    const struct ep_pyprobe_venv *venv, struct ep_cache *cache,
+    int timeout_ms, struct ep_err *err);
 
 /* When exe is a pyenv shim, the interpreter it would run, found by pyenv's
  * documented rules without running anything: the first version named by
@@ -148,6 +179,8 @@ struct ep_pyenv {
 	struct ep_strv sites;	/* search order; some may not exist */
 	char *venv;		/* the virtual environment exe is in (the
 				   directory of its pyvenv.cfg), or NULL */
+	char *unavailable;	/* why exe was not asked (no interpreter):
+				   version is then NULL; or NULL */
 	char *warning;		/* trouble short of failure, or NULL */
 	char *markers[EP_MV_N];	/* the marker environment (NULL:
 				   not known) */
@@ -156,26 +189,24 @@ struct ep_pyenv {
 
 /* Where meta.python.markers came from. */
 #define EP_MARKERS_RUN		"interpreter"
-#define EP_MARKERS_DERIVED	"pyvenv.cfg and uname"
 #define EP_MARKERS_UNAME	"uname"
 
-/* The marker environment as far as it can be known without running the
- * interpreter: os_name, sys_platform and platform_* from uname(2) of
- * this machine (what platform.* report), and, from version ("3.11.7",
- * NULL if not known), python_version, python_full_version and, unless
- * pypy is 1, CPython's implementation_name, implementation_version and
- * platform_python_implementation.  The rest stay NULL; markers[] is
- * filled with new strings (free each). */
-void ep_pymarkers_derive(char *markers[EP_MV_N], const char *version,
-    int pypy);
+/* The marker environment as far as it is known without an interpreter:
+ * os_name, sys_platform and platform_* from uname(2) of this machine
+ * (what platform.* report).  The rest stay NULL; markers[] is filled
+ * with new strings (free each). */
+void ep_pymarkers_uname(char *markers[EP_MV_N]);
 void ep_pyenv_clear(struct ep_pyenv *e);
 
 /* Learn the version and site-packages directories of the interpreter at
- * exe: from pyvenv.cfg for a virtual environment (nothing is run, unless
- * it includes the system site-packages, which asks the base interpreter),
- * else by running exe once, through cache (may be NULL).  -1 with err
- * (EP_E_IO) when exe could not tell; the caller reports it as
- * unavailable. */
+ * exe by running it once, through cache (may be NULL).  For a virtual
+ * environment's python, the binary it really is (ep_pyvenv_interp) is run
+ * where it lies and asked about the venv; pyvenv.cfg's version is never
+ * taken.  When that python is no interpreter, 0 with out->unavailable
+ * saying why, no version, and the venv's one lib/python*\/site-packages
+ * (none when it has several: nothing says which) with a warning.  -1 with
+ * err (EP_E_IO) when the interpreter could not tell; the caller reports
+ * it as unavailable. */
 int ep_pyinterp_resolve(struct ep_pyenv *out, const char *exe,
     struct ep_cache *cache, int timeout_ms, struct ep_err *err);
 

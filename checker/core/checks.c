@@ -31,8 +31,8 @@
  *   stack.determinism.tf_autotune, stack.determinism.cublas_workspace:
  *                           fail: determinism was asked for, and another
  *                           setting silently defeats it.
- *   stack.framework.*, stack.requires.*, stack.gpu.*: checks_fw.c,
- *                           checks_req.c, checks_gpu.c.
+ *   stack.framework.*, stack.requires.*, stack.duplicate.*, stack.gpu.*:
+ *                           checks_fw.c, checks_req.c, checks_gpu.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -353,6 +353,7 @@ ep_checks_run(struct ep_results *out, const struct ep_manifest *current,
 	check_determinism(&k);
 	ep_checks_framework(&k);
 	ep_checks_requires(&k);
+	ep_checks_duplicates(&k);
 	ep_checks_gpu(&k);
 	ep_results_waive(out, from, policy, now);
 }

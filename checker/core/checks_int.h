@@ -1,7 +1,8 @@
 /*
  * checks_int.h: the checks that need no golden, split by concern:
  * checks.c (the CUDA stack, determinism), checks_fw.c (what the
- * frameworks were built for), checks_req.c (what pip check finds),
+ * frameworks were built for), checks_req.c (what pip check finds, and
+ * distributions installed twice),
  * checks_gpu.c (each GPU's health),
  * checks_util.c (what they share).
  */
@@ -38,6 +39,10 @@ void ep_checks_framework(struct checks *k);
 
 /* stack.requires.*: checks_req.c. */
 void ep_checks_requires(struct checks *k);
+
+/* stack.duplicate.*: a distribution twice in one site-packages (meta.
+ * python.duplicates), checks_req.c. */
+void ep_checks_duplicates(struct checks *k);
 
 /* stack.gpu.*: each GPU's health at capture (meta.gpu): checks_gpu.c. */
 void ep_checks_gpu(struct checks *k);

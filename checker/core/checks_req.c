@@ -7,6 +7,12 @@
  * needs a value the capture did not know warns.  One result per
  * distribution with findings and, when there are none, one pass
  * "stack.requires" for them all: a thousand passes would say nothing.
+ *
+ * And stack.duplicate.<dist>: a distribution installed twice in one
+ * site-packages (meta.python.duplicates) fails, since which of the two
+ * Python finds is the directory's order, not a rule.  Only the findings
+ * are results: pip check does not look, and a clean site-packages, the
+ * rule, would only add a pass to every report.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -249,5 +255,64 @@ ep_checks_requires(struct checks *k)
 		    "markers from %s)", (long long)ndist, ndist == 1 ? "" : "s",
 		    (long long)nreq, nreq == 1 ? "" : "s", from));
 	free(why_unknown);
+	ep_strv_clear(&dists);
+}
+
+/*
+ * stack.duplicate.<dist>: each name meta.python.duplicates holds, with
+ * the metadata files and versions the capture found in one directory.
+ */
+void
+ep_checks_duplicates(struct checks *k)
+{
+	static const char *rule = "check:duplicates";
+	json_t *d = json_object_get(json_object_get(k->m->meta, "python"),
+	    "duplicates"), *arr, *e;
+	const char *dk, *path, *ver;
+	struct ep_strv dists = { 0 }, parts = { 0 }, vers = { 0 };
+	char *key, *msg, *all, *vall;
+	size_t i;
+	int bad;
+
+	json_object_foreach(d, dk, arr)
+		ep_strv_push(&dists, dk);
+	if (dists.n > 0)
+		qsort(dists.v, dists.n, sizeof *dists.v, key_order);
+	for (size_t n = 0; n < dists.n; n++) {
+		arr = json_object_get(d, dists.v[n]);
+		key = xasprintf("stack.duplicate.%s", dists.v[n]);
+		bad = !json_is_array(arr) || json_array_size(arr) < 2;
+		json_array_foreach(arr, i, e) {
+			path = field(e, "metadata");
+			ver = field(e, "version");
+			if (path == NULL || ver == NULL) {
+				bad = 1;
+				break;
+			}
+			ep_strv_push_owned(&parts, xasprintf("%s (%s)", path,
+			    ver));
+			ep_strv_push(&vers, ver);
+		}
+		if (bad)
+			ep_checks_add(k, key, EP_ERROR, rule, NULL, NULL,
+			    xasprintf("%s: meta.python.duplicates.%s is not "
+			    "what a capture writes", key, dists.v[n]));
+		else {
+			all = join(&parts, ", ");
+			vall = join(&vers, ", ");
+			msg = xasprintf("%s: %s is installed %zu times in one "
+			    "site-packages: %s; python.pkg.%s records the "
+			    "first by name, but Python's importlib.metadata "
+			    "and pip take whichever the directory lists first "
+			    "(remove the one that is not what was installed)",
+			    key, dists.v[n], parts.n, all, dists.v[n]);
+			ep_checks_add(k, key, EP_FAIL, rule, NULL, vall, msg);
+			free(all);
+			free(vall);
+		}
+		ep_strv_clear(&parts);
+		ep_strv_clear(&vers);
+		free(key);
+	}
 	ep_strv_clear(&dists);
 }

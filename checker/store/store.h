@@ -211,6 +211,15 @@ int ep_store_commit_file(char commit_out[41], int *changed,
     const char *message, const struct ep_author *author,
     struct ep_err *err);
 
+/* After ep_store_bless or ep_store_commit_file: 1 when it took the
+ * rewritten history of the branch (store.history stood, and the head it
+ * built on, or found already holding the file, does not descend from the
+ * commit the cache saw last; the marker is gone now), with seen_out that
+ * commit and head_out that head ("" when the branch had none); else 0,
+ * both "".  A command that takes it says so: no one else is told. */
+int ep_store_history_taken(char seen_out[41], char head_out[41],
+    const struct ep_store *s);
+
 /* One commit that changed <profile>/manifest.json or a policy file that
  * applies to the profile, newest first; the manifest text at that commit
  * (NULL when the commit removed it or has none) and at its parent (NULL

@@ -368,6 +368,7 @@ commit_file(char commit_out[41], int *changed, struct ep_store *s,
 
 	commit_out[0] = '\0';
 	*changed = 0;
+	s->took_seen[0] = s->took_head[0] = '\0';
 	/* A golden is reviewed on a branch; a tag or a commit names what
 	 * was reviewed, and never moves. */
 	if (s->pinned != EP_PIN_BRANCH)
@@ -409,7 +410,7 @@ commit_file(char commit_out[41], int *changed, struct ep_store *s,
 			git_oid_tostr(commit_out, 41, &base);
 		/* Already what the branch holds: the person took the
 		 * branch's history as it is. */
-		ep_store_history_clear(s);
+		ep_store_history_clear(s, hasbase ? &base : NULL);
 		rc = 0;
 		goto done;
 	}
@@ -501,7 +502,7 @@ commit_file(char commit_out[41], int *changed, struct ep_store *s,
 	}
 	/* A commit on top of a rewritten branch: acted on. */
 	if (rc == 0)
-		ep_store_history_clear(s);
+		ep_store_history_clear(s, hasbase ? &base : NULL);
 done:
 	ep_store_unlock(s);
 	git_signature_free(sig);

@@ -9,7 +9,9 @@
  * first such commit, while the marker stands); every read of the store
  * (check, diff) then says so, until the branch comes back to descend
  * from that commit, or someone acts on it: a bless onto the branch (a
- * person took the new history as the base of a golden) clears it.  Only
+ * person took the new history as the base of a golden), or a waive or
+ * unwaive committed on it, clears it, and the command says on standard
+ * error what it took (ep_store_history_taken).  Only
  * the policy as it stood at the commit seen last may ignore or waive
  * store.history (store_read.c reads it from the cache, which keeps that
  * commit while the marker names it; storeopt.c decides): the rewritten
@@ -19,6 +21,7 @@
 #include "store_int.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static char *
 marker_name(const struct ep_store *s)
@@ -100,17 +103,39 @@ done:
 }
 
 void
-ep_store_history_clear(struct ep_store *s)
+ep_store_history_clear(struct ep_store *s, const git_oid *head)
 {
 	git_reference *ref = NULL;
+	const git_oid *seen;
 	char *name;
 
+	s->took_seen[0] = s->took_head[0] = '\0';
 	if (s->kind == EP_STORE_LOCAL)
 		return;
 	name = marker_name(s);
-	if (git_reference_lookup(&ref, s->repo, name) == 0)
+	if (git_reference_lookup(&ref, s->repo, name) == 0) {
+		/* Said, never silent: the rewrite is gone once it is taken
+		 * (a head that descends from what was seen took nothing). */
+		if ((seen = git_reference_target(ref)) != NULL &&
+		    (head == NULL || (!git_oid_equal(seen, head) &&
+		    git_graph_descendant_of(s->repo, head, seen) != 1))) {
+			git_oid_tostr(s->took_seen, sizeof s->took_seen, seen);
+			if (head != NULL)
+				git_oid_tostr(s->took_head, sizeof s->took_head,
+				    head);
+		}
 		(void)git_reference_delete(ref);
+	}
 	git_reference_free(ref);
 	git_error_clear();
 	free(name);
+}
+
+int
+ep_store_history_taken(char seen_out[41], char head_out[41],
+    const struct ep_store *s)
+{
+	memcpy(seen_out, s->took_seen, sizeof s->took_seen);
+	memcpy(head_out, s->took_head, sizeof s->took_head);
+	return s->took_seen[0] != '\0';
 }

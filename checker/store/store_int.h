@@ -54,6 +54,10 @@ struct ep_store {
 	struct ep_strv secrets;	/* strings scrubbed from every message */
 	int lockfd;		/* the cache's lock while held, else -1 */
 	unsigned cred_tried;	/* credential kinds offered so far */
+	char took_seen[41];	/* the last bless or commit took the branch's
+				   rewritten history: the commit the cache
+				   had seen last, and the rewritten head it */
+	char took_head[41];	/* built on ("" for none); else both "" */
 };
 
 /* Fill err (kind) with "store DISPLAY: what: <libgit2's last error>",
@@ -106,9 +110,13 @@ int ep_store_history_note(struct ep_store *s, const git_oid *seen,
 int ep_store_history_take(char seen_out[41], struct ep_store *s,
     const git_oid *tip, struct ep_err *err);
 
-/* A bless landed on the branch: whoever blessed took its history as it
- * is, so the marker goes (the cache's lock held).  Never fails. */
-void ep_store_history_clear(struct ep_store *s);
+/* A bless or a commit landed on head (NULL: the branch had no commit),
+ * or a bless found the branch already holding its manifest: whoever did
+ * it took the branch's history as it is, so the marker goes (the cache's
+ * lock held).  When it stood and head does not descend from the commit
+ * it named, s->took_seen and s->took_head say so (for
+ * ep_store_history_taken); otherwise they are "".  Never fails. */
+void ep_store_history_clear(struct ep_store *s, const git_oid *head);
 
 /* store_spec.c */
 

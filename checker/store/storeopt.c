@@ -2,7 +2,8 @@
  * storeopt.c: the store options shared by check, bless, diff and log,
  * their environment defaults, the profile-name rule, and what the
  * commands say about a store beyond its golden: that CI must name one,
- * and that its branch was rewritten.
+ * that its branch was rewritten, and that a bless or a waive took that
+ * rewritten history.
  */
 #include "progress.h"
 #include "storeopt.h"
@@ -234,6 +235,26 @@ ep_storeopt_history(struct ep_results *rs, const struct ep_store_info *info,
 		}
 	}
 	ep_policy_free(defaults);
+}
+
+char *
+ep_storeopt_history_taken(const struct ep_store *s,
+    const struct ep_store_info *info)
+{
+	char seen[41], head[41];
+
+	if (!ep_store_history_taken(seen, head, s))
+		return NULL;
+	/* In store.history's words, so that the two are found together. */
+	if (head[0] == '\0')
+		return xasprintf("branch %s of %s was rewritten: the cache last "
+		    "saw %.12s, and the branch was deleted since; this took the "
+		    "new history, and store.history is no longer reported",
+		    info->ref, info->store, seen);
+	return xasprintf("branch %s of %s was rewritten: the cache last saw "
+	    "%.12s, and %.12s does not descend from it; this took the "
+	    "rewritten history as it is, and store.history is no longer "
+	    "reported", info->ref, info->store, seen, head);
 }
 
 /* "Name <email>" into its parts (pointers into buf, which is modified). */

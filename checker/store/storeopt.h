@@ -109,4 +109,12 @@ void ep_storeopt_history(struct ep_results *rs,
     const struct ep_store_info *info, const struct ep_policy *policy,
     time_t now);
 
+/* After a bless, waive or unwaive on s: when it took the branch's
+ * rewritten history (ep_store_history_taken), the line that says so,
+ * naming the commit the cache saw last and the rewritten head, as
+ * store.history named them (new; the caller prints it on standard error,
+ * -q or not); else NULL. */
+char *ep_storeopt_history_taken(const struct ep_store *s,
+    const struct ep_store_info *info);
+
 #endif

@@ -29,14 +29,16 @@ inspected() { # file
 	[ "$(inspected m2.json)" = "{\"interpreter\":\"$T/v/bin/python3\",\"venv\":\"$T/v\",\"site_packages\":[\"$site\"]}" ]
 }
 
-@test "a fake venv layout (pyvenv.cfg, never run): recorded without running it" {
+@test "a venv layout whose python is a script: never run, no python.version, its one site-packages recorded as given" {
 	mkdir -p fake/bin fake/lib/python3.99/site-packages
 	printf 'home = /nonexistent\nversion_info = 3.99.1.final.0\n' > fake/pyvenv.cfg
-	printf '#!/bin/sh\nexit 1\n' > fake/bin/python
+	printf '#!/bin/sh\necho ran >>%s/ran; exit 1\n' "$T" > fake/bin/python
 	chmod +x fake/bin/python
 	run "$EP" capture -q --no-discover --python fake/bin/python -o m.json
 	[ "$status" -eq 0 ]
-	[ "$(fact m.json python.version)" = 3.99.1 ]
+	[ ! -e ran ]
+	[ -z "$(fact m.json python.version)" ]
+	[ "$(jq -r .meta.unavailable.python m.json)" = "fake/bin/python: a script (#!), not an interpreter: not run" ]
 	# Paths as they were given: relative stays relative.
 	[ "$(inspected m.json)" = '{"interpreter":"fake/bin/python","venv":"fake","site_packages":["fake/lib/python3.99/site-packages"]}' ]
 	validate_schema manifest m.json

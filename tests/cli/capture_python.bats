@@ -164,23 +164,25 @@ real_python() {
 	! grep -q python-probe "$XDG_CACHE_HOME/envparity/cache-v1" || false
 }
 
-@test "a venv is read from pyvenv.cfg, not run; \$VIRTUAL_ENV selects it" {
+@test "a venv: its interpreter asked (and cached), not its pyvenv.cfg; \$VIRTUAL_ENV selects it" {
 	python3 -m venv --without-pip "$T/venv"
 	version=$(python3 -c 'import platform; print(platform.python_version())')
 	site=$(echo "$T"/venv/lib/python*/site-packages)
 	mkdir "$site/Venv_Only-0.1.dist-info"
 	printf 'Metadata-Version: 2.1\nName: Venv_Only\nVersion: 0.1\n\n' \
 	    >"$site/Venv_Only-0.1.dist-info/METADATA"
-	# Were the interpreter run, this would fail the capture.
-	rm "$T/venv/bin/python"
-	printf '#!/bin/sh\nexit 1\n' >"$T/venv/bin/python"
-	chmod +x "$T/venv/bin/python"
+	# A version pyvenv.cfg states is not what the interpreter is: any
+	# wheel can install a pyvenv.cfg of its own into the venv's root.
+	sed -i 's/^version *=.*/version = 3.99.1/' "$T/venv/pyvenv.cfg"
+	grep -qx 'version = 3.99.1' "$T/venv/pyvenv.cfg"
 
 	run "$EP" capture -q --no-discover --python "$T/venv/bin/python" -o out.json
 	[ "$status" -eq 0 ]
 	[ "$(fact out.json python.version)" = "$version" ]
 	[ "$(py_facts out.json)" = "python.pkg.venv-only 0.1" ]
 	[ "$(jq -r '.meta.unavailable.python // empty' out.json)" = "" ]
+	[ "$(jq -r .meta.python.markers_from out.json)" = interpreter ]
+	grep -q python-probe "$XDG_CACHE_HOME/envparity/cache-v1"
 
 	VIRTUAL_ENV=$T/venv run "$EP" capture -q --no-discover -o out2.json
 	[ "$status" -eq 0 ]

@@ -57,10 +57,10 @@ ep_findings() { # manifest status
 	run "$T/v/bin/python" -m pip check --disable-pip-version-check
 	[ "$status" -eq 1 ]
 	pip_check "$T/v/bin/python" >pip.txt
-	# The venv is read, not run (pyvenv.cfg and uname: python_version
-	# is known, so the python_version >= "3" one is reported).
+	# The venv's interpreter is asked (python_version is known, so the
+	# python_version >= "3" one is reported).
 	"$EP" capture -q --no-discover --python "$T/v/bin/python" -o m.json
-	[ "$(jq -r .meta.python.markers_from m.json)" = "pyvenv.cfg and uname" ]
+	[ "$(jq -r .meta.python.markers_from m.json)" = interpreter ]
 	ep_findings m.json fail >ep.txt
 	diff pip.txt ep.txt
 	[ "$(wc -l <pip.txt)" -eq 5 ]
@@ -83,7 +83,7 @@ ep_findings() { # manifest status
 	[[ "$output" == *"FAIL    stack.requires.conflict-egg: conflict-egg 1.0 requires absent-egg-dep, which is not installed."* ]]
 }
 
-@test "generated conflicts: the markers read from pyvenv.cfg and uname are the interpreter's own" {
+@test "generated conflicts: the markers of a venv are its interpreter's own" {
 	venv v
 	"$GEN" --conflicts "$SITE" 12 >/dev/null
 	pip_check "$T/v/bin/python" >pip.txt
@@ -91,7 +91,7 @@ ep_findings() { # manifest status
 	jq -e '.meta.python.markers.python_version and
 	    .meta.python.markers.implementation_name == "cpython" and
 	    .meta.python.markers.sys_platform == "linux"' venv.json >/dev/null
-	# What pyvenv.cfg gave is what the interpreter says of itself.
+	# What the capture gave is what the venv's python says of itself.
 	"$T/v/bin/python" -c 'import json, os, platform, sys
 i = sys.implementation.version
 print(json.dumps({"implementation_name": sys.implementation.name,

@@ -191,3 +191,59 @@ WAIVE_IT='.waivers += [{"key": "store.history", "reason": "we rebase the golden"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"FAIL    store.history: branch main of $url was rewritten: the cache last saw ${seen:0:12}"*"; the policy as it stood then does not parse, so nothing may ignore or waive this: $url#${seen:0:12}:default/policy.json: rules[1] (key \"*\"): rule \"ignore\" for every key lets every drift pass"* ]]
 }
+
+@test "a bless, waive or unwaive that takes a rewritten history says so on standard error, -q or not; one on history seen says nothing" {
+	golden
+	seen=$(git --git-dir=srv/s.git rev-parse main)
+
+	# A waive on top of the rewritten branch takes it: said, naming
+	# both commits as store.history did, and check no longer fails.
+	rewrite
+	now=$(git --git-dir=srv/s.git rev-parse main)
+	"$EP" waive -q --store "$url" python.pkg.nothing --reason r \
+	    --owner o --expires 2099-12-31 >out.txt 2>err.txt
+	cat out.txt err.txt
+	[ ! -s out.txt ]
+	[ "$(wc -l <err.txt)" -eq 1 ]
+	grep -qF "envparity waive: branch main of $url was rewritten: the cache last saw ${seen:0:12}, and ${now:0:12} does not descend from it; this took the rewritten history as it is, and store.history is no longer reported" err.txt
+	run "$EP" check --no-discover --store "$url"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *store.history* ]]
+	# Once taken, the next command has nothing to say.
+	"$EP" unwaive -q --store "$url" python.pkg.nothing >out.txt 2>err.txt
+	[ ! -s err.txt ]
+
+	# An unwaive that commits on a rewritten branch: the same.
+	"$EP" waive -q --store "$url" python.pkg.nothing --reason r \
+	    --owner o --expires 2099-12-31
+	seen=$(git --git-dir=srv/s.git rev-parse main)
+	run "$EP" check --no-discover --store "$url"
+	rewrite "$(jq -c '.waivers += [{"key": "python.pkg.nothing", "reason": "r",
+	    "owner": "o", "expires": "2099-12-31"}]' <<<"$POLICY")"
+	now=$(git --git-dir=srv/s.git rev-parse main)
+	"$EP" unwaive --store "$url" python.pkg.nothing >out.txt 2>err.txt
+	cat out.txt err.txt
+	grep -q "^unwaived python.pkg.nothing" out.txt
+	grep -qF "envparity unwaive: branch main of $url was rewritten: the cache last saw ${seen:0:12}, and ${now:0:12} does not descend from it" err.txt
+
+	# A bless that changes the golden: said, and blessed as asked.
+	run "$EP" check --no-discover --store "$url"
+	seen=$(git --git-dir=srv/s.git rev-parse main)
+	rewrite
+	now=$(git --git-dir=srv/s.git rev-parse main)
+	jq '.facts["python.pkg.extra"] = "1.0"' now.json >changed.json
+	# A dry run says what a bless would take, and takes nothing.
+	"$EP" bless --dry-run --store "$url" changed.json >out.txt 2>err.txt
+	grep -qF "envparity bless: branch main of $url was rewritten: the cache last saw ${seen:0:12}, and ${now:0:12} does not descend from it; a bless would take the rewritten history as it is" err.txt
+	run "$EP" check --no-discover --store "$url"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"FAIL    store.history"* ]]
+	"$EP" bless -q --store "$url" changed.json >out.txt 2>err.txt
+	cat out.txt err.txt
+	grep -q "^blessed default at " out.txt
+	grep -qF "envparity bless: branch main of $url was rewritten: the cache last saw ${seen:0:12}, and ${now:0:12} does not descend from it" err.txt
+	# On history the cache has seen: nothing on standard error.
+	"$EP" bless -q --store "$url" now.json >out.txt 2>err.txt
+	grep -q "^blessed default at " out.txt
+	[ ! -s err.txt ]
+}

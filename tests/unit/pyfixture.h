@@ -1,7 +1,8 @@
 /*
  * pyfixture.h: what the Python unit tests (test_python.c, test_pycollect.c)
  * share: a scratch directory, files and scripts written into it, a venv
- * that fails if run, and questions about a manifest's meta.
+ * whose python is a script, a real venv, and questions about a
+ * manifest's meta.
  */
 #ifndef EP_PYFIXTURE_H
 #define EP_PYFIXTURE_H
@@ -92,7 +93,9 @@ script(const char *name, const char *body)
 	return path;
 }
 
-/* A venv whose bin/python fails if run: resolve must only read it. */
+/* A venv layout whose bin/python is a script that fails if run, as a
+ * wheel's "python" script would stand there: no interpreter, never run
+ * (its pyvenv.cfg's version is never taken either). */
 static PYFX_UNUSED char *
 fake_venv(const char *name, const char *cfg_extra)
 {
@@ -111,6 +114,64 @@ fake_venv(const char *name, const char *cfg_extra)
 	free(cfg);
 	free(p);
 	return root;
+}
+
+/* A real venv made by the python3 on PATH (--without-pip, and cfg_extra
+ * appended to its pyvenv.cfg: a later key does not override venv's own,
+ * so a version there is put first), or NULL when there is none. */
+static PYFX_UNUSED char *
+real_venv(const char *name, const char *args, const char *cfg_first)
+{
+	char *root = xasprintf("%s/%s", tmp, name), *cmd;
+
+	cmd = xasprintf("python3 -m venv --without-pip %s '%s' "
+	    ">/dev/null 2>&1", args, root);
+	if (system(cmd) != 0) {
+		free(cmd);
+		free(root);
+		return NULL;
+	}
+	free(cmd);
+	cmd = xasprintf("cd '%s' && { printf '%%s' '%s'; cat pyvenv.cfg; } "
+	    ">cfg.new && mv cfg.new pyvenv.cfg", root, cfg_first);
+	run(cmd);
+	free(cmd);
+	return root;
+}
+
+/* The one lib/python*\/site-packages of the venv at root (a new
+ * string). */
+static PYFX_UNUSED char *
+venv_site(const char *root)
+{
+	char *cmd = xasprintf("echo '%s'/lib/python*/site-packages", root);
+	char *line = NULL;
+	size_t n = 0;
+	FILE *f = popen(cmd, "r");
+
+	assert_non_null(f);
+	assert_true(getline(&line, &n, f) > 0);
+	pclose(f);
+	free(cmd);
+	line[strcspn(line, "\n")] = '\0';
+	assert_null(strchr(line, ' '));
+	return line;
+}
+
+/* The version the python3 on PATH says it is (a new string). */
+static PYFX_UNUSED char *
+python3_version(void)
+{
+	char *line = NULL;
+	size_t n = 0;
+	FILE *f = popen("python3 -c 'import sys; "
+	    "print(sys.version.split()[0])'", "r");
+
+	assert_non_null(f);
+	assert_true(getline(&line, &n, f) > 0);
+	pclose(f);
+	line[strcspn(line, "\n")] = '\0';
+	return line;
 }
 
 #endif

@@ -4,7 +4,8 @@
  * per distribution, on manifests whose python.pkg facts and
  * meta.python.requires are written here and judged by requires.c under
  * the markers given; turned off by a policy rule, waived, and skipped
- * with the reason when the capture could not judge them.
+ * with the reason when the capture could not judge them.  And
+ * stack.duplicate.*, from meta.python.duplicates.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -192,11 +193,67 @@ test_requires(void **state)
 	ep_manifest_free(m);
 }
 
+/* stack.duplicate.<dist>: a name twice in one directory fails, naming
+ * both; none is no result; what a capture does not write is an error;
+ * a rule turns it off. */
+static void
+test_duplicates(void **state)
+{
+	static const char ignore[] = "{\"schema\": \"envparity/policy@1\", "
+	    "\"rules\": [{\"key\": \"stack.duplicate.*\", \"rule\": "
+	    "\"ignore\"}]}";
+	struct ep_results rs = { 0 };
+	struct ep_policy *p = NULL;
+	struct ep_err err = { 0 };
+	struct ep_manifest *m;
+	const struct ep_result *r;
+	json_error_t je;
+	json_t *d;
+
+	(void)state;
+	m = py_manifest("{}", NULL);
+	run(&rs, m, NULL);
+	assert_null(find(&rs, "stack.duplicate"));
+	for (size_t i = 0; i < rs.n; i++)
+		assert_false(ep_startswith(rs.v[i].key, "stack.duplicate"));
+	assert_non_null(d = json_loads("{\"torch\": ["
+	    "{\"metadata\": \"/s/Torch-2.4.0.dist-info/METADATA\", "
+	    "\"version\": \"2.4.0\"}, {\"metadata\": "
+	    "\"/s/torch-2.3.0.dist-info/METADATA\", \"version\": \"2.3.0\"}], "
+	    "\"zz\": [{\"metadata\": \"/s/zz.egg-info\"}, {}]}", 0, &je));
+	json_object_set_new(json_object_get(m->meta, "python"), "duplicates",
+	    d);
+	run(&rs, m, NULL);
+	r = get(&rs, "stack.duplicate.torch");
+	assert_int_equal(r->status, EP_FAIL);
+	assert_string_equal(r->actual, "2.4.0, 2.3.0");
+	assert_string_equal(r->message, "stack.duplicate.torch: torch is "
+	    "installed 2 times in one site-packages: "
+	    "/s/Torch-2.4.0.dist-info/METADATA (2.4.0), "
+	    "/s/torch-2.3.0.dist-info/METADATA (2.3.0); python.pkg.torch "
+	    "records the first by name, but Python's importlib.metadata and "
+	    "pip take whichever the directory lists first (remove the one "
+	    "that is not what was installed)");
+	r = get(&rs, "stack.duplicate.zz");
+	assert_int_equal(r->status, EP_ERROR);
+	assert_non_null(strstr(r->message, "is not what a capture writes"));
+	assert_int_equal(ep_results_exit(&rs), EP_EXIT_DRIFT);
+
+	assert_int_equal(ep_policy_parse(&p, ignore, sizeof ignore - 1, "p",
+	    &err), 0);
+	run(&rs, m, p);
+	assert_null(find(&rs, "stack.duplicate.torch"));
+	ep_policy_free(p);
+	ep_results_clear(&rs);
+	ep_manifest_free(m);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_requires),
+		cmocka_unit_test(test_duplicates),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

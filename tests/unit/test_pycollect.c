@@ -88,6 +88,7 @@ test_collect_sites(void **state)
 {
 	struct fx f;
 	char *a, *b;
+	json_t *dup;
 
 	(void)state;
 	a = gen("sp-a", 40, 0);
@@ -133,6 +134,17 @@ test_collect_sites(void **state)
 	    "from the directory name"));
 	assert_true(warned(f.c.m, "Bad_Dup-1.0.dist-info/METADATA (1.0) is "
 	    "used", "bad.dup-2.0.dist-info/METADATA (2.0) is shadowed"));
+	/* Both in one directory: kept for check, the one recorded first. */
+	dup = json_object_get(json_object_get(json_object_get(f.c.m->meta,
+	    "python"), "duplicates"), "bad-dup");
+	assert_int_equal(json_array_size(dup), 2);
+	assert_non_null(strstr(json_string_value(json_object_get(
+	    json_array_get(dup, 0), "metadata")),
+	    "/Bad_Dup-1.0.dist-info/METADATA"));
+	assert_string_equal(json_string_value(json_object_get(
+	    json_array_get(dup, 0), "version")), "1.0");
+	assert_string_equal(json_string_value(json_object_get(
+	    json_array_get(dup, 1), "version")), "2.0");
 	if (access(b, F_OK) == 0 && geteuid() != 0)
 		assert_true(warned(f.c.m, "bad_unreadable", "Permission"));
 	fx_clear(&f);
@@ -224,7 +236,7 @@ static void
 test_collect_interpreters(void **state)
 {
 	struct fx f;
-	char *root, *exe, *saved_path = NULL, *empty;
+	char *root, *exe, *saved_path = NULL, *empty, *site, *version, *fake;
 	const char *p;
 
 	(void)state;
@@ -241,37 +253,66 @@ test_collect_interpreters(void **state)
 	fx_clear(&f);
 	free(exe);
 
-	/* $VIRTUAL_ENV: read, not run (its bin/python would fail). */
-	root = fake_venv("active", "");
-	exe = xasprintf("mkdir -p %s/lib/python3.99/site-packages/"
-	    "Venv_Pkg-0.1.dist-info && printf 'Name: Venv_Pkg\\nVersion: "
-	    "0.1\\n' >%s/lib/python3.99/site-packages/Venv_Pkg-0.1.dist-info/"
-	    "METADATA", root, root);
+	/* $VIRTUAL_ENV: its interpreter asked (as the binary it is), not
+	 * its pyvenv.cfg's version. */
+	if ((root = real_venv("active", "", "version = 3.99.1\n")) == NULL)
+		skip();
+	version = python3_version();
+	site = venv_site(root);
+	exe = xasprintf("mkdir -p %s/Venv_Pkg-0.1.dist-info && printf "
+	    "'Name: Venv_Pkg\\nVersion: 0.1\\n' >%s/Venv_Pkg-0.1.dist-info/"
+	    "METADATA", site, site);
 	run(exe);
 	free(exe);
 	setenv("VIRTUAL_ENV", root, 1);
 	fx_init(&f);
 	assert_int_equal(ep_collect_python(&f.c, &f.err), 0);
 	assert_string_equal(ep_manifest_get(f.c.m, "python.version"),
-	    "3.99.1");
+	    version);
 	assert_string_equal(ep_manifest_get(f.c.m, "python.pkg.venv-pkg"),
 	    "0.1");
 	assert_null(unavailable(f.c.m, "python"));
-	assert_int_equal(f.c.site_dirs.n, 1);
+	assert_string_equal(f.c.site_dirs.v[0], site);
 	fx_clear(&f);
 
 	/* --python naming that venv's interpreter, and --site-packages:
-	 * the version from the venv, the packages from the directory. */
+	 * the version from the interpreter, the packages from the
+	 * directory. */
 	fx_init(&f);
 	exe = xasprintf("%s/bin/python", root);
 	f.o.python = exe;
 	ep_strv_push(&f.o.site_dirs, tmp);
 	assert_int_equal(ep_collect_python(&f.c, &f.err), 0);
 	assert_string_equal(ep_manifest_get(f.c.m, "python.version"),
-	    "3.99.1");
+	    version);
 	assert_null(ep_manifest_get(f.c.m, "python.pkg.venv-pkg"));
 	fx_clear(&f);
 	free(exe);
+	free(site);
+	free(version);
+
+	/* A venv whose python is a script: unavailable, saying so, no
+	 * python.version; its one site-packages still read. */
+	fake = fake_venv("scripted", "");
+	exe = xasprintf("mkdir -p %s/lib/python3.99/site-packages/"
+	    "Venv_Pkg-0.2.dist-info && printf 'Name: Venv_Pkg\\nVersion: "
+	    "0.2\\n' >%s/lib/python3.99/site-packages/Venv_Pkg-0.2.dist-info/"
+	    "METADATA", fake, fake);
+	run(exe);
+	free(exe);
+	fx_init(&f);
+	exe = xasprintf("%s/bin/python", fake);
+	f.o.python = exe;
+	assert_int_equal(ep_collect_python(&f.c, &f.err), 0);
+	assert_non_null(p = unavailable(f.c.m, "python"));
+	assert_non_null(strstr(p, "a script (#!), not an interpreter"));
+	assert_null(ep_manifest_get(f.c.m, "python.version"));
+	assert_string_equal(ep_manifest_get(f.c.m, "python.pkg.venv-pkg"),
+	    "0.2");
+	assert_true(warned(f.c.m, "read without an interpreter", NULL));
+	fx_clear(&f);
+	free(exe);
+	free(fake);
 
 	/* $VIRTUAL_ENV without pyvenv.cfg, and no python3 on PATH. */
 	setenv("VIRTUAL_ENV", tmp, 1);
@@ -316,7 +357,7 @@ static void
 test_collect_requires(void **state)
 {
 	struct fx f;
-	char *dir = xasprintf("%s/req-site", tmp), *cmd, *root, *exe;
+	char *dir = xasprintf("%s/req-site", tmp), *cmd, *root, *exe, *site;
 	json_t *py, *r;
 
 	(void)state;
@@ -378,20 +419,22 @@ test_collect_requires(void **state)
 	assert_null(finding(f.c.m, "egg-x", 1));
 	fx_clear(&f);
 
-	/* A venv, read and not run: python_version is known. */
-	root = fake_venv("req-venv", "");
-	cmd = xasprintf("cp -r %s/Req_A-1.0.dist-info "
-	    "%s/lib/python3.99/site-packages/", dir, root);
+	/* A venv: its interpreter asked, python_version is known. */
+	if ((root = real_venv("req-venv", "", "")) == NULL)
+		skip();
+	site = venv_site(root);
+	cmd = xasprintf("cp -r %s/Req_A-1.0.dist-info %s/", dir, site);
 	run(cmd);
 	free(cmd);
+	free(site);
 	exe = xasprintf("%s/bin/python", root);
 	fx_init(&f);
 	f.o.python = exe;
 	assert_int_equal(ep_collect_python(&f.c, &f.err), 0);
 	py = json_object_get(f.c.m->meta, "python");
-	assert_string_equal(str(py, "markers_from"), EP_MARKERS_DERIVED);
-	assert_string_equal(str(json_object_get(py, "markers"),
-	    "python_version"), "3.99");
+	assert_string_equal(str(py, "markers_from"), EP_MARKERS_RUN);
+	assert_non_null(str(json_object_get(py, "markers"),
+	    "python_version"));
 	/* plain and Egg-X are not in this venv; g is now known missing. */
 	assert_string_equal(str(finding(f.c.m, "req-a", 0), "name"), "egg-x");
 	assert_string_equal(str(finding(f.c.m, "req-a", 3), "name"), "g");

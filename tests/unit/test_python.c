@@ -342,8 +342,8 @@ test_probe_real(void **state)
 	(void)state;
 	if (ep_pyinterp_which(&exe, "python3", &err) < 0)
 		skip();
-	assert_int_equal(ep_pyprobe_run(&p, exe, EP_PYTHON_TIMEOUT_MS, &err),
-	    0);
+	assert_int_equal(ep_pyprobe_run(&p, exe, NULL, EP_PYTHON_TIMEOUT_MS,
+	    &err), 0);
 	cmd = xasprintf("'%s' -c 'import sys; print(sys.version.split()[0])'",
 	    exe);
 	assert_non_null(f = popen(cmd, "r"));
@@ -388,42 +388,42 @@ test_probe_failures(void **state)
 
 	(void)state;
 	exe = script("hang", "sleep 30");
-	assert_int_equal(ep_pyprobe_run(&p, exe, 300, &err), -1);
+	assert_int_equal(ep_pyprobe_run(&p, exe, NULL, 300, &err), -1);
 	assert_int_equal(err.kind, EP_E_IO);
 	assert_non_null(strstr(err.msg, "no answer after 300 ms"));
 	free(exe);
 
 	/* A shim that leaves a child holding the pipe: killed too. */
 	exe = script("forks", "sleep 30 & wait");
-	assert_int_equal(ep_pyprobe_run(&p, exe, 300, &err), -1);
+	assert_int_equal(ep_pyprobe_run(&p, exe, NULL, 300, &err), -1);
 	assert_non_null(strstr(err.msg, "no answer after"));
 	free(exe);
 
 	exe = script("crash", "kill -SEGV $$");
-	assert_int_equal(ep_pyprobe_run(&p, exe, 5000, &err), -1);
+	assert_int_equal(ep_pyprobe_run(&p, exe, NULL, 5000, &err), -1);
 	assert_non_null(strstr(err.msg, "killed by signal 11"));
 	assert_non_null(strstr(err.msg, exe));
 	free(exe);
 
 	exe = script("fails", "echo 'Traceback:' >&2; "
 	    "echo 'ImportError: no site' >&2; exit 3");
-	assert_int_equal(ep_pyprobe_run(&p, exe, 5000, &err), -1);
+	assert_int_equal(ep_pyprobe_run(&p, exe, NULL, 5000, &err), -1);
 	assert_non_null(strstr(err.msg, "exited with status 3: "
 	    "ImportError: no site"));
 	free(exe);
 
 	exe = script("garbage", "echo 'Python 3.11.7'");
-	assert_int_equal(ep_pyprobe_run(&p, exe, 5000, &err), -1);
+	assert_int_equal(ep_pyprobe_run(&p, exe, NULL, 5000, &err), -1);
 	assert_non_null(strstr(err.msg, "no answer in its output"));
 	free(exe);
 
 	exe = script("chatty", "head -c 1000000 /dev/zero");
-	assert_int_equal(ep_pyprobe_run(&p, exe, 5000, &err), -1);
+	assert_int_equal(ep_pyprobe_run(&p, exe, NULL, 5000, &err), -1);
 	assert_non_null(strstr(err.msg, "bytes of output; killed"));
 	free(exe);
 
 	exe = xasprintf("%s/nothing", tmp);
-	assert_int_equal(ep_pyprobe_run(&p, exe, 5000, &err), -1);
+	assert_int_equal(ep_pyprobe_run(&p, exe, NULL, 5000, &err), -1);
 	assert_non_null(strstr(err.msg, "cannot run"));
 	free(exe);
 }
@@ -433,7 +433,7 @@ test_resolve_venv(void **state)
 {
 	struct ep_err err = { 0 };
 	struct ep_pyenv e;
-	char *root, *exe, *site, *base, *extra;
+	char *root, *exe, *site, *base, *cmd;
 
 	(void)state;
 	root = fake_venv("venv", "");
@@ -451,63 +451,121 @@ test_resolve_venv(void **state)
 	free(site);
 	free(base);
 	assert_null(ep_pyvenv_root("/no/such/dir/bin/python"));
+
+	/* Its python is a script: no interpreter, not run, and pyvenv.cfg's
+	 * version is not taken; its one site-packages is still read. */
 	site = xasprintf("%s/lib/python3.99/site-packages", root);
 	assert_int_equal(ep_pyinterp_resolve(&e, exe, NULL, 5000, &err), 0);
-	assert_string_equal(e.version, "3.99.1");
+	assert_null(e.version);
+	assert_non_null(e.unavailable);
+	assert_non_null(strstr(e.unavailable, "a script (#!), not an "
+	    "interpreter"));
+	assert_string_equal(e.venv, root);
 	assert_int_equal(e.sites.n, 1);
 	assert_string_equal(e.sites.v[0], site);
-	assert_null(e.warning);
-	/* Not run: the marker environment is pyvenv.cfg's and uname's. */
-	assert_string_equal(e.markers_from, EP_MARKERS_DERIVED);
-	assert_string_equal(e.markers[EP_MV_PYTHON_VERSION], "3.99");
-	assert_string_equal(e.markers[EP_MV_PYTHON_FULL_VERSION], "3.99.1");
-	assert_string_equal(e.markers[EP_MV_IMPLEMENTATION_NAME], "cpython");
-	assert_string_equal(e.markers[EP_MV_IMPLEMENTATION_VERSION],
-	    "3.99.1");
-	assert_string_equal(e.markers[EP_MV_SYS_PLATFORM], "linux");
-	assert_string_equal(e.markers[EP_MV_PLATFORM_SYSTEM], "Linux");
-	assert_non_null(e.markers[EP_MV_PLATFORM_RELEASE]);
+	assert_non_null(strstr(e.warning, "read without an interpreter"));
+	assert_null(e.markers_from);
 	ep_pyenv_clear(&e);
-	free(exe);
-	free(root);
-
-	/* include-system-site-packages: the venv's own packages, then the
-	 * base interpreter's user site and site-packages. */
-	base = script("base-python", "echo 'envparity-probe-v1 {\"version\":"
-	    " \"3.99.1\", \"user\": \"/u/site\", \"site\": [\"/b1\", "
-	    "\"/b2\"], \"markers\": {\"implementation_name\": \"pypy\"}}'");
-	extra = xasprintf("include-system-site-packages = true\n"
-	    "executable = %s\n", base);
-	root = fake_venv("venv-sys", extra);
-	exe = xasprintf("%s/bin/python", root);
-	assert_int_equal(ep_pyinterp_resolve(&e, exe, NULL, 5000, &err), 0);
-	assert_int_equal(e.sites.n, 4);
-	assert_non_null(strstr(e.sites.v[0], "venv-sys/lib/python3.99"));
-	assert_string_equal(e.sites.v[1], "/u/site");
-	assert_string_equal(e.sites.v[2], "/b1");
-	assert_string_equal(e.sites.v[3], "/b2");
-	/* The base interpreter was run: its answer, uname's part read. */
-	assert_string_equal(e.markers_from, EP_MARKERS_RUN);
-	assert_string_equal(e.markers[EP_MV_IMPLEMENTATION_NAME], "pypy");
-	assert_string_equal(e.markers[EP_MV_PLATFORM_SYSTEM], "Linux");
-	ep_pyenv_clear(&e);
-	free(exe);
-	free(root);
-	free(extra);
-	free(base);
-
-	/* A base interpreter that cannot be found: a warning, not a
-	 * failure; the venv's own packages still count. */
-	root = fake_venv("venv-nobase", "include-system-site-packages = true\n");
-	exe = xasprintf("%s/bin/python", root);
-	assert_int_equal(ep_pyinterp_resolve(&e, exe, NULL, 5000, &err), 0);
-	assert_int_equal(e.sites.n, 1);
-	assert_non_null(e.warning);
-	assert_non_null(strstr(e.warning, "pyvenv.cfg includes the system"));
-	ep_pyenv_clear(&e);
-	free(exe);
-	free(root);
 	free(site);
+
+	/* A second lib/python*\/site-packages (a wheel's data files can
+	 * make one): nothing says which, none is read. */
+	cmd = xasprintf("mkdir -p '%s/lib/python3.10/site-packages'", root);
+	run(cmd);
+	free(cmd);
+	assert_int_equal(ep_pyinterp_resolve(&e, exe, NULL, 5000, &err), 0);
+	assert_int_equal(e.sites.n, 0);
+	assert_non_null(strstr(e.warning, "none read"));
+	ep_pyenv_clear(&e);
+
+	/* Not executable, or not there: no interpreter either. */
+	assert_int_equal(chmod(exe, 0644), 0);
+	assert_int_equal(ep_pyinterp_resolve(&e, exe, NULL, 5000, &err), 0);
+	assert_non_null(strstr(e.unavailable, "not executable"));
+	ep_pyenv_clear(&e);
+	assert_int_equal(unlink(exe), 0);
+	assert_int_equal(ep_pyinterp_resolve(&e, exe, NULL, 5000, &err), 0);
+	assert_non_null(strstr(e.unavailable, "No such file"));
+	ep_pyenv_clear(&e);
+	free(exe);
+	free(root);
+}
+
+/* A real venv: its base binary is asked, from where it lies, whatever
+ * pyvenv.cfg says. */
+static void
+test_resolve_real_venv(void **state)
+{
+	struct ep_err err = { 0 };
+	struct ep_pyenv e;
+	char *root, *exe, *site, *want, *cmd;
+
+	(void)state;
+	if ((root = real_venv("real", "", "version = 3.99.1\n")) == NULL)
+		skip();
+	want = python3_version();
+	exe = xasprintf("%s/bin/python", root);
+	site = venv_site(root);
+	assert_int_equal(ep_pyinterp_resolve(&e, exe, NULL, 5000, &err), 0);
+	assert_string_equal(e.version, want);
+	assert_null(e.unavailable);
+	assert_null(e.warning);
+	assert_string_equal(e.venv, root);
+	assert_true(e.sites.n >= 1);
+	assert_string_equal(e.sites.v[0], site);
+	assert_string_equal(e.markers_from, EP_MARKERS_RUN);
+	assert_string_equal(e.markers[EP_MV_PYTHON_FULL_VERSION], want);
+	assert_string_equal(e.markers[EP_MV_PLATFORM_SYSTEM], "Linux");
+	ep_pyenv_clear(&e);
+	free(exe);
+	free(site);
+	free(root);
+
+	/* include-system-site-packages: the venv's own first, then the
+	 * base's (as its own python lists them). */
+	root = real_venv("real-sys", "--system-site-packages", "");
+	exe = xasprintf("%s/bin/python", root);
+	site = venv_site(root);
+	assert_int_equal(ep_pyinterp_resolve(&e, exe, NULL, 5000, &err), 0);
+	assert_true(e.sites.n >= 2);
+	assert_string_equal(e.sites.v[0], site);
+	assert_null(strstr(e.sites.v[e.sites.n - 1], root));
+	ep_pyenv_clear(&e);
+	free(exe);
+	free(site);
+	free(root);
+
+	/* A home that does not hold that binary: said (its python would
+	 * take its standard library from there), the binary still asked. */
+	root = real_venv("real-home", "", "home = /usr/share\n");
+	exe = xasprintf("%s/bin/python", root);
+	assert_int_equal(ep_pyinterp_resolve(&e, exe, NULL, 5000, &err), 0);
+	assert_string_equal(e.version, want);
+	assert_non_null(e.warning);
+	assert_non_null(strstr(e.warning, "home = /usr/share does not hold "
+	    "the interpreter"));
+	ep_pyenv_clear(&e);
+	free(exe);
+	free(root);
+
+	/* --copies: a copy of its home's binary is one; a file of the venv
+	 * with other bytes is not. */
+	root = real_venv("real-copies", "--copies", "");
+	exe = xasprintf("%s/bin/python", root);
+	assert_int_equal(ep_pyinterp_resolve(&e, exe, NULL, 5000, &err), 0);
+	assert_string_equal(e.version, want);
+	assert_null(e.unavailable);
+	ep_pyenv_clear(&e);
+	cmd = xasprintf("printf x >>'%s'", exe);
+	run(cmd);
+	free(cmd);
+	assert_int_equal(ep_pyinterp_resolve(&e, exe, NULL, 5000, &err), 0);
+	assert_null(e.version);
+	assert_non_null(strstr(e.unavailable, "no copy of the interpreter"));
+	ep_pyenv_clear(&e);
+	free(exe);
+	free(root);
+	free(want);
 }
 
 int
@@ -528,6 +586,8 @@ main(void)
 		    teardown_tmp),
 		cmocka_unit_test_setup_teardown(test_resolve_venv, setup_tmp,
 		    teardown_tmp),
+		cmocka_unit_test_setup_teardown(test_resolve_real_venv,
+		    setup_tmp, teardown_tmp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
