@@ -1,11 +1,10 @@
 #!/usr/bin/env bats
-# redteam_history.bats: a store branch rewritten under the cache stays a
-# failure (store.history) until someone blesses on the new history
-# (store_bless.c clears the marker, even for a bless that changes
-# nothing).  That bless must at least say what it takes: today it
-# prints only "blessed default at COMMIT", and the rewrite is gone
-# without anyone having been told.  An unwaive that changes nothing
-# leaves the finding where it was.
+# attack_history.bats: a store branch rewritten under the cache stays a
+# failure (store.history) until someone takes the new history by
+# committing on it (bless, waive, unwaive), and whoever does is told so,
+# even with -q, naming the commit the cache saw last and the rewritten
+# head; an unwaive that changes nothing takes nothing, and the finding
+# stays where it was.
 
 load setup
 load git_daemon

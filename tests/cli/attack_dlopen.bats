@@ -1,11 +1,11 @@
 #!/usr/bin/env bats
-# redteam_dlopen.bats: the judged site-packages widens the Landlock rules
-# of the helper that loads its libraries.  Every site-packages
-# nvidia/*/lib folder "the search looked in" becomes readable by the
-# helper (collect_cudastack.c, dynload_run.c helper_fs), and a rule is
-# made on what the path resolves to (childland.c allow: open O_PATH
-# follows links): nvidia/zz/lib -> / opens every file to the constructor
-# of a library of the same site-packages.
+# attack_dlopen.bats: the judged environment tries to widen the Landlock
+# rules of the helper that loads its libraries to the signing key.  A
+# site-packages nvidia/*/lib that is a link to /, a library there that is
+# a link to the key, a library on LD_LIBRARY_PATH that is one: the first
+# two are never searched or taken (libsearch.c: a wheel holds no links),
+# and no rule ever takes a tree that holds the key, whoever named it
+# (childland.c); the spy library's constructor finds the key refused.
 
 load setup
 load git_daemon

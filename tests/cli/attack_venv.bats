@@ -1,12 +1,11 @@
 #!/usr/bin/env bats
-# redteam_venv.bats: a wheel, installed by pip without running any code
-# of its own, chooses what envparity reports of its venv.  A wheel's
+# attack_venv.bats: a wheel, installed by pip without running any code of
+# its own, tries to choose what envparity reports of its venv.  A wheel's
 # "data" files install under sys.prefix, the venv's root: one named
-# pyvenv.cfg replaces the venv's, and envparity reads a venv without
-# running it (pyinterp.c: python.version from pyvenv.cfg, the packages
-# from lib/pythonX.Y/site-packages of that version), so a forged
-# "version" and a site-packages of forged dist-infos beside it are all
-# the gate sees, while the interpreter runs the real ones.
+# pyvenv.cfg replaces the venv's (a forged "version"), another a
+# site-packages of forged dist-infos beside it.  The venv's python is
+# asked as the binary it really is, never what the venv's files say, so
+# the gate sees the interpreter and packages that really run.
 
 load setup
 

@@ -1,12 +1,11 @@
 #!/usr/bin/env bats
-# redteam_python.bats: a judged venv widens its own interpreter helper's
-# Landlock rules.  The helper may read the tree pyvenv.cfg's "home" names
-# (pyprobe.c, python_fs), and pyvenv.cfg is the judged venv's own file:
-# "home = <the key's folder>" makes the folder readable, and, as root,
-# makes nobody unable to read what the helper "needs", so that it stays
-# root without capabilities, which may open a root-owned 0600 key.  The
-# same for the checkout's .python-version files (read by a pyenv shim):
-# a link there is followed when the rule is made.
+# attack_python.bats: a judged venv and checkout try to widen their
+# interpreter helper's Landlock rules to the signing key: pyvenv.cfg's
+# "home" naming the key's folder (which, as root, would also keep the
+# helper root without capabilities, able to open a root-owned 0600 key),
+# and a .python-version link in the checkout (read by a pyenv shim).
+# Neither widens them: a home counts only when it holds an interpreter,
+# and .python-version only as a plain file.
 
 load setup
 load git_daemon

@@ -1,13 +1,12 @@
 #!/usr/bin/env bats
-# redteam_socket.bats: a helper reaches a root-owned pathname Unix socket
-# outside every Landlock rule.  Landlock (up to ABI 7) does not fence
-# connect(2) to a pathname socket, and as root the judged environment
-# chooses whether its helper runs as nobody or as root without
-# capabilities (childjail.c decide_user: one file of its own that nobody
-# cannot read is enough).  Root without capabilities still owns every
-# root-owned socket (mode 0600 or 0660): docker.sock, containerd's, a
-# secrets agent's.  The socket here stands in for such a service:
-# whoever connects gets the key.
+# attack_socket.bats: a helper tries a root-owned pathname Unix socket.
+# Landlock (up to ABI 7) does not fence connect(2) to one, and as root
+# the judged environment chooses whether its helper runs as nobody or as
+# root without capabilities (one file of its own that nobody cannot read
+# is enough), which still owns every root-owned socket: docker.sock,
+# containerd's, a secrets agent's.  The socket here stands in for such a
+# service, handing the key to whoever connects; the seccomp filter
+# (childfilter.c) leaves the helper no Unix socket at all.
 
 load setup
 load git_daemon
