@@ -20,6 +20,7 @@
 #include "capture.h"
 #include "checksfixture.h"
 #include "compare.h"
+#include "dynload.h"
 #include "testutil.h"
 
 #define H100	"tests/fixtures/gpu/h100/capture.json"
@@ -476,7 +477,7 @@ test_this_machine(void **state)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_h100),
@@ -489,6 +490,11 @@ main(void)
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_this_machine),
 	};
+
+	/* The capture loads each CUDA library in a fresh execution of this
+	 * binary (dynload.h), as envparity's main() does. */
+	if (argc > 1 && strcmp(argv[1], EP_DYNLOAD_HELPER) == 0)
+		return ep_dynload_main(argc, argv);
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

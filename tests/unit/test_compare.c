@@ -16,6 +16,7 @@
 
 #include "capture.h"
 #include "compare.h"
+#include "dynload.h"
 #include "testutil.h"
 
 #define H100	"tests/fixtures/gpu/h100/capture.json"
@@ -496,7 +497,7 @@ test_probe_domains(void **state)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_h100_against_itself),
@@ -509,6 +510,11 @@ main(void)
 		cmocka_unit_test(test_h100_against_this_machine),
 		cmocka_unit_test(test_probe_domains),
 	};
+
+	/* The capture loads each CUDA library in a fresh execution of this
+	 * binary (dynload.h), as envparity's main() does. */
+	if (argc > 1 && strcmp(argv[1], EP_DYNLOAD_HELPER) == 0)
+		return ep_dynload_main(argc, argv);
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
