@@ -9,10 +9,6 @@
 #include "attestopt.h"
 #include "dsse.h"
 #include "outfile.h"
-#include "reap.h"
-
-/* How long a process left behind gets to die before the key is read. */
-#define REAP_GRACE_MS	5000
 
 int
 ep_attest_opt(struct ep_attestopt *o, int c, const char *arg)
@@ -100,15 +96,11 @@ ep_attestopt_sign_text(struct ep_attestopt *o, const void *body, size_t n,
     struct ep_err *err)
 {
 	struct ep_sigkey *key = NULL;
-	struct ep_err why = { 0 };
 	int rc;
 
 	/* The judged environment's code is done: nothing it started may
 	 * be running while the key is in memory. */
-	if (ep_reap_all(REAP_GRACE_MS, &why) < 0)
-		return ep_err_set(err, EP_E_IO, "the signing key was not read: "
-		    "%s", why.msg);
-	if (ep_sigkey_src_read(&key, &o->src, err) < 0)
+	if (ep_sigkey_src_read_late(&key, &o->src, err) < 0)
 		return -1;
 	free(o->envelope);
 	o->envelope = NULL;

@@ -15,31 +15,23 @@
 
 #include "dsse.h"
 #include "nodesig.h"
-#include "reap.h"
 #include "sigkey.h"
 
 struct ep_nodekeys {
 	char *dir;
 };
 
-/* How long a process left behind gets to die before the key is read. */
-#define REAP_GRACE_MS	5000
-
 int
 ep_nodesig_sign(char **out, const char *text, size_t n,
     struct ep_sigkey_src *src, struct ep_err *err)
 {
 	struct ep_sigkey *key = NULL;
-	struct ep_err why = { 0 };
 	int rc;
 
 	*out = NULL;
 	/* The capture's helpers ran the node's own code: nothing they
 	 * started may be alive while the key is in memory. */
-	if (ep_reap_all(REAP_GRACE_MS, &why) < 0)
-		return ep_err_set(err, EP_E_IO, "the signing key was not read: "
-		    "%s", why.msg);
-	if (ep_sigkey_src_read(&key, src, err) < 0)
+	if (ep_sigkey_src_read_late(&key, src, err) < 0)
 		return -1;
 	rc = ep_dsse_sign(out, EP_NODESIG_TYPE, text, n, key, err);
 	ep_sigkey_free(key);	/* wipes it */

@@ -20,7 +20,11 @@
 
 #include "hash.h"
 #include "outfile.h"
+#include "reap.h"
 #include "sigkey.h"
+
+/* How long a process left behind gets to die before the key is read. */
+#define REAP_GRACE_MS	5000
 
 struct ep_sigkey {
 	EVP_PKEY *pkey;
@@ -324,6 +328,19 @@ ep_sigkey_src_read(struct ep_sigkey **out, struct ep_sigkey_src *src,
 		free(text);
 	}
 	return rc;
+}
+
+int
+ep_sigkey_src_read_late(struct ep_sigkey **out, struct ep_sigkey_src *src,
+    struct ep_err *err)
+{
+	struct ep_err why = { 0 };
+
+	*out = NULL;
+	if (ep_reap_all(REAP_GRACE_MS, &why) < 0)
+		return ep_err_set(err, EP_E_IO, "the signing key was not read: "
+		    "%s", why.msg);
+	return ep_sigkey_src_read(out, src, err);
 }
 
 void

@@ -60,6 +60,14 @@ int ep_sigkey_src_fd(struct ep_sigkey_src *src, int fd, struct ep_err *err);
 int ep_sigkey_src_read(struct ep_sigkey **out, struct ep_sigkey_src *src,
     struct ep_err *err);
 
+/* ep_sigkey_src_read once no process of ours is left: every child, and
+ * every orphan they left us, killed and reaped first (reap.h), so that
+ * nothing of the judged environment runs while the key is in memory.
+ * EP_E_IO, the key not read, when one cannot be reaped; then
+ * ep_sigkey_src_read's refusals.  What every signing step calls. */
+int ep_sigkey_src_read_late(struct ep_sigkey **out, struct ep_sigkey_src *src,
+    struct ep_err *err);
+
 /* Close and free what src holds; accepts one never filled (zeroed, or
  * fd -1). */
 void ep_sigkey_src_clear(struct ep_sigkey_src *src);

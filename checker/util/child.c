@@ -41,20 +41,10 @@ struct proc {
 static int
 read_stat(struct proc *p, pid_t pid)
 {
-	char path[64], buf[1024], *s;
-	ssize_t r;
-	int fd;
+	char buf[1024];
+	const char *s;
 
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
-	r = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (r <= 0)
-		return -1;
-	buf[r] = '\0';
-	/* The command name is in parentheses and may hold anything. */
-	if ((s = strrchr(buf, ')')) == NULL ||
+	if ((s = ep_proc_stat(buf, sizeof buf, pid)) == NULL ||
 	    sscanf(s + 1, " %*c %d", &p->ppid) != 1)
 		return -1;
 	/* The k-th space after ')' opens field k + 2. */

@@ -333,3 +333,24 @@ ep_cache_dir(void)
 		return xasprintf("%s/.cache/envparity", h);
 	return NULL;
 }
+
+const char *
+ep_proc_stat(char *buf, size_t size, pid_t pid)
+{
+	char path[64];
+	ssize_t r;
+	int fd;
+
+	if (pid == 0)
+		snprintf(path, sizeof path, "/proc/self/stat");
+	else
+		snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if (size < 2 || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return NULL;
+	r = read(fd, buf, size - 1);
+	close(fd);
+	if (r <= 0)
+		return NULL;
+	buf[r] = '\0';
+	return strrchr(buf, ')');
+}

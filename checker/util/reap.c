@@ -21,20 +21,11 @@
 static int
 parent_of(pid_t *ppid, char *state, pid_t pid)
 {
-	char path[64], buf[512], *s;
-	ssize_t r;
-	int fd, p;
+	char buf[512];
+	const char *s;
+	int p;
 
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
-	r = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (r <= 0)
-		return -1;
-	buf[r] = '\0';
-	/* The command name is in parentheses and may hold anything. */
-	if ((s = strrchr(buf, ')')) == NULL ||
+	if ((s = ep_proc_stat(buf, sizeof buf, pid)) == NULL ||
 	    sscanf(s + 1, " %c %d", state, &p) != 2)
 		return -1;
 	*ppid = (pid_t)p;

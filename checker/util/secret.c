@@ -43,22 +43,11 @@ ep_secret_free(char *s)
 static int
 env_block(uintptr_t *start, uintptr_t *end)
 {
-	char buf[4096], *s;
+	char buf[4096];
+	const char *s;
 	unsigned long long a, b;
-	ssize_t r;
-	int fd;
 
-	if ((fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	r = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (r <= 0)
-		return 0;
-	buf[r] = '\0';
-	/* The command name, in parentheses, may hold anything: count the
-	 * fields after its last ')'.  The k-th space after it opens field
-	 * k + 2. */
-	if ((s = strrchr(buf, ')')) == NULL)
+	if ((s = ep_proc_stat(buf, sizeof buf, 0)) == NULL)
 		return 0;
 	for (int k = 0; k < 48 && s != NULL; k++)
 		s = strchr(s + 1, ' ');

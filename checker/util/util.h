@@ -134,6 +134,13 @@ int ep_mkdirs_mode(const char *path, mode_t mode, struct ep_err *err);
  * credentials).  The list is docs/ci.md's. */
 const char *ep_ci_var(void);
 
+/* /proc/PID/stat (pid 0: this process's) read into buf (size bytes),
+ * from the last ')' on: the command name before it is in parentheses and
+ * may hold anything, so field k + 2 opens at the k-th space after the
+ * returned pointer (the state is field 3, the parent field 4).  NULL when
+ * the process is gone or the file cannot be read. */
+const char *ep_proc_stat(char *buf, size_t size, pid_t pid);
+
 /* $XDG_CACHE_HOME/envparity or $HOME/.cache/envparity (not created).
  * Returns a new string, or NULL when neither variable is usable. */
 char *ep_cache_dir(void);
