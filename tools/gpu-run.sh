@@ -37,6 +37,14 @@ if [ -n "$sp" ] && [ -d "$sp/nvidia" ]; then
 	for d in "$sp"/nvidia/*/lib; do args+=(--lib-path "$d"); done
 	t "$EP" capture "${args[@]}" -o "$OUT/capture-torch.json" 2> "$OUT/capture-torch.err"
 fi
+# How the helpers that touched the GPU were confined (meta.confinement:
+# nobody or root without capabilities, Landlock with /dev/nvidia*, the
+# seccomp filter), and whether the probe ran so: one GPU run each.
+t "$EP" capture --no-cache --runs 1 --require-gpu -o "$OUT/capture-probe.json" 2> "$OUT/capture-probe.err"
+for f in capture-nocache capture-probe; do
+	python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); print(sys.argv[2], json.dumps(m["meta"].get("confinement"), indent=1)); print(json.dumps(m["meta"].get("unavailable"), indent=1))' \
+	    "$OUT/$f.json" "$f" >> "$OUT/confinement.txt" 2>&1
+done
 
 # bless, then check with the reference workload, through a local store.
 (
