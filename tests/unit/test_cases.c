@@ -223,8 +223,10 @@ tc_run_file(const char *path, size_t *ncases)
 
 	if (ep_read_file(&text, &len, path, 1 << 20, &err) < 0)
 		fail_msg("%s", err.msg);
-	if (tc_parse(&f, text, path, &err) < 0)
+	if (tc_parse(&f, text, path, &err) < 0) {
+		free(text);
 		fail_msg("%s", err.msg);
+	}
 	free(text);
 	for (size_t i = 0; i < f.n; i++)
 		failed += tc_run(&f.v[i], path, &report) < 0;
