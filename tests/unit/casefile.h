@@ -81,11 +81,12 @@ tc_file_free(struct tc_file *f)
 	f->n = 0;
 }
 
-/* "2026-11-22T12:00:00Z" into *t; -1 when text is not such a time. */
+/* "2026-11-22T12:00:00Z" into *t; -1 when text is not such a time (the
+ * 30th of February included). */
 static int
 tc_time(time_t *t, const char *text)
 {
-	struct tm tm = { 0 };
+	struct tm tm = { 0 }, back;
 	int n = 0;
 
 	if (sscanf(text, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &tm.tm_year, &tm.tm_mon,
@@ -94,13 +95,18 @@ tc_time(time_t *t, const char *text)
 		return -1;
 	tm.tm_year -= 1900;
 	tm.tm_mon -= 1;
-	*t = timegm(&tm);
-	return *t == (time_t)-1 ? -1 : 0;
+	back = tm;
+	if ((*t = timegm(&tm)) == (time_t)-1 || tm.tm_mday != back.tm_mday ||
+	    tm.tm_hour != back.tm_hour || tm.tm_min != back.tm_min ||
+	    tm.tm_sec != back.tm_sec)
+		return -1;
+	return 0;
 }
 
-/* 0 when text is a JSON object whose values are all strings. */
+/* 0 when text is a JSON object whose values are all strings; else -1 and
+ * why (size n) says what it is not. */
 static int
-tc_string_object(const char *text, const char **why)
+tc_string_object(const char *text, char *why, size_t n)
 {
 	json_error_t jerr;
 	json_t *o = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
@@ -108,13 +114,18 @@ tc_string_object(const char *text, const char **why)
 	json_t *v;
 	int rc = 0;
 
-	*why = "not a JSON object";
-	if (o == NULL || !json_is_object(o))
+	if (o == NULL) {
+		snprintf(why, n, "not JSON: %s", jerr.text);
+		return -1;
+	}
+	if (!json_is_object(o)) {
+		snprintf(why, n, "not a JSON object");
 		rc = -1;
-	else
+	} else
 		json_object_foreach(o, k, v)
-			if (!json_is_string(v)) {
-				*why = "a value is not a string";
+			if (!json_is_string(v) && rc == 0) {
+				snprintf(why, n, "the value of \"%s\" is not a "
+				    "string", k);
 				rc = -1;
 			}
 	json_decref(o);
@@ -139,7 +150,7 @@ tc_result_line(const char *s)
 static int
 tc_case_check(const struct tc_case *c, const char *file, struct ep_err *err)
 {
-	const char *why;
+	char why[200];
 
 	if (c->policy == NULL)
 		return ep_err_set(err, EP_E_INPUT, "%s:%d: the block has no "
@@ -159,12 +170,12 @@ tc_case_check(const struct tc_case *c, const char *file, struct ep_err *err)
 	if (c->want.n == 0)
 		return ep_err_set(err, EP_E_INPUT, "%s:%d: the block expects no "
 		    "result (a comparison gives one at least)", file, c->line);
-	if (tc_string_object(c->golden, &why) < 0 ||
-	    tc_string_object(c->current, &why) < 0 ||
+	if (tc_string_object(c->golden, why, sizeof why) < 0 ||
+	    tc_string_object(c->current, why, sizeof why) < 0 ||
 	    (c->golden_unavail != NULL &&
-	    tc_string_object(c->golden_unavail, &why) < 0) ||
+	    tc_string_object(c->golden_unavail, why, sizeof why) < 0) ||
 	    (c->current_unavail != NULL &&
-	    tc_string_object(c->current_unavail, &why) < 0))
+	    tc_string_object(c->current_unavail, why, sizeof why) < 0))
 		return ep_err_set(err, EP_E_INPUT, "%s:%d: facts or "
 		    "unavailable areas: %s", file, c->line, why);
 	return 0;

@@ -341,11 +341,20 @@ test_driver_malformed(void **state)
 	    "t.test:1: the block expects no result");
 	malformed("golden: {\"a\": 1}\ncurrent: {}\npolicy: -\n"
 	    "pass [exact] a: 1\n", "t.test:1: facts or unavailable areas: "
-	    "a value is not a string");
-	malformed("golden: [\ncurrent: {}\npolicy: -\npass [exact] a: 1\n",
-	    "t.test:1: facts or unavailable areas: not a JSON object");
+	    "the value of \"a\" is not a string");
+	malformed("golden: [\"a\"]\ncurrent: {}\npolicy: -\n"
+	    "pass [exact] a: 1\n", "t.test:1: facts or unavailable areas: "
+	    "not a JSON object");
+	malformed("golden: {}\ncurrent: {\"a\": \"1\", \"a\": \"2\"}\n"
+	    "policy: -\npass [exact] a: 1\n", "t.test:1: facts or unavailable "
+	    "areas: not JSON: duplicate object key");
+	malformed("golden: {}\ncurrent: {}\ncurrent.unavailable: {\"gpu\"}\n"
+	    "policy: -\npass [exact] a: 1\n", "t.test:1: facts or unavailable "
+	    "areas: not JSON: ");
 	malformed(GOOD_CASE "now: 2026-11-22\n",
 	    "t.test:7: \"2026-11-22\" is not a time");
+	malformed(GOOD_CASE "now: 2026-02-30T12:00:00Z\n",
+	    "t.test:7: \"2026-02-30T12:00:00Z\" is not a time");
 	malformed(" {}\n", "t.test:1: a continued line continues no field");
 	malformed("policy: {}\nrefused: x\npass [exact] a: 1\n",
 	    "t.test:1: a \"refused:\" block has only");
