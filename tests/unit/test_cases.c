@@ -98,7 +98,8 @@ tc_promise(const struct ep_result *r, const struct ep_manifest *g,
 	return NULL;
 }
 
-/* Append to *report "  " + line + "\n". */
+/* Append the line that fmt makes, and a newline, to *report (a new
+ * string when NULL). */
 static void
 tc_say(char **report, const char *fmt, ...)
 {
@@ -423,6 +424,50 @@ test_driver_mismatch(void **state)
 	free(report);
 }
 
+/* What every result keeps, checked on results made by hand: each broken
+ * promise is caught. */
+static void
+test_driver_promise(void **state)
+{
+	struct ep_manifest *g = ep_manifest_new(), *c = ep_manifest_new();
+	struct ep_result r = { 0 };
+
+	(void)state;
+	ep_manifest_set(g, "os.id", "ubuntu");
+	ep_manifest_set(c, "os.id", "debian");
+	r.key = "os.id";
+	r.area = "os";
+	r.expected = "ubuntu";
+	r.actual = "debian";
+	r.status = EP_FAIL;
+	r.message = "os.id: expected ubuntu, got debian";
+	assert_null(tc_promise(&r, g, c));
+	r.message = "os.idx: expected ubuntu, got debian";
+	assert_string_equal(tc_promise(&r, g, c),
+	    "its message does not start with its key");
+	r.message = "os.id: expected ubuntu, got debian";
+	r.area = "o";
+	assert_string_equal(tc_promise(&r, g, c),
+	    "its area is not its key's first segment");
+	r.area = "os";
+	r.actual = NULL;
+	assert_string_equal(tc_promise(&r, g, c),
+	    "its expected or actual is not the fact's value");
+	r.actual = "debian";
+	r.status = EP_WAIVED;
+	assert_string_equal(tc_promise(&r, g, c), "it is waived by no waiver");
+	r.waiver_owner = "ana";
+	r.waiver_expires = "2026-11-22";
+	r.waiver_reason = "NEP 50";
+	assert_string_equal(tc_promise(&r, g, c),
+	    "its message does not name its waiver");
+	r.message = "os.id: expected ubuntu, got debian; waived by ana until "
+	    "2026-11-22: NEP 50";
+	assert_null(tc_promise(&r, g, c));
+	ep_manifest_free(g);
+	ep_manifest_free(c);
+}
+
 int
 main(void)
 {
@@ -430,6 +475,7 @@ main(void)
 		cmocka_unit_test(test_driver_good),
 		cmocka_unit_test(test_driver_malformed),
 		cmocka_unit_test(test_driver_mismatch),
+		cmocka_unit_test(test_driver_promise),
 		cmocka_unit_test(test_compare_cases),
 		cmocka_unit_test(test_policy_cases),
 	};
