@@ -24,6 +24,14 @@
  *   policy: TEXT
  *   refused: MESSAGE                    ep_policy_parse's message, whole
  *
+ * or, for the globs rules and waivers name keys with, only
+ *
+ *   glob: PATTERN                       the rest of the line, as it is
+ *   match: KEY / no match: KEY          ep_glob_match, KEY as it is
+ *   names: yes|no                       ep_glob_names
+ *   covers PREFIX: yes|no               ep_glob_covers (PREFIX "every
+ *                                       key" is the prefix "")
+ *
  * A malformed block (an unknown line, a field given twice, a field
  * missing, facts that are no JSON object of strings, a time that is none)
  * is refused with the file and line, never skipped.
@@ -49,6 +57,8 @@ struct tc_case {
 	char *now;
 	char *refused;
 	struct ep_strv want;	/* the expected result lines */
+	char *glob;		/* a glob block's pattern */
+	struct ep_strv ask;	/* its questions, each "LINE\tTEXT" */
 	char **last;		/* the field a continuation line extends */
 };
 
@@ -67,7 +77,9 @@ tc_case_clear(struct tc_case *c)
 	free(c->policy);
 	free(c->now);
 	free(c->refused);
+	free(c->glob);
 	ep_strv_clear(&c->want);
+	ep_strv_clear(&c->ask);
 	memset(c, 0, sizeof *c);
 }
 
@@ -146,12 +158,39 @@ tc_result_line(const char *s)
 	return 0;
 }
 
+/* A question to a glob: "match: KEY", "no match: KEY", "names: yes|no",
+ * "covers PREFIX: yes|no" ("covers every key: ..." for the prefix ""). */
+static int
+tc_glob_question(const char *s)
+{
+	const char *colon;
+
+	if (ep_startswith(s, "match: ") || ep_startswith(s, "no match: ") ||
+	    strcmp(s, "match:") == 0 || strcmp(s, "no match:") == 0)
+		return 1;
+	if (!ep_startswith(s, "names: ") && !ep_startswith(s, "covers "))
+		return 0;
+	colon = strrchr(s, ':');
+	return strcmp(colon, ": yes") == 0 || strcmp(colon, ": no") == 0;
+}
+
 /* The block c, ended at a blank line or the end of the file: complete? */
 static int
 tc_case_check(const struct tc_case *c, const char *file, struct ep_err *err)
 {
 	char why[200];
 
+	if (c->glob != NULL || c->ask.n > 0) {
+		if (c->glob == NULL || c->ask.n == 0 || c->policy != NULL ||
+		    c->golden != NULL || c->current != NULL ||
+		    c->golden_unavail != NULL || c->current_unavail != NULL ||
+		    c->now != NULL || c->refused != NULL || c->want.n > 0)
+			return ep_err_set(err, EP_E_INPUT, "%s:%d: a glob block "
+			    "has one \"glob:\" line and its questions (match:, "
+			    "no match:, names:, covers ...:), nothing else",
+			    file, c->line);
+		return 0;
+	}
 	if (c->policy == NULL)
 		return ep_err_set(err, EP_E_INPUT, "%s:%d: the block has no "
 		    "\"policy:\" line", file, c->line);
@@ -198,6 +237,7 @@ tc_field(struct tc_case *c, const char *line, const char **value)
 		{ "policy:", offsetof(struct tc_case, policy) },
 		{ "now:", offsetof(struct tc_case, now) },
 		{ "refused:", offsetof(struct tc_case, refused) },
+		{ "glob:", offsetof(struct tc_case, glob) },
 	};
 
 	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
@@ -244,9 +284,14 @@ tc_line(struct tc_case *c, char *line, const char *file, int lineno,
 		ep_strv_push(&c->want, line);
 		return 0;
 	}
+	if (tc_glob_question(line)) {
+		ep_strv_push_owned(&c->ask, xasprintf("%d\t%s", lineno, line));
+		return 0;
+	}
 	return ep_err_set(err, EP_E_INPUT, "%s:%d: neither a field (golden:, "
 	    "current:, policy:, ...), nor a result (STATUS [RULE] MESSAGE), "
-	    "nor a comment: %.60s", file, lineno, line);
+	    "nor a question to a glob, nor a comment: %.60s", file, lineno,
+	    line);
 }
 
 /*

@@ -39,6 +39,7 @@
 
 #define COMPARE_CASES	"tests/unit/cases/compare.test"
 #define POLICY_CASES	"tests/unit/cases/policy.test"
+#define GLOB_CASES	"tests/unit/cases/glob.test"
 
 /* 2026-11-22T12:00:00Z */
 #define NOV22	((time_t)1795348800)
@@ -139,6 +140,53 @@ tc_run_refused(const struct tc_case *k, const char *file, char **report)
 	return -1;
 }
 
+/* One question to a glob (casefile.h: tc_glob_question): NULL when the
+ * glob answers it as the line says, else what it answered. */
+static const char *
+tc_glob_answer(const char *glob, const char *q)
+{
+	const char *arg;
+	char *prefix;
+	int want, got;
+
+	if (ep_startswith(q, "match:") || ep_startswith(q, "no match:")) {
+		arg = strchr(q, ':') + 1;
+		arg += strspn(arg, " \t");
+		want = *q == 'm';
+		got = ep_glob_match(glob, arg);
+		return got == want ? NULL : got ? "it matches" :
+		    "it does not match";
+	}
+	want = ep_endswith(q, ": yes");
+	if (ep_startswith(q, "names: ")) {
+		got = ep_glob_names(glob);
+		return got == want ? NULL : got ? "names: yes" : "names: no";
+	}
+	prefix = xstrndup(q + 7, (size_t)(strrchr(q, ':') - (q + 7)));
+	got = ep_glob_covers(glob, strcmp(prefix, "every key") == 0 ? "" :
+	    prefix);
+	free(prefix);
+	return got == want ? NULL : got ? "it covers" : "it does not cover";
+}
+
+/* A glob block: every question answered as it says. */
+static int
+tc_run_glob(const struct tc_case *k, const char *file, char **report)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < k->ask.n; i++) {
+		const char *q = strchr(k->ask.v[i], '\t') + 1, *got;
+
+		if ((got = tc_glob_answer(k->glob, q)) == NULL)
+			continue;
+		tc_say(report, "%s:%d: glob \"%s\", %s: %s", file,
+		    atoi(k->ask.v[i]), k->glob, q, got);
+		rc = -1;
+	}
+	return rc;
+}
+
 /*
  * Run one block: 0 when ep_compare gives exactly the lines it lists, in
  * that order, each result keeping tc_promise; -1 with *report (a new
@@ -157,6 +205,8 @@ tc_run(const struct tc_case *k, const char *file, char **report)
 
 	if (k->refused != NULL)
 		return tc_run_refused(k, file, report);
+	if (k->glob != NULL)
+		return tc_run_glob(k, file, report);
 	if (k->now != NULL)
 		(void)tc_time(&now, k->now);	/* checked when parsed */
 	if (strcmp(k->policy, "-") == 0)
@@ -263,6 +313,17 @@ test_policy_cases(void **state)
 	print_message("# %s: %zu cases\n", POLICY_CASES, n);
 }
 
+static void
+test_glob_cases(void **state)
+{
+	size_t n;
+
+	(void)state;
+	tc_run_file(GLOB_CASES, &n);
+	assert_true(n > 0);
+	print_message("# %s: %zu cases\n", GLOB_CASES, n);
+}
+
 /* The driver itself, on strings. */
 
 /* A case of compare.test as it is: it must pass, so that the broken
@@ -359,6 +420,11 @@ test_driver_malformed(void **state)
 	malformed(" {}\n", "t.test:1: a continued line continues no field");
 	malformed("policy: {}\nrefused: x\npass [exact] a: 1\n",
 	    "t.test:1: a \"refused:\" block has only");
+	malformed("glob: a*\nmatch: ab\npolicy: -\n",
+	    "t.test:1: a glob block has one \"glob:\" line");
+	malformed("\nmatch: ab\n", "t.test:2: a glob block has one");
+	malformed("glob: a*\n", "t.test:1: a glob block has one");
+	malformed("glob: a*\nnames: maybe\n", "t.test:2: neither a field");
 }
 
 /* A result the block expects is not produced, or one is produced that
@@ -422,6 +488,21 @@ test_driver_mismatch(void **state)
 	assert_non_null(strstr(report, "t.test:9: the policy was refused "
 	    "otherwise"));
 	free(report);
+	report = NULL;
+
+	/* A glob that answers otherwise, each question named by its line. */
+	assert_int_equal(run_text("glob: lib.*.sha256\nmatch: lib.a.sha256\n"
+	    "match: lib.sha256\nno match: lib.a.b.sha256\nnames: no\n"
+	    "covers every key: yes\ncovers lib.: no\n", &report), 1);
+	assert_string_equal(report,
+	    "t.test:3: glob \"lib.*.sha256\", match: lib.sha256: it does not "
+	    "match\n"
+	    "t.test:4: glob \"lib.*.sha256\", no match: lib.a.b.sha256: it "
+	    "matches\n"
+	    "t.test:5: glob \"lib.*.sha256\", names: no: names: yes\n"
+	    "t.test:6: glob \"lib.*.sha256\", covers every key: yes: it does "
+	    "not cover\n");
+	free(report);
 }
 
 /* What every result keeps, checked on results made by hand: each broken
@@ -478,6 +559,7 @@ main(void)
 		cmocka_unit_test(test_driver_promise),
 		cmocka_unit_test(test_compare_cases),
 		cmocka_unit_test(test_policy_cases),
+		cmocka_unit_test(test_glob_cases),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
