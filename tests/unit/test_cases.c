@@ -13,8 +13,10 @@
  * promises whatever the table says: its message starts with "KEY: ", its
  * expected and actual are the golden's and this machine's values, its
  * area is the key's first segment, and a waiver named in it is the one
- * in its waiver fields.  A failing block is printed with its file and
- * line, the results it expects and the results it got.
+ * in its waiver fields.  Each block is a test of its own, named by its
+ * file and line (tests/run.sh counts them); a failing one prints the
+ * results it expects and the results it got, a file that does not parse
+ * fails as one test naming the line.
  *
  * The driver's own tests (a malformed block, a result missing, a result
  * not expected) run it on strings: no broken case is kept in the files.
@@ -262,66 +264,61 @@ done:
 	return rc;
 }
 
-/* Run every block of the case file at path; fail the test, naming each
- * failing block, if any fails.  *ncases: how many blocks it has. */
-static void
-tc_run_file(const char *path, size_t *ncases)
-{
-	struct tc_file f;
-	struct ep_err err = { 0 };
-	char *text = NULL, *report = NULL;
-	size_t len, failed = 0;
+/* One test of the run: a case of a file, or a file that could not be
+ * read or parsed (error). */
+struct tc_entry {
+	const char *file;
+	const struct tc_case *k;
+	char *name;		/* "FILE:LINE", or FILE */
+	char *error;
+};
 
-	if (ep_read_file(&text, &len, path, 1 << 20, &err) < 0)
-		fail_msg("%s", err.msg);
-	if (tc_parse(&f, text, path, &err) < 0) {
-		free(text);
-		fail_msg("%s", err.msg);
-	}
-	free(text);
-	for (size_t i = 0; i < f.n; i++)
-		failed += tc_run(&f.v[i], path, &report) < 0;
-	*ncases = f.n;
-	tc_file_free(&f);
-	if (failed > 0) {
+static void
+test_case(void **state)
+{
+	const struct tc_entry *e = *state;
+	char *report = NULL;
+
+	if (e->error != NULL)
+		fail_msg("%s", e->error);
+	if (tc_run(e->k, e->file, &report) < 0) {
 		print_error("%s", report);
 		free(report);
-		fail_msg("%s: %zu of %zu cases failed", path, failed, *ncases);
+		fail_msg("%s:%d: the case failed", e->file, e->k->line);
 	}
-	free(report);
 }
 
+/*
+ * The case files, parsed into f[], one entry each case (or one that fails
+ * for a file that does not parse, or holds no case) appended to *e (n
+ * of them).
+ */
 static void
-test_compare_cases(void **state)
+tc_load(struct tc_file f[], const char *const files[], size_t nfiles,
+    struct tc_entry **e, size_t *n)
 {
-	size_t n;
+	for (size_t i = 0; i < nfiles; i++) {
+		struct ep_err err = { 0 };
+		char *text = NULL, *error = NULL;
+		size_t len;
 
-	(void)state;
-	tc_run_file(COMPARE_CASES, &n);
-	assert_true(n > 0);
-	print_message("# %s: %zu cases\n", COMPARE_CASES, n);
-}
-
-static void
-test_policy_cases(void **state)
-{
-	size_t n;
-
-	(void)state;
-	tc_run_file(POLICY_CASES, &n);
-	assert_true(n > 0);
-	print_message("# %s: %zu cases\n", POLICY_CASES, n);
-}
-
-static void
-test_glob_cases(void **state)
-{
-	size_t n;
-
-	(void)state;
-	tc_run_file(GLOB_CASES, &n);
-	assert_true(n > 0);
-	print_message("# %s: %zu cases\n", GLOB_CASES, n);
+		memset(&f[i], 0, sizeof f[i]);
+		if (ep_read_file(&text, &len, files[i], 1 << 20, &err) < 0 ||
+		    tc_parse(&f[i], text, files[i], &err) < 0)
+			error = xstrdup(err.msg);
+		else if (f[i].n == 0)
+			error = xasprintf("%s: no case", files[i]);
+		free(text);
+		*e = xreallocarray(*e, *n + f[i].n + 1, sizeof **e);
+		if (error != NULL) {
+			(*e)[(*n)++] = (struct tc_entry){ files[i], NULL,
+			    xstrdup(files[i]), error };
+			continue;
+		}
+		for (size_t j = 0; j < f[i].n; j++)
+			(*e)[(*n)++] = (struct tc_entry){ files[i], &f[i].v[j],
+			    xasprintf("%s:%d", files[i], f[i].v[j].line), NULL };
+	}
 }
 
 /* The driver itself, on strings. */
@@ -549,18 +546,43 @@ test_driver_promise(void **state)
 	ep_manifest_free(c);
 }
 
+/* The driver's own tests, then one test each case of the case files
+ * (its name: the file and the line its block starts at). */
 int
 main(void)
 {
-	const struct CMUnitTest tests[] = {
+	static const struct CMUnitTest driver[] = {
 		cmocka_unit_test(test_driver_good),
 		cmocka_unit_test(test_driver_malformed),
 		cmocka_unit_test(test_driver_mismatch),
 		cmocka_unit_test(test_driver_promise),
-		cmocka_unit_test(test_compare_cases),
-		cmocka_unit_test(test_policy_cases),
-		cmocka_unit_test(test_glob_cases),
 	};
+	static const char *const files[] = { COMPARE_CASES, POLICY_CASES,
+	    GLOB_CASES };
+	const size_t nd = sizeof driver / sizeof driver[0];
+	const size_t nf = sizeof files / sizeof files[0];
+	struct tc_file f[sizeof files / sizeof files[0]];
+	struct tc_entry *e = NULL;
+	struct CMUnitTest *t;
+	size_t n = 0;
+	int rc;
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	tc_load(f, files, nf, &e, &n);
+	t = xcalloc(nd + n, sizeof *t);
+	memcpy(t, driver, sizeof driver);
+	for (size_t i = 0; i < n; i++) {
+		t[nd + i].name = e[i].name;
+		t[nd + i].test_func = test_case;
+		t[nd + i].initial_state = &e[i];
+	}
+	rc = _cmocka_run_group_tests("test_cases", t, nd + n, NULL, NULL);
+	for (size_t i = 0; i < n; i++) {
+		free(e[i].name);
+		free(e[i].error);
+	}
+	for (size_t i = 0; i < nf; i++)
+		tc_file_free(&f[i]);
+	free(e);
+	free(t);
+	return rc;
 }
