@@ -1,11 +1,12 @@
 /*
- * test_cases.c: the comparison's and the policy's decision tables, kept
- * as data (tests/unit/cases/compare.test, tests/unit/cases/policy.test)
- * the way jq keeps its tests (tests/jq.test: program, input, expected),
- * so that a case is read, written and reviewed as a few lines of a diff,
- * not as C.  Each block runs the real code: ep_policy_parse (or the
- * defaults), then ep_compare, and every result it gives must be listed,
- * in order, and nothing else.
+ * test_cases.c: the comparison's, the policy's and the globs' decision
+ * tables, kept as data (tests/unit/cases/compare.test, policy.test,
+ * glob.test) the way jq keeps its tests (tests/jq.test: program, input,
+ * expected), so that a case is read, written and reviewed as a few lines
+ * of a diff, not as C.  Each block runs the real code: ep_policy_parse
+ * (or the defaults), then ep_compare, and every result it gives must be
+ * listed, in order, and nothing else; a glob block asks ep_glob_match,
+ * ep_glob_names and ep_glob_covers.
  *
  * The format, and its parser, are casefile.h's.
  *
