@@ -21,16 +21,24 @@
  *     checked here: REASON", neither a silent pass nor a false removal;
  *     for any other (a collector that failed: no Python answer, no CUDA
  *     library found) an error, "KEY: expected G, could not be read
- *     here", since a failed collector proves no parity;
+ *     here (AREA: REASON)", since a failed collector proves no parity;
  *   - new here, and the golden could not look at that area (gpu, probe):
  *     skip, "KEY: not in the golden manifest, which did not check AREA:
  *     REASON";
+ *   - under exact, a per-GPU probe fact of a GPU probed on one side only
+ *     (another --gpus): skip, not drift (probe_gpu_oneside);
  *   - otherwise the rule's "missing": fail (the default: "expected G,
  *     missing here" or "new here (C), not in the golden manifest"), skip
- *     (the same words, not fatal), or ignore (no result).
- * A user rule's reason is appended to its non-passing messages; waivers
- * are applied last (ep_results_waive).  A comparison that compared no
- * golden fact is an error result (compared_nothing).
+ *     (the same words, then "(not compared)"), or ignore (no result).
+ * A rule of severity warn makes its failures warnings.  A user rule's
+ * reason is appended to its non-passing messages; probe hashes bind only
+ * within a determinism domain (bind_probe_domains); waivers are applied
+ * last (ep_results_waive).  A comparison that compared no golden fact is
+ * an error result (compared_nothing).
+ *
+ * Each row is a case in tests/unit/cases/compare.test (what a policy
+ * decides: policy.test), run through this code by tests/unit/test_cases.c:
+ * a change to the table changes a case there.
  */
 #include <stdlib.h>
 #include <string.h>
