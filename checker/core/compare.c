@@ -298,7 +298,8 @@ bind_probe_domains(struct ep_results *rs, size_t from,
 		long gpu;
 		int is_domain;
 
-		if (r->status != EP_FAIL || !ep_startswith(r->key, "probe."))
+		if ((r->status != EP_FAIL && r->status != EP_WARN) ||
+		    !ep_startswith(r->key, "probe."))
 			continue;
 		is_domain = ep_endswith(r->key, ".domain") ||
 		    strcmp(r->key, "probe.domain") == 0;
