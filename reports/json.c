@@ -3,7 +3,7 @@
  * the golden came from, the exit status, counts by status, and every
  * result, byte-stable (sorted keys, two-space indent).  For `fleet` the
  * schema is envparity/fleet@1: each result names its node, and "fleet"
- * holds the nodes and the splits (fleet.c).
+ * holds the nodes and the splits (fleet_json.c).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -70,7 +70,7 @@ int ep_report_json_write(const char *path, const struct ep_report_ctx *ctx,
 /* s (NULL: JSON null) as a JSON string, invalid UTF-8 replaced; new. */
 json_t *ep_report_str(const char *s);
 
-/* The "fleet" object of the fleet's JSON report (fleet.c): the node
+/* The "fleet" object of the fleet's JSON report (fleet_json.c): the node
  * counts, every node with its verdict, every split with its value groups
  * and likely causes.  A new reference. */
 json_t *ep_report_fleet_json(const struct ep_fleet_view *v);

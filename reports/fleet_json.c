@@ -1,5 +1,5 @@
 /*
- * fleet.c: the "fleet" object of the fleet's JSON report
+ * fleet_json.c: the "fleet" object of the fleet's JSON report
  * (manifests/fleet.schema.json): the node counts, every node with its
  * verdict and counts, every fact that differs with its value groups
  * (nodes in hostlist syntax) and likely causes, within the run's bounds
