@@ -7,27 +7,6 @@
  */
 #include "report.h"
 
-static const char *
-state_name(int state)
-{
-	switch (state) {
-	case EP_NODE_ERROR: return "unreadable";
-	case EP_NODE_MISSING: return "missing";
-	default: return "reported";
-	}
-}
-
-static const char *
-kind_name(int kind)
-{
-	switch (kind) {
-	case EP_SPLIT_TIE: return "tie";
-	case EP_SPLIT_PROBE: return "probe";
-	case EP_SPLIT_DOMAIN: return "domain";
-	default: return "odd";
-	}
-}
-
 static json_t *
 counts_json(const size_t c[EP_NSTATUS])
 {
@@ -63,7 +42,7 @@ ep_report_fleet_json(const struct ep_fleet_view *v)
 		json_object_set_new(o, "name", ep_report_str(n->name));
 		json_object_set_new(o, "file", ep_report_str(n->file));
 		json_object_set_new(o, "state",
-		    json_string(state_name(n->state)));
+		    json_string(ep_fleet_state_name(n->state)));
 		json_object_set_new(o, "error", ep_report_str(n->error));
 		json_object_set_new(o, "expected", json_boolean(n->expected));
 		json_object_set_new(o, "facts",
@@ -81,7 +60,7 @@ ep_report_fleet_json(const struct ep_fleet_view *v)
 
 		o = json_object();
 		json_object_set_new(o, "key", ep_report_str(s->key));
-		json_object_set_new(o, "kind", json_string(kind_name(s->kind)));
+		json_object_set_new(o, "kind", json_string(ep_fleet_split_name(s->kind)));
 		json_object_set_new(o, "status",
 		    json_string(ep_status_name(s->status)));
 		json_object_set_new(o, "domain", ep_report_str(s->domain));

@@ -101,19 +101,18 @@ fleet_samples(struct metric *nodes, struct metric *ndrift,
     const char *profile)
 {
 	sample(nodes, (double)v->nreported, "profile", profile,
-	    "state", "reported", (char *)NULL);
+	    "state", ep_fleet_state_name(EP_NODE_OK), (char *)NULL);
 	sample(nodes, (double)v->nmissing, "profile", profile,
-	    "state", "missing", (char *)NULL);
+	    "state", ep_fleet_state_name(EP_NODE_MISSING), (char *)NULL);
 	sample(nodes, (double)v->nerror, "profile", profile,
-	    "state", "unreadable", (char *)NULL);
+	    "state", ep_fleet_state_name(EP_NODE_ERROR), (char *)NULL);
 	sample(nodes, (double)v->nodd, "profile", profile,
 	    "state", "odd", (char *)NULL);
 	for (size_t i = 0; i < v->nnodes; i++) {
 		const struct ep_fleet_node *n = &v->nodes[i];
 
-		sample(ndrift, n->state != EP_NODE_OK ||
-		    n->exit_status != 0 || n->odd > 0, "node",
-		    n->name, "profile", profile, (char *)NULL);
+		sample(ndrift, ep_fleet_node_verdict(n) != EP_VERDICT_PARITY,
+		    "node", n->name, "profile", profile, (char *)NULL);
 		sample(nodd, (double)n->odd, "node", n->name,
 		    "profile", profile, (char *)NULL);
 		sample(nrep, n->state == EP_NODE_OK, "node",
