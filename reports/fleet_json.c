@@ -18,23 +18,12 @@ counts_json(const size_t c[EP_NSTATUS])
 	return o;
 }
 
-json_t *
-ep_report_fleet_json(const struct ep_fleet_view *v)
+/* Every node with its verdict and counts. */
+static json_t *
+nodes_json(const struct ep_fleet_view *v)
 {
-	json_t *root = json_object(), *nodes = json_array(), *splits,
-	    *o, *g, *a;
+	json_t *nodes = json_array(), *o;
 
-	o = json_object();
-	json_object_set_new(o, "total", json_integer((json_int_t)v->nnodes));
-	json_object_set_new(o, "reported",
-	    json_integer((json_int_t)v->nreported));
-	json_object_set_new(o, "missing", json_integer((json_int_t)v->nmissing));
-	json_object_set_new(o, "unreadable",
-	    json_integer((json_int_t)v->nerror));
-	json_object_set_new(o, "odd", json_integer((json_int_t)v->nodd));
-	json_object_set_new(root, "node_counts", o);
-	json_object_set_new(root, "expect", ep_report_str(v->expect));
-	json_object_set_new(root, "keys", json_integer((json_int_t)v->nkeys));
 	for (size_t i = 0; i < v->nnodes; i++) {
 		const struct ep_fleet_node *n = &v->nodes[i];
 
@@ -53,37 +42,61 @@ ep_report_fleet_json(const struct ep_fleet_view *v)
 		json_object_set_new(o, "counts", counts_json(n->counts));
 		json_array_append_new(nodes, o);
 	}
-	json_object_set_new(root, "nodes", nodes);
-	splits = json_array();
-	for (size_t i = 0; i < v->nsplits; i++) {
-		const struct ep_fleet_split *s = &v->splits[i];
+	return nodes;
+}
 
-		o = json_object();
-		json_object_set_new(o, "key", ep_report_str(s->key));
-		json_object_set_new(o, "kind", json_string(ep_fleet_split_name(s->kind)));
-		json_object_set_new(o, "status",
-		    json_string(ep_status_name(s->status)));
-		json_object_set_new(o, "domain", ep_report_str(s->domain));
-		a = json_array();
-		for (size_t k = 0; k < s->ngroups; k++) {
-			g = json_object();
-			json_object_set_new(g, "value",
-			    ep_report_str(s->groups[k].value));
-			json_object_set_new(g, "count",
-			    json_integer((json_int_t)s->groups[k].count));
-			json_object_set_new(g, "nodes",
-			    ep_report_str(s->groups[k].nodes));
-			json_array_append_new(a, g);
-		}
-		json_object_set_new(o, "groups", a);
-		json_object_set_new(o, "groups_omitted",
-		    json_integer((json_int_t)s->groups_omitted));
-		a = json_array();
-		for (size_t k = 0; k < s->ncauses; k++)
-			json_array_append_new(a, ep_report_str(s->causes[k]));
-		json_object_set_new(o, "causes", a);
-		json_array_append_new(splits, o);
+/* One split: its kind, its value groups and its likely causes. */
+static json_t *
+split_json(const struct ep_fleet_split *s)
+{
+	json_t *o = json_object(), *g, *a;
+
+	json_object_set_new(o, "key", ep_report_str(s->key));
+	json_object_set_new(o, "kind",
+	    json_string(ep_fleet_split_name(s->kind)));
+	json_object_set_new(o, "status",
+	    json_string(ep_status_name(s->status)));
+	json_object_set_new(o, "domain", ep_report_str(s->domain));
+	a = json_array();
+	for (size_t k = 0; k < s->ngroups; k++) {
+		g = json_object();
+		json_object_set_new(g, "value",
+		    ep_report_str(s->groups[k].value));
+		json_object_set_new(g, "count",
+		    json_integer((json_int_t)s->groups[k].count));
+		json_object_set_new(g, "nodes",
+		    ep_report_str(s->groups[k].nodes));
+		json_array_append_new(a, g);
 	}
+	json_object_set_new(o, "groups", a);
+	json_object_set_new(o, "groups_omitted",
+	    json_integer((json_int_t)s->groups_omitted));
+	a = json_array();
+	for (size_t k = 0; k < s->ncauses; k++)
+		json_array_append_new(a, ep_report_str(s->causes[k]));
+	json_object_set_new(o, "causes", a);
+	return o;
+}
+
+json_t *
+ep_report_fleet_json(const struct ep_fleet_view *v)
+{
+	json_t *root = json_object(), *splits = json_array(), *o;
+
+	o = json_object();
+	json_object_set_new(o, "total", json_integer((json_int_t)v->nnodes));
+	json_object_set_new(o, "reported",
+	    json_integer((json_int_t)v->nreported));
+	json_object_set_new(o, "missing", json_integer((json_int_t)v->nmissing));
+	json_object_set_new(o, "unreadable",
+	    json_integer((json_int_t)v->nerror));
+	json_object_set_new(o, "odd", json_integer((json_int_t)v->nodd));
+	json_object_set_new(root, "node_counts", o);
+	json_object_set_new(root, "expect", ep_report_str(v->expect));
+	json_object_set_new(root, "keys", json_integer((json_int_t)v->nkeys));
+	json_object_set_new(root, "nodes", nodes_json(v));
+	for (size_t i = 0; i < v->nsplits; i++)
+		json_array_append_new(splits, split_json(&v->splits[i]));
 	json_object_set_new(root, "splits", splits);
 	json_object_set_new(root, "splits_omitted",
 	    json_integer((json_int_t)v->nsplits_omitted));

@@ -27,13 +27,6 @@
 
 #define SKIP_KEYS	10	/* keys listed for one reason of skip */
 
-
-
-/* Write the row if it fits in what is left: 1 if it was written.  The
- * first row that does not fit ends every table's rows: what is cut is
- * what comes last. */
-/* PARITY, or what kept it from parity: DRIFT when something failed,
- * ERROR when nothing failed but something could not be checked. */
 /* "KEY | EXPECTED | ACTUAL | ": the cells every finding's row starts
  * with. */
 static void

@@ -1,11 +1,14 @@
 /*
  * report.h: the writers that render results (DESIGN.md: reports only
- * render results): JSON (json.c), JUnit XML (junit.c), Markdown
- * (markdown.c), GitHub Actions' step summary and annotations (github.c),
- * the human summary (summary.c).  Every report is rendered to memory
- * first, then each is written to a temporary file beside the target and
- * renamed (reports.c), so a crash or a full disk never leaves a half
- * report.  Untrusted text passes through text.c on the way.
+ * render results): JSON (json.c, the fleet's object in fleet_json.c),
+ * JUnit XML (junit.c), Markdown (markdown.c), Prometheus (prom.c),
+ * GitHub Actions' step summary and annotations (github.c), the human
+ * summary (summary.c).  The four a file is asked for are rows of one
+ * table, ep_report_writers, that reports.c loops over.  Every report is
+ * rendered to memory first, then each is written to a temporary file
+ * beside the target and renamed (reports.c), so a crash or a full disk
+ * never leaves a half report.  Untrusted text passes through text.c on
+ * the way.
  */
 #ifndef EP_REPORT_H
 #define EP_REPORT_H

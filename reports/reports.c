@@ -59,7 +59,8 @@ const struct ep_report_writer ep_report_writers[EP_REPORT_NFORMATS] = {
 	[EP_REPORT_JUNIT] = { "junit", "--junit",
 	    offsetof(struct ep_reportopt, junit), ep_report_junit },
 	[EP_REPORT_MARKDOWN] = { "markdown", "--markdown",
-	    offsetof(struct ep_reportopt, markdown), ep_report_markdown_render },
+	    offsetof(struct ep_reportopt, markdown),
+	    ep_report_markdown_render },
 	[EP_REPORT_PROM] = { "prom", "--prom",
 	    offsetof(struct ep_reportopt, prom), ep_report_prom },
 };

@@ -356,7 +356,8 @@ test_names(void **state)
 
 	(void)state;
 	for (int k = 0; k < EP_NSPLIT_KINDS; k++) {
-		assert_int_equal(ep_fleet_split_kind(ep_fleet_split_rule(k)), k);
+		assert_int_equal(ep_fleet_split_kind(ep_fleet_split_rule(k)),
+		    k);
 		assert_non_null(ep_fleet_split_name(k));
 		assert_non_null(ep_fleet_split_label(k));
 	}

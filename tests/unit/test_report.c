@@ -190,10 +190,12 @@ test_writers_render_given(void **state)
 		assert_non_null(out[i]);
 		assert_null(strstr(out[i], "from the manifest"));
 	}
-	assert_non_null(strstr(out[EP_REPORT_JSON], "\"host\": \"given-host\""));
+	assert_non_null(strstr(out[EP_REPORT_JSON],
+	    "\"host\": \"given-host\""));
 	assert_non_null(strstr(out[EP_REPORT_JSON], "\"unavailable\": {\n"
 	    "    \"gpu\": \"given: no GPU\"\n  }"));
-	assert_non_null(strstr(out[EP_REPORT_JUNIT], "hostname=\"given-host\""));
+	assert_non_null(strstr(out[EP_REPORT_JUNIT],
+	    "hostname=\"given-host\""));
 	assert_non_null(strstr(out[EP_REPORT_JUNIT], "<property "
 	    "name=\"unavailable\" value=\"given: no GPU\"/>"));
 	assert_non_null(strstr(out[EP_REPORT_PROM],
