@@ -20,10 +20,7 @@
 int
 md_fleet_shown(const struct ep_result *r)
 {
-	return r->rule != NULL && (strcmp(r->rule, "fleet:majority") == 0 ||
-	    strcmp(r->rule, "fleet:probe") == 0 ||
-	    strcmp(r->rule, "fleet:tie") == 0 ||
-	    strcmp(r->rule, "fleet:domain") == 0);
+	return ep_fleet_split_kind(r->rule) >= 0;
 }
 
 /* A node list for a cell: escaped, cut at NODES_MAX with an ellipsis. */
@@ -48,8 +45,6 @@ nodes_cell(FILE *f, const char *nodes)
 static void
 by_verdict(struct md *m, const struct ep_fleet_view *v)
 {
-	static const char *const names[] = { "parity", "drift", "unreadable",
-	    "missing" };
 	const char **list = xcalloc(v->nnodes ? v->nnodes : 1, sizeof *list);
 	char *hl;
 	size_t n;
@@ -62,38 +57,21 @@ by_verdict(struct md *m, const struct ep_fleet_view *v)
 		md_code(m->f, v->expect);
 	}
 	fputs("\n\n| Verdict | Nodes | Which |\n| --- | ---: | --- |\n", m->f);
-	for (int k = 0; k < 4; k++) {
+	for (int k = 0; k < EP_NVERDICTS; k++) {
 		n = 0;
-		for (size_t i = 0; i < v->nnodes; i++) {
-			const struct ep_fleet_node *x = &v->nodes[i];
-			int w = x->state == EP_NODE_MISSING ? 3 :
-			    x->state == EP_NODE_ERROR ? 2 :
-			    x->exit_status != 0 || x->odd > 0 ? 1 : 0;
-
-			if (w == k)
-				list[n++] = x->name;
-		}
+		for (size_t i = 0; i < v->nnodes; i++)
+			if (ep_fleet_node_verdict(&v->nodes[i]) == k)
+				list[n++] = v->nodes[i].name;
 		if (n == 0)
 			continue;
 		hl = ep_hostlist_compress(list, n);
-		fprintf(m->f, "| %s | %zu | ", names[k], n);
+		fprintf(m->f, "| %s | %zu | ", ep_fleet_verdict_name(k), n);
 		nodes_cell(m->f, hl);
 		fputs(" |\n", m->f);
 		free(hl);
 	}
 	fputc('\n', m->f);
 	free(list);
-}
-
-static const char *
-kind_name(int kind)
-{
-	switch (kind) {
-	case EP_SPLIT_TIE: return "tie";
-	case EP_SPLIT_PROBE: return "probe";
-	case EP_SPLIT_DOMAIN: return "domains";
-	default: return "odd";
-	}
 }
 
 void
@@ -123,7 +101,7 @@ md_fleet(struct md *m, const struct ep_fleet_view *v)
 			md_plain(f, s->domain);
 		}
 		fprintf(f, " | %s %s | ", ep_status_name(s->status),
-		    kind_name(s->kind));
+		    ep_fleet_split_label(s->kind));
 		for (size_t g = 0; g < s->ngroups && g < GROUPS_SHOWN; g++) {
 			if (g == 1)
 				fputs(" | ", f);

@@ -3,11 +3,10 @@
  * the golden came from, the exit status, counts by status, and every
  * result, byte-stable (sorted keys, two-space indent).  For `fleet` the
  * schema is envparity/fleet@1: each result names its node, and "fleet"
- * holds the nodes and the splits (fleet.c).
+ * holds the nodes and the splits (fleet_json.c).
  */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
@@ -42,30 +41,38 @@ result_json(const struct ep_result *r)
 	return o;
 }
 
-int
-ep_report_json(char **out, const struct ep_report_ctx *ctx,
-    const struct ep_results *rs, struct ep_err *err)
+/* Counts by status and their total. */
+static json_t *
+counts_json(const size_t c[EP_NSTATUS], size_t *total)
 {
-	size_t counts[EP_NSTATUS];
-	json_t *root = json_object(), *golden = json_object(), *c, *arr, *u;
-	char when[32], host[256] = "";
-	struct tm tm;
-	char *raw, *s;
-	size_t n;
+	json_t *o = json_object();
 
-	*out = NULL;
-	ep_results_count(rs, counts);
+	*total = 0;
+	for (int i = 0; i < EP_NSTATUS; i++) {
+		json_object_set_new(o, ep_status_name(i),
+		    json_integer((json_int_t)c[i]));
+		*total += c[i];
+	}
+	json_object_set_new(o, "total", json_integer((json_int_t)*total));
+	return o;
+}
+
+/* Where the golden came from, and what it was compared with. */
+static void
+provenance(json_t *root, const struct ep_report_ctx *ctx)
+{
+	json_t *golden = json_object();
+	char when[32];
+	struct tm tm;
+
 	gmtime_r(&ctx->generated, &tm);
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	if (gethostname(host, sizeof host - 1) < 0)
-		strcpy(host, "unknown");
-
 	json_object_set_new(root, "schema", json_string(ctx->fleet != NULL ?
 	    EP_FLEET_SCHEMA : EP_REPORT_SCHEMA));
 	json_object_set_new(root, "tool", json_string("envparity " EP_VERSION));
 	json_object_set_new(root, "command", ep_report_str(ctx->command));
 	json_object_set_new(root, "generated_at", json_string(when));
-	json_object_set_new(root, "host", ep_report_str(host));
+	json_object_set_new(root, "host", ep_report_str(ctx->host));
 	json_object_set_new(golden, "name", ep_report_str(ctx->golden_name));
 	json_object_set_new(golden, "store", ep_report_str(ctx->golden_store));
 	json_object_set_new(golden, "ref", ep_report_str(ctx->golden_ref));
@@ -74,34 +81,41 @@ ep_report_json(char **out, const struct ep_report_ctx *ctx,
 	    ep_report_str(ctx->golden_profile));
 	json_object_set_new(root, "golden", golden);
 	json_object_set_new(root, "current", ep_report_str(ctx->current_name));
+}
+
+static json_t *
+unavailable_json(const struct ep_report_ctx *ctx)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; i < ctx->nunavailable; i++)
+		json_object_set_new(o, ctx->unavailable[i].area,
+		    ep_report_str(ctx->unavailable[i].why));
+	return o;
+}
+
+int
+ep_report_json(char **out, const struct ep_report_ctx *ctx,
+    const struct ep_results *rs, struct ep_err *err)
+{
+	size_t counts[EP_NSTATUS];
+	json_t *root = json_object(), *c, *arr;
+	char *raw, *s;
+	size_t n;
+
+	*out = NULL;
+	ep_results_count(rs, counts);
+	provenance(root, ctx);
 	json_object_set_new(root, "exit_status",
 	    json_integer(ctx->exit_status));
-	c = json_object();
-	n = 0;
-	for (int i = 0; i < EP_NSTATUS; i++) {
-		json_object_set_new(c, ep_status_name(i),
-		    json_integer((json_int_t)counts[i]));
-		n += counts[i];
-	}
-	json_object_set_new(c, "total", json_integer((json_int_t)n));
-	json_object_set_new(root, "counts", c);
+	json_object_set_new(root, "counts", counts_json(counts, &n));
 	/* Results the report does not list (EP_REPORT_RESULTS_MAX). */
-	c = json_object();
-	n = 0;
-	for (int i = 0; i < EP_NSTATUS; i++) {
-		json_object_set_new(c, ep_status_name(i),
-		    json_integer((json_int_t)ctx->omitted[i]));
-		n += ctx->omitted[i];
-	}
-	json_object_set_new(c, "total", json_integer((json_int_t)n));
+	c = counts_json(ctx->omitted, &n);
 	if (n > 0)
 		json_object_set_new(root, "omitted", c);
 	else
 		json_decref(c);
-	u = ctx->current != NULL ?
-	    json_object_get(ctx->current->meta, "unavailable") : NULL;
-	json_object_set_new(root, "unavailable",
-	    u != NULL ? json_deep_copy(u) : json_object());
+	json_object_set_new(root, "unavailable", unavailable_json(ctx));
 	arr = json_array();
 	for (size_t i = 0; i < rs->n; i++)
 		json_array_append_new(arr, result_json(&rs->v[i]));

@@ -35,7 +35,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <libxml/xmlwriter.h>
 
@@ -147,13 +146,20 @@ totals(struct jw *j, const size_t c[EP_NSTATUS], double time,
 
 /* Where the golden came from, on every suite: a reader that shows one
  * suite (GitLab, Jenkins) shows it whole. */
+/* Why the current side could not look at area, or NULL. */
+static const char *
+unavailable(const struct ep_report_ctx *ctx, const char *area)
+{
+	for (size_t i = 0; i < ctx->nunavailable; i++)
+		if (strcmp(ctx->unavailable[i].area, area) == 0)
+			return ctx->unavailable[i].why;
+	return NULL;
+}
+
 static void
 suite_properties(struct jw *j, const struct ep_report_ctx *ctx,
     const char *area)
 {
-	json_t *u = ctx->current != NULL ?
-	    json_object_get(ctx->current->meta, "unavailable") : NULL;
-
 	start(j, "properties");
 	property(j, "envparity.version", EP_VERSION);
 	property(j, "envparity.command", ctx->command);
@@ -164,8 +170,7 @@ suite_properties(struct jw *j, const struct ep_report_ctx *ctx,
 	property(j, "golden.profile", ctx->golden_profile);
 	property(j, "current", ctx->current_name);
 	/* Why a whole area could not be looked at here (no GPU). */
-	property(j, "unavailable", json_string_value(json_object_get(u,
-	    area)));
+	property(j, "unavailable", unavailable(ctx, area));
 	end(j);
 }
 
@@ -276,7 +281,7 @@ ep_report_junit(char **out, const struct ep_report_ctx *ctx,
 	struct jw j = { 0 };
 	xmlBufferPtr buf;
 	size_t c[EP_NSTATUS];
-	char when[32], host[256] = "";
+	char when[32];
 	struct tm tm;
 	int id = 0;
 
@@ -285,8 +290,6 @@ ep_report_junit(char **out, const struct ep_report_ctx *ctx,
 	 * as the JSON report's generated_at says with its "Z". */
 	gmtime_r(&ctx->generated, &tm);
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (gethostname(host, sizeof host - 1) < 0)
-		strcpy(host, "unknown");
 	if ((buf = xmlBufferCreate()) == NULL ||
 	    (j.w = xmlNewTextWriterMemory(buf, 0)) == NULL) {
 		xmlBufferFree(buf);
@@ -313,7 +316,7 @@ ep_report_junit(char **out, const struct ep_report_ctx *ctx,
 		count(rs, i, k, c);
 		totals(&j, c, 0.0, when);
 		attr(&j, "hostname", rs->v[i].node != NULL ? rs->v[i].node :
-		    host);
+		    ctx->host);
 		attrf(&j, "id", "%d", id++);
 		attr(&j, "package", "envparity");
 		suite_properties(&j, ctx, rs->v[i].area);

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "report.h"
 
@@ -95,8 +94,35 @@ render(FILE *f, struct metric *m)
 	ep_strv_clear(&m->series);
 }
 
-char *
-ep_report_prom(const struct ep_report_ctx *ctx, const struct ep_results *rs)
+/* The fleet's own metrics: nodes by state, and each node's. */
+static void
+fleet_samples(struct metric *nodes, struct metric *ndrift,
+    struct metric *nodd, struct metric *nrep, const struct ep_fleet_view *v,
+    const char *profile)
+{
+	sample(nodes, (double)v->nreported, "profile", profile,
+	    "state", ep_fleet_state_name(EP_NODE_OK), (char *)NULL);
+	sample(nodes, (double)v->nmissing, "profile", profile,
+	    "state", ep_fleet_state_name(EP_NODE_MISSING), (char *)NULL);
+	sample(nodes, (double)v->nerror, "profile", profile,
+	    "state", ep_fleet_state_name(EP_NODE_ERROR), (char *)NULL);
+	sample(nodes, (double)v->nodd, "profile", profile,
+	    "state", "odd", (char *)NULL);
+	for (size_t i = 0; i < v->nnodes; i++) {
+		const struct ep_fleet_node *n = &v->nodes[i];
+
+		sample(ndrift, ep_fleet_node_verdict(n) != EP_VERDICT_PARITY,
+		    "node", n->name, "profile", profile, (char *)NULL);
+		sample(nodd, (double)n->odd, "node", n->name,
+		    "profile", profile, (char *)NULL);
+		sample(nrep, n->state == EP_NODE_OK, "node",
+		    n->name, "profile", profile, (char *)NULL);
+	}
+}
+
+int
+ep_report_prom(char **out, const struct ep_report_ctx *ctx,
+    const struct ep_results *rs, struct ep_err *err)
 {
 	struct metric results = { "envparity_results",
 	    "Results of the last run by status (pass, fail, warn, waived, "
@@ -122,14 +148,14 @@ ep_report_prom(const struct ep_report_ctx *ctx, const struct ep_results *rs)
 	    "unreadable.", { 0 } };
 	struct metric *all[] = { &results, &drift, &exitm, &when, &nodes,
 	    &ndrift, &nodd, &nrep };
-	const struct ep_fleet_view *v = ctx->fleet;
 	const char *cmd = ctx->command != NULL ? ctx->command : "check";
 	const char *profile = ctx->golden_profile != NULL ?
 	    ctx->golden_profile : "none";
 	size_t c[EP_NSTATUS], len = 0;
-	char *buf = NULL;
 	FILE *f;
 
+	(void)err;
+	*out = NULL;
 	ep_results_count(rs, c);
 	for (int i = 0; i < EP_NSTATUS; i++)
 		sample(&results, (double)(c[i] + ctx->omitted[i]), "command",
@@ -139,38 +165,20 @@ ep_report_prom(const struct ep_report_ctx *ctx, const struct ep_results *rs)
 	    "profile", profile, (char *)NULL);
 	sample(&exitm, ctx->exit_status, "command", cmd, "profile", profile,
 	    (char *)NULL);
-	sample(&when, (double)time(NULL), "command", cmd, "profile", profile,
+	sample(&when, (double)ctx->ended, "command", cmd, "profile", profile,
 	    (char *)NULL);
-	if (v != NULL) {
-		sample(&nodes, (double)v->nreported, "profile", profile,
-		    "state", "reported", (char *)NULL);
-		sample(&nodes, (double)v->nmissing, "profile", profile,
-		    "state", "missing", (char *)NULL);
-		sample(&nodes, (double)v->nerror, "profile", profile,
-		    "state", "unreadable", (char *)NULL);
-		sample(&nodes, (double)v->nodd, "profile", profile,
-		    "state", "odd", (char *)NULL);
-		for (size_t i = 0; i < v->nnodes; i++) {
-			const struct ep_fleet_node *n = &v->nodes[i];
-
-			sample(&ndrift, n->state != EP_NODE_OK ||
-			    n->exit_status != 0 || n->odd > 0, "node",
-			    n->name, "profile", profile, (char *)NULL);
-			sample(&nodd, (double)n->odd, "node", n->name,
-			    "profile", profile, (char *)NULL);
-			sample(&nrep, n->state == EP_NODE_OK, "node",
-			    n->name, "profile", profile, (char *)NULL);
-		}
-	}
-	if ((f = open_memstream(&buf, &len)) == NULL) {
+	if (ctx->fleet != NULL)
+		fleet_samples(&nodes, &ndrift, &nodd, &nrep, ctx->fleet,
+		    profile);
+	if ((f = open_memstream(out, &len)) == NULL) {
 		fputs("envparity: out of memory\n", stderr);
 		abort();
 	}
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
 		render(f, all[i]);
-	if (fclose(f) != 0 || buf == NULL) {
+	if (fclose(f) != 0 || *out == NULL) {
 		fputs("envparity: out of memory\n", stderr);
 		abort();
 	}
-	return buf;
+	return 0;
 }

@@ -1,11 +1,14 @@
 /*
  * report.h: the writers that render results (DESIGN.md: reports only
- * render results): JSON (json.c), JUnit XML (junit.c), Markdown
- * (markdown.c), GitHub Actions' step summary and annotations (github.c),
- * the human summary (summary.c).  Every report is rendered to memory
- * first, then each is written to a temporary file beside the target and
- * renamed (reports.c), so a crash or a full disk never leaves a half
- * report.  Untrusted text passes through text.c on the way.
+ * render results): JSON (json.c, the fleet's object in fleet_json.c),
+ * JUnit XML (junit.c), Markdown (markdown.c), Prometheus (prom.c),
+ * GitHub Actions' step summary and annotations (github.c), the human
+ * summary (summary.c).  The four a file is asked for are rows of one
+ * table, ep_report_writers, that reports.c loops over.  Every report is
+ * rendered to memory first, then each is written to a temporary file
+ * beside the target and renamed (reports.c), so a crash or a full disk
+ * never leaves a half report.  Untrusted text passes through text.c on
+ * the way.
  */
 #ifndef EP_REPORT_H
 #define EP_REPORT_H
@@ -30,8 +33,18 @@
 /* The human summary prints at most this many lines of each status. */
 #define EP_SUMMARY_LINES_MAX	100
 
+/* One area the current side could not look at, and why (its
+ * manifest's meta.unavailable.<area>); both borrowed. */
+struct ep_report_unavailable {
+	const char *area;
+	const char *why;
+};
+
 /* What the results were of: a check against a golden from a store, or a
- * diff of two manifests. */
+ * diff of two manifests.  Writers render this and the results, and read
+ * nothing else: no manifest, no environment, no clock, not the machine's
+ * name.  What they need of those, ep_reports_finish fills in once, before
+ * any of them runs (the fields under "filled by ep_reports_finish"). */
 struct ep_report_ctx {
 	const char *command;		/* "check", "diff", "fleet", "probe" */
 	const char *golden_name;	/* a file, or STORE#REF:PROFILE; NULL
@@ -41,8 +54,10 @@ struct ep_report_ctx {
 	const char *golden_commit;
 	const char *golden_profile;
 	const char *current_name;	/* "this machine" or a file or spec */
-	const struct ep_manifest *current;	/* for meta.unavailable; may
-						   be NULL */
+	const struct ep_manifest *current;	/* ep_reports_finish reads
+						   its meta.unavailable into
+						   unavailable; no writer
+						   reads it; may be NULL */
 	time_t generated;
 	int exit_status;
 	size_t omitted[EP_NSTATUS];	/* results not listed
@@ -56,7 +71,46 @@ struct ep_report_ctx {
 				   -): the summary goes to standard error */
 	int own_summary;	/* the command prints its own summary
 				   (probe): ep_reports_finish prints none */
+	/* Filled by ep_reports_finish: */
+	char host[256];		/* this machine's name; "unknown" when it
+				   has none */
+	const struct ep_report_unavailable *unavailable;	/* the areas
+				   current could not look at, nunavailable of
+				   them; owned by ep_reports_finish */
+	size_t nunavailable;
+	time_t ended;		/* when the run ended (the Prometheus
+				   report's last run time) */
 };
+
+/* A report format (curl's struct Curl_ssl is the model: one descriptor
+ * per backend, and the code above them loops over the table): its name,
+ * the option that names its file and where struct ep_reportopt keeps
+ * that file, and how it is rendered.  reports.c checks, renders and
+ * writes every format by looping over ep_report_writers; adding a format
+ * is a row there and the writer's own file (with its render function's
+ * prototype below). */
+enum ep_report_format {
+	EP_REPORT_JSON,
+	EP_REPORT_JUNIT,
+	EP_REPORT_MARKDOWN,
+	EP_REPORT_PROM,
+	EP_REPORT_NFORMATS
+};
+
+struct ep_report_writer {
+	const char *name;	/* "json" */
+	const char *option;	/* "--json" */
+	size_t path_offset;	/* offsetof(struct ep_reportopt, the
+				   format's path) */
+	/* The whole report as text in *out (owned by the caller; NULL on
+	 * failure, when err says why, EP_E_IO). */
+	int (*render)(char **out, const struct ep_report_ctx *ctx,
+	    const struct ep_results *rs, struct ep_err *err);
+};
+
+/* Indexed by enum ep_report_format, in the order reports are checked,
+ * rendered and written. */
+extern const struct ep_report_writer ep_report_writers[EP_REPORT_NFORMATS];
 
 /* The JSON report (manifests/report.schema.json) as text; *out is owned
  * by the caller. */
@@ -70,7 +124,7 @@ int ep_report_json_write(const char *path, const struct ep_report_ctx *ctx,
 /* s (NULL: JSON null) as a JSON string, invalid UTF-8 replaced; new. */
 json_t *ep_report_str(const char *s);
 
-/* The "fleet" object of the fleet's JSON report (fleet.c): the node
+/* The "fleet" object of the fleet's JSON report (fleet_json.c): the node
  * counts, every node with its verdict, every split with its value groups
  * and likely causes.  A new reference. */
 json_t *ep_report_fleet_json(const struct ep_fleet_view *v);
@@ -78,11 +132,11 @@ json_t *ep_report_fleet_json(const struct ep_fleet_view *v);
 /* Prometheus text exposition (prom.c) for node_exporter's textfile
  * collector: counts per status, a drift gauge for the profile (and per
  * node for the fleet), odd facts per node, nodes missing, the run's end
- * time as a gauge value (the collector refuses sample timestamps); HELP
- * and TYPE once per metric, no series twice, label values escaped.  A
- * new string. */
-char *ep_report_prom(const struct ep_report_ctx *ctx,
-    const struct ep_results *rs);
+ * (ctx->ended) as a gauge value (the collector refuses sample
+ * timestamps); HELP and TYPE once per metric, no series twice, label
+ * values escaped.  *out is a new string; never fails. */
+int ep_report_prom(char **out, const struct ep_report_ctx *ctx,
+    const struct ep_results *rs, struct ep_err *err);
 
 /* The human summary for standard output (summary.c): the verdict, then
  * unless brief what failed, what was waived and what was skipped, then the
@@ -105,6 +159,11 @@ int ep_report_junit(char **out, const struct ep_report_ctx *ctx,
  * always shown.  A new string. */
 char *ep_report_markdown(const struct ep_report_ctx *ctx,
     const struct ep_results *rs, size_t max_rows, size_t max_bytes);
+
+/* The Markdown report unbounded, for --markdown (ep_report_writers);
+ * *out is a new string; never fails. */
+int ep_report_markdown_render(char **out, const struct ep_report_ctx *ctx,
+    const struct ep_results *rs, struct ep_err *err);
 
 /* GitHub Actions workflow commands (::error, ::notice) for the failures,
  * errors and waivers in rs, at most a screenful, on f (standard error:
@@ -199,7 +258,8 @@ int ep_reports_clash(struct ep_err *err, const char *path, const char *what1,
  * goes to standard error. */
 int ep_reports_to_stdout(const struct ep_reportopt *o);
 
-/* Render every report asked for to memory, check the paths
+/* Render every report asked for (ctx as ep_reports_finish fills it) to
+ * memory, check the paths
  * (ep_reports_check), then write each under outfile.h's rule, then
  * append the Markdown to $GITHUB_STEP_SUMMARY when that is set.  Stops at
  * the first that fails (err names its path); reports written before it
@@ -208,7 +268,9 @@ int ep_reports_write(const struct ep_reportopt *o,
     const struct ep_report_ctx *ctx, const struct ep_results *rs,
     struct ep_err *err);
 
-/* What check, diff, fleet and probe do last: sort rs, set ctx->exit_status from it,
+/* What check, diff, fleet and probe do last: fill what the writers are
+ * given (ctx->host, ctx->unavailable from ctx->current, ctx->ended,
+ * ctx->elapsed), sort rs, set ctx->exit_status from it,
  * keep at most EP_REPORT_RESULTS_MAX results (ep_results_truncate; the
  * cut is counted in ctx->omitted and shown as a "report.omitted" skip),
  * write every report asked for, print GitHub annotations on standard
@@ -216,7 +278,8 @@ int ep_reports_write(const struct ep_reportopt *o,
  * (standard error when a report goes to standard output, or
  * ctx->stdout_taken says another output did).
  * Returns the exit status, or -1 with err when a report cannot be written
- * (then nothing is printed). */
+ * (then nothing is printed).  ctx->unavailable is freed and NULL again
+ * when it returns. */
 int ep_reports_finish(struct ep_report_ctx *ctx, struct ep_results *rs,
     const struct ep_reportopt *o, int brief, struct ep_err *err);
 

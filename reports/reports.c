@@ -1,14 +1,19 @@
 /*
- * reports.c: the report options, and writing every report asked for.
- * All of them are rendered to memory first, so a writer that fails leaves
- * nothing behind, then each is written under outfile.h's rule (a
- * temporary file renamed into place; never through a link, never over a
- * device): a crash or a full disk never leaves a half report.
+ * reports.c: the report options, the table of report writers, and
+ * writing every report asked for.  What the writers are given besides the
+ * results (the host's name, what could not be looked at, when the run
+ * ended) is read here once, before any of them runs: a writer only
+ * renders.  All reports are rendered to memory first, so a writer that
+ * fails leaves nothing behind, then each is written under outfile.h's
+ * rule (a temporary file renamed into place; never through a link, never
+ * over a device): a crash or a full disk never leaves a half report.
  */
 #include <sys/stat.h>
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "outfile.h"
 #include "report.h"
@@ -48,10 +53,26 @@ ep_report_opt(struct ep_reportopt *o, int c, const char *arg)
 	return 0;
 }
 
-struct out {
-	const char *path;	/* as given */
-	char *text;
+const struct ep_report_writer ep_report_writers[EP_REPORT_NFORMATS] = {
+	[EP_REPORT_JSON] = { "json", "--json",
+	    offsetof(struct ep_reportopt, json), ep_report_json },
+	[EP_REPORT_JUNIT] = { "junit", "--junit",
+	    offsetof(struct ep_reportopt, junit), ep_report_junit },
+	[EP_REPORT_MARKDOWN] = { "markdown", "--markdown",
+	    offsetof(struct ep_reportopt, markdown),
+	    ep_report_markdown_render },
+	[EP_REPORT_PROM] = { "prom", "--prom",
+	    offsetof(struct ep_reportopt, prom), ep_report_prom },
 };
+
+/* The file o names for writer f, or NULL when that report is not asked
+ * for. */
+static const char *
+path_of(const struct ep_reportopt *o, int f)
+{
+	return *(const char *const *)(const void *)((const char *)o +
+	    ep_report_writers[f].path_offset);
+}
 
 int
 ep_reports_clash(struct ep_err *err, const char *path, const char *what1,
@@ -70,31 +91,19 @@ ep_reports_clash(struct ep_err *err, const char *path, const char *what1,
 int
 ep_reports_check(const struct ep_reportopt *o, struct ep_err *err)
 {
-	const char *v[4], *w[4];
-	size_t n = 0;
+	for (int i = 0; i < EP_REPORT_NFORMATS; i++) {
+		const char *p = path_of(o, i);
 
-	if (o->json != NULL) {
-		w[n] = "--json";
-		v[n++] = o->json;
-	}
-	if (o->junit != NULL) {
-		w[n] = "--junit";
-		v[n++] = o->junit;
-	}
-	if (o->markdown != NULL) {
-		w[n] = "--markdown";
-		v[n++] = o->markdown;
-	}
-	if (o->prom != NULL) {
-		w[n] = "--prom";
-		v[n++] = o->prom;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (ep_out_check(v[i], EP_OUT_STDOUT, err) < 0)
+		if (p == NULL)
+			continue;
+		if (ep_out_check(p, EP_OUT_STDOUT, err) < 0)
 			return -1;
-		for (size_t k = 0; k < i; k++)
-			if (ep_out_same(v[k], v[i], EP_OUT_STDOUT))
-				return ep_reports_clash(err, v[i], w[k], w[i]);
+		for (int k = 0; k < i; k++)
+			if (path_of(o, k) != NULL &&
+			    ep_out_same(path_of(o, k), p, EP_OUT_STDOUT))
+				return ep_reports_clash(err, p,
+				    ep_report_writers[k].option,
+				    ep_report_writers[i].option);
 	}
 	return 0;
 }
@@ -102,11 +111,11 @@ ep_reports_check(const struct ep_reportopt *o, struct ep_err *err)
 int
 ep_reports_to_stdout(const struct ep_reportopt *o)
 {
-	return (o->json != NULL && ep_out_stream(o->json, EP_OUT_STDOUT)) ||
-	    (o->junit != NULL && ep_out_stream(o->junit, EP_OUT_STDOUT)) ||
-	    (o->markdown != NULL &&
-	    ep_out_stream(o->markdown, EP_OUT_STDOUT)) ||
-	    (o->prom != NULL && ep_out_stream(o->prom, EP_OUT_STDOUT));
+	for (int i = 0; i < EP_REPORT_NFORMATS; i++)
+		if (path_of(o, i) != NULL &&
+		    ep_out_stream(path_of(o, i), EP_OUT_STDOUT))
+			return 1;
+	return 0;
 }
 
 /* Bytes the step summary at path can still take (the blank lines
@@ -128,45 +137,30 @@ ep_reports_write(const struct ep_reportopt *o,
     const struct ep_report_ctx *ctx, const struct ep_results *rs,
     struct ep_err *err)
 {
-	struct out v[4] = { { 0 } };
+	char *text[EP_REPORT_NFORMATS] = { 0 };
 	const char *summary = getenv("GITHUB_STEP_SUMMARY");
 	char *md = NULL;
-	size_t n = 0;
 	int rc = -1;
 
-	if (o->json != NULL) {
-		v[n].path = o->json;
-		if (ep_report_json(&v[n++].text, ctx, rs, err) < 0)
+	for (int i = 0; i < EP_REPORT_NFORMATS; i++)
+		if (path_of(o, i) != NULL &&
+		    ep_report_writers[i].render(&text[i], ctx, rs, err) < 0)
 			goto done;
-	}
-	if (o->junit != NULL) {
-		v[n].path = o->junit;
-		if (ep_report_junit(&v[n++].text, ctx, rs, err) < 0)
-			goto done;
-	}
-	if (o->markdown != NULL) {
-		v[n].path = o->markdown;
-		v[n++].text = ep_report_markdown(ctx, rs, 0, 0);
-	}
-	if (o->prom != NULL) {
-		v[n].path = o->prom;
-		v[n++].text = ep_report_prom(ctx, rs);
-	}
 	if (summary != NULL && *summary != '\0')
 		md = ep_report_markdown(ctx, rs, STEP_SUMMARY_ROWS,
 		    summary_room(summary));
 	if (ep_reports_check(o, err) < 0)
 		goto done;
-	for (size_t i = 0; i < n; i++)
-		if (ep_out_write(v[i].path, v[i].text, strlen(v[i].text),
-		    EP_OUT_STDOUT, err) < 0)
+	for (int i = 0; i < EP_REPORT_NFORMATS; i++)
+		if (text[i] != NULL && ep_out_write(path_of(o, i), text[i],
+		    strlen(text[i]), EP_OUT_STDOUT, err) < 0)
 			goto done;
 	if (md != NULL && ep_report_append(summary, md, err) < 0)
 		goto done;
 	rc = 0;
 done:
-	for (size_t i = 0; i < n; i++)
-		free(v[i].text);
+	for (int i = 0; i < EP_REPORT_NFORMATS; i++)
+		free(text[i]);
 	free(md);
 	return rc;
 }
@@ -197,18 +191,52 @@ report_cap(struct ep_report_ctx *ctx, struct ep_results *rs)
 	ep_results_sort(rs);
 }
 
+/* What the writers are given besides the results, read once.  (The host
+ * name's fallback is util's to own; until it does, it is read here.) */
+static void
+prepare(struct ep_report_ctx *ctx)
+{
+	struct ep_report_unavailable *u = NULL;
+	json_t *obj = NULL, *why;
+	const char *area;
+	size_t n = 0;
+
+	memset(ctx->host, 0, sizeof ctx->host);
+	if (gethostname(ctx->host, sizeof ctx->host - 1) < 0)
+		strcpy(ctx->host, "unknown");
+	if (ctx->current != NULL)
+		obj = json_object_get(ctx->current->meta, "unavailable");
+	if (json_is_object(obj)) {
+		u = xcalloc(json_object_size(obj) + 1, sizeof *u);
+		json_object_foreach(obj, area, why)
+			if (json_is_string(why)) {
+				u[n].area = area;
+				u[n++].why = json_string_value(why);
+			}
+	}
+	ctx->unavailable = u;
+	ctx->nunavailable = n;
+	if (ctx->elapsed == 0)
+		ctx->elapsed = (double)(ep_now_ns() - started_ns) / 1e9;
+	ctx->ended = time(NULL);
+}
+
 int
 ep_reports_finish(struct ep_report_ctx *ctx, struct ep_results *rs,
     const struct ep_reportopt *o, int brief, struct ep_err *err)
 {
 	const char *gha = getenv("GITHUB_ACTIONS");
+	int rc;
 
 	ep_results_sort(rs);
 	ctx->exit_status = ep_results_exit(rs);
 	report_cap(ctx, rs);
-	if (ctx->elapsed == 0)
-		ctx->elapsed = (double)(ep_now_ns() - started_ns) / 1e9;
-	if (ep_reports_write(o, ctx, rs, err) < 0)
+	prepare(ctx);
+	rc = ep_reports_write(o, ctx, rs, err);
+	free((void *)ctx->unavailable);
+	ctx->unavailable = NULL;
+	ctx->nunavailable = 0;
+	if (rc < 0)
 		return -1;
 	if (gha != NULL && strcmp(gha, "true") == 0)
 		ep_report_annotations(stderr, rs);

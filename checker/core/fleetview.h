@@ -40,6 +40,28 @@ enum ep_node_state {
 	EP_NODE_MISSING,	/* expected, but no manifest names it */
 };
 
+/* A node's verdict, as the reports group nodes: missing, unreadable,
+ * drifted (its own results, or an odd fact), else parity. */
+enum ep_node_verdict {
+	EP_VERDICT_PARITY,
+	EP_VERDICT_DRIFT,
+	EP_VERDICT_UNREADABLE,
+	EP_VERDICT_MISSING,
+	EP_NVERDICTS
+};
+
+struct ep_fleet_node;
+
+/* n's verdict (enum ep_node_verdict). */
+int ep_fleet_node_verdict(const struct ep_fleet_node *n);
+
+/* "parity", "drift", "unreadable", "missing"; a static string. */
+const char *ep_fleet_verdict_name(int verdict);
+
+/* A node's state (enum ep_node_state) as the reports name it:
+ * "reported", "unreadable", "missing"; a static string. */
+const char *ep_fleet_state_name(int state);
+
 struct ep_fleet_node {
 	char *name;
 	char *file;		/* NULL when missing */
@@ -70,7 +92,24 @@ enum ep_split_kind {
 				   determinism domain */
 	EP_SPLIT_DOMAIN,	/* nodes in different determinism domains:
 				   said, never failed */
+	EP_NSPLIT_KINDS
 };
+
+/* What each kind of split is called, named here once: the rule its
+ * results carry (the fleet's fleet.odd.<key> result, and each odd node's
+ * of an EP_SPLIT_ODD or _PROBE): "fleet:majority", "fleet:tie",
+ * "fleet:probe", "fleet:domain"; its name in the JSON report ("odd",
+ * "tie", "probe", "domain"); its word in the Markdown matrix ("odd", "tie",
+ * "probe", "domains").  A kind out of range is named as EP_SPLIT_ODD.
+ * Static strings. */
+const char *ep_fleet_split_rule(int kind);
+const char *ep_fleet_split_name(int kind);
+const char *ep_fleet_split_label(int kind);
+
+/* The kind of split whose rule a result carries (ep_fleet_split_rule), or
+ * -1 for any other rule (NULL, "exact", "fleet:bound", "fleet:expect"): a
+ * result the fleet's matrix shows already. */
+int ep_fleet_split_kind(const char *rule);
 
 /* A fact whose value is not the same on every node reported. */
 struct ep_fleet_split {

@@ -247,8 +247,7 @@ odd_results(struct fl_odd *c, struct fl_judged *j, int status, size_t *nodd)
 			r.status = status;
 			r.expected = (char *)val(f, j->g[0].vid);
 			r.actual = (char *)val(f, j->g[i].vid);
-			r.rule = j->kind == EP_SPLIT_PROBE ? "fleet:probe" :
-			    "fleet:majority";
+			r.rule = (char *)ep_fleet_split_rule(j->kind);
 			r.message = xasprintf("%s: %s here, %s on the fleet's "
 			    "majority (%zu of %zu nodes%s%s)", key, b, a,
 			    j->g[0].count, j->n, j->domain ? " in domain " : "",
@@ -378,9 +377,7 @@ fleet_result(struct fl_odd *c, struct fl_judged *j, int kind, int status,
 	    !(j->ng == j->n && j->n >= 3) ? EP_FAIL : EP_WARN) : status;
 	r.expected = kind == EP_SPLIT_TIE || kind == EP_SPLIT_DOMAIN ? NULL :
 	    (char *)expected;
-	r.rule = kind == EP_SPLIT_DOMAIN ? "fleet:domain" :
-	    kind == EP_SPLIT_TIE ? "fleet:tie" :
-	    j->kind == EP_SPLIT_PROBE ? "fleet:probe" : "fleet:majority";
+	r.rule = (char *)ep_fleet_split_rule(kind);
 	r.message = msg;
 	ep_results_add(c->rs, &r);
 	if (kind == EP_SPLIT_TIE)

@@ -3,7 +3,8 @@
  * manifests written to a scratch directory (fleetfixture.h; the fast
  * manifest reader is test_fleet_parse.c's, the nodes themselves
  * test_fleet_nodes.c's): odd node out, ties, per-host identities, absent
- * facts and the rules' "missing", ignore and version rules.
+ * facts and the rules' "missing", ignore and version rules; and the
+ * names fleetview.h gives each kind of split and each node's verdict.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -125,6 +126,7 @@ test_tie(void **state)
 	r = must_find(fl, "fleet.odd.python.pkg.numpy", NULL);
 	assert_int_equal(r->status, EP_FAIL);
 	assert_string_equal(r->rule, "fleet:tie");
+	assert_int_equal(ep_fleet_split_kind(r->rule), s->kind);
 	assert_null(r->expected);
 	assert_string_equal(r->message, "python.pkg.numpy: no majority "
 	    "among 4 nodes: '1.26.4' on n[1-2] (2); '2.0.0' on n[3-4] (2)");
@@ -345,6 +347,44 @@ test_version_rule(void **state)
 	assert_int_equal(ep_results_exit(&fl->rs), EP_EXIT_OK);
 }
 
+/* Each kind of split's rule leads back to the kind, and no other rule
+ * does; a node's verdict follows its state, its exit and its odd facts. */
+static void
+test_names(void **state)
+{
+	struct ep_fleet_node n = { 0 };
+
+	(void)state;
+	for (int k = 0; k < EP_NSPLIT_KINDS; k++) {
+		assert_int_equal(ep_fleet_split_kind(ep_fleet_split_rule(k)),
+		    k);
+		assert_non_null(ep_fleet_split_name(k));
+		assert_non_null(ep_fleet_split_label(k));
+	}
+	assert_string_equal(ep_fleet_split_rule(EP_SPLIT_ODD),
+	    "fleet:majority");
+	assert_string_equal(ep_fleet_split_name(EP_SPLIT_DOMAIN), "domain");
+	assert_string_equal(ep_fleet_split_label(EP_SPLIT_DOMAIN), "domains");
+	assert_int_equal(ep_fleet_split_kind(NULL), -1);
+	assert_int_equal(ep_fleet_split_kind("exact"), -1);
+	assert_int_equal(ep_fleet_split_kind("fleet:bound"), -1);
+	assert_int_equal(ep_fleet_split_kind("fleet:expect"), -1);
+	assert_int_equal(ep_fleet_node_verdict(&n), EP_VERDICT_PARITY);
+	n.odd = 1;
+	assert_int_equal(ep_fleet_node_verdict(&n), EP_VERDICT_DRIFT);
+	n.odd = 0;
+	n.exit_status = 1;
+	assert_int_equal(ep_fleet_node_verdict(&n), EP_VERDICT_DRIFT);
+	n.state = EP_NODE_ERROR;
+	assert_int_equal(ep_fleet_node_verdict(&n), EP_VERDICT_UNREADABLE);
+	n.state = EP_NODE_MISSING;
+	assert_int_equal(ep_fleet_node_verdict(&n), EP_VERDICT_MISSING);
+	assert_string_equal(ep_fleet_verdict_name(EP_VERDICT_MISSING),
+	    "missing");
+	assert_string_equal(ep_fleet_state_name(EP_NODE_ERROR), "unreadable");
+	assert_string_equal(ep_fleet_state_name(EP_NODE_OK), "reported");
+}
+
 int
 main(void)
 {
@@ -363,6 +403,7 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_version_rule, setup,
 		    teardown),
+		cmocka_unit_test(test_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,6 @@
 /* test_report.c: the JSON report and the human summary render results,
- * whatever bytes the facts held. */
+ * whatever bytes the facts held; every writer of the table renders what
+ * its context gives it, and reads nothing else. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -137,6 +138,77 @@ test_write_unwritable(void **state)
 	assert_non_null(strstr(err.msg, "/nonexistent/dir/r.json"));
 }
 
+/* Every format is in the table, named as its option is. */
+static void
+test_writer_table(void **state)
+{
+	(void)state;
+	for (int i = 0; i < EP_REPORT_NFORMATS; i++) {
+		const struct ep_report_writer *w = &ep_report_writers[i];
+		char *opt;
+
+		assert_non_null(w->name);
+		assert_non_null(w->render);
+		opt = xasprintf("--%s", w->name);
+		assert_string_equal(w->option, opt);
+		free(opt);
+	}
+	assert_string_equal(ep_report_writers[EP_REPORT_JSON].name, "json");
+	assert_string_equal(ep_report_writers[EP_REPORT_PROM].name, "prom");
+}
+
+/* The host's name, what could not be looked at and when the run ended
+ * are what the context says: never the manifest's meta, the machine's
+ * name or the clock. */
+static void
+test_writers_render_given(void **state)
+{
+	static const struct ep_report_unavailable given[] = {
+		{ "gpu", "given: no GPU" },
+	};
+	struct ep_results rs = { 0 };
+	struct ep_report_ctx ctx = { 0 };
+	struct ep_manifest *m = ep_manifest_new();
+	char *out[EP_REPORT_NFORMATS];
+
+	(void)state;
+	fill(&rs);
+	ep_manifest_unavailable(m, "gpu", "from the manifest");
+	ep_manifest_unavailable(m, "python", "from the manifest");
+	ctx.command = "check";
+	ctx.current_name = "this machine";
+	ctx.current = m;
+	ctx.generated = 1795000000;
+	ctx.ended = 1234567890;
+	strcpy(ctx.host, "given-host");
+	ctx.unavailable = given;
+	ctx.nunavailable = 1;
+	ctx.exit_status = ep_results_exit(&rs);
+	for (int i = 0; i < EP_REPORT_NFORMATS; i++) {
+		assert_int_equal(ep_report_writers[i].render(&out[i], &ctx, &rs,
+		    NULL), 0);
+		assert_non_null(out[i]);
+		assert_null(strstr(out[i], "from the manifest"));
+	}
+	assert_non_null(strstr(out[EP_REPORT_JSON],
+	    "\"host\": \"given-host\""));
+	assert_non_null(strstr(out[EP_REPORT_JSON], "\"unavailable\": {\n"
+	    "    \"gpu\": \"given: no GPU\"\n  }"));
+	assert_non_null(strstr(out[EP_REPORT_JUNIT],
+	    "hostname=\"given-host\""));
+	assert_non_null(strstr(out[EP_REPORT_JUNIT], "<property "
+	    "name=\"unavailable\" value=\"given: no GPU\"/>"));
+	assert_non_null(strstr(out[EP_REPORT_PROM],
+	    "envparity_last_run_timestamp_seconds{command=\"check\","
+	    "profile=\"none\"} 1234567890\n"));
+	assert_non_null(strstr(out[EP_REPORT_MARKDOWN],
+	    "## envparity check: DRIFT"));
+	for (int i = 0; i < EP_REPORT_NFORMATS; i++)
+		free(out[i]);
+	ep_manifest_free(m);
+	ep_results_clear(&rs);
+}
+
 int
 main(void)
 {
@@ -144,6 +216,8 @@ main(void)
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_write_unwritable),
+		cmocka_unit_test(test_writer_table),
+		cmocka_unit_test(test_writers_render_given),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
