@@ -33,8 +33,8 @@ ep_imgopt_clear(struct ep_imgopt *o)
 	ep_strv_clear(&o->auth_realms);
 }
 
-static int
-platform_valid(const char *s)
+int
+ep_image_platform_valid(const char *s)
 {
 	size_t parts = 1;
 
@@ -61,7 +61,7 @@ ep_image_opt(struct ep_imgopt *o, int c, const char *arg, struct ep_err *err)
 
 	switch (c) {
 	case EP_OPT_PLATFORM:
-		if (!platform_valid(arg))
+		if (!ep_image_platform_valid(arg))
 			return ep_err_set(err, EP_E_INPUT, "--platform %s: "
 			    "expected OS/ARCH or OS/ARCH/VARIANT in lowercase",
 			    arg);

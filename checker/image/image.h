@@ -63,6 +63,10 @@ enum {
 int ep_image_opt(struct ep_imgopt *o, int c, const char *arg,
     struct ep_err *err);
 
+/* 1 when s is a platform a --platform may name: OS/ARCH or
+ * OS/ARCH/VARIANT, each part [a-z0-9_.-]+; else 0. */
+int ep_image_platform_valid(const char *s);
+
 /* Parse s and append it to refs[0..*n) (room for one more is the
  * caller's), unless a reference with the same canonical name is there
  * already: the same image named twice is resolved once.  -1 with err
