@@ -28,26 +28,6 @@ mark_start(void)
 	started_ns = ep_now_ns();
 }
 
-int
-ep_report_opt(struct ep_reportopt *o, int c, const char *arg)
-{
-	switch (c) {
-	case EP_OPT_JSON:
-		o->json = arg;
-		return 1;
-	case EP_OPT_JUNIT:
-		o->junit = arg;
-		return 1;
-	case EP_OPT_MARKDOWN:
-		o->markdown = arg;
-		return 1;
-	case EP_OPT_PROM:
-		o->prom = arg;
-		return 1;
-	}
-	return 0;
-}
-
 struct out {
 	const char *path;	/* as given */
 	char *text;
