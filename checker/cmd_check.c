@@ -3,10 +3,10 @@
  * the profile's golden manifest under its policy, run the checks that need
  * no golden, write the reports asked for, print a short summary.
  *
- * Order matters for what a user sees on bad input (resolve.h's steps, in
- * this order): where the signing key
- * comes from (not the key: attestopt.h), then the output paths (none may
- * be the key's file) are checked, the store is read and the policy parsed
+ * Order matters for what a user sees on bad input (resolve.h's steps
+ * keep it): where the signing key comes from (not the key:
+ * attestopt.h), then the output paths (none may be the key's file) are
+ * checked, the store is read and the policy parsed
  * before anything is captured, so a malformed policy or a key others can
  * read stops the run at once (exit 2) and an unreachable store costs no
  * work (exit 3).  The store's token is wiped once the golden is read.
