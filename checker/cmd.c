@@ -1,6 +1,6 @@
 /*
- * cmd.c: the messages every subcommand shares (the table of them is
- * main.c's, above them all).
+ * cmd.c: the messages every subcommand shares (their table is
+ * cmdtable.c's, above them all).
  */
 #include "cmd.h"
 #include "clean.h"
@@ -27,15 +27,6 @@ ep_cmd_usage_error(const struct ep_cmd *self, const char *fmt, ...)
 	ep_say(stderr, "Try 'envparity %s --help'.", self->name);
 	free(m);
 	return EP_EXIT_USAGE;
-}
-
-int
-ep_cmd_operands(const struct ep_cmd *self, int argc, char **argv, int max)
-{
-	if (argc - optind <= max)
-		return 0;
-	return ep_cmd_usage_error(self, "unexpected argument '%s'",
-	    argv[optind + max]);
 }
 
 int

@@ -1,21 +1,32 @@
 /*
- * cmd.h: the subcommands (main.c holds their table, after tmux's
- * cmd_table[]) and what they share (cmd.c).  Each
- * cmd_<verb>.c exports one struct ep_cmd; its exec parses the options
- * after the verb, orchestrates the modules, prints, and returns the exit
- * code (enum ep_exit).
+ * cmd.h: the subcommands (cmdtable.c holds their table, after tmux's
+ * cmd_table[]) and what they share (cmd.c).  Each cmd_<verb>.c exports
+ * one struct ep_cmd declaring its options (opt.h); its exec has them
+ * parsed (ep_opt_parse), orchestrates the modules, prints, and returns
+ * the exit code (enum ep_exit).
  */
 #ifndef EP_CMD_H
 #define EP_CMD_H
 
+#include "opt.h"
 #include "util.h"
 
 struct ep_cmd {
 	const char *name;
 	const char *summary;	/* one line, for `envparity --help` */
-	const char *usage;	/* the whole --help text */
+	const char *usage;	/* --help's head: the synopsis and what the
+				   command does, up to the options */
+	const struct ep_opt *opts;	/* its options and groups, in the
+				   order --help shows them (opt.h) */
+	const char *footer;	/* --help's tail, after a blank line */
+	int in_order;		/* options stop at the first operand */
+	int max_operands;	/* -1: any number */
 	int (*exec)(const struct ep_cmd *self, int argc, char **argv);
 };
+
+/* Every command, in the order `envparity --help` lists them; NULL
+ * ends it. */
+extern const struct ep_cmd *const ep_cmd_table[];
 
 extern const struct ep_cmd ep_cmd_attest;
 extern const struct ep_cmd ep_cmd_capture;
@@ -37,11 +48,6 @@ extern const struct ep_cmd ep_cmd_version;
  * EP_EXIT_USAGE. */
 int ep_cmd_usage_error(const struct ep_cmd *self, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-
-/* After getopt: at most max operands (argv[optind...]) are allowed;
- * 0, or a usage error naming the first one too many (EP_EXIT_USAGE). */
-int ep_cmd_operands(const struct ep_cmd *self, int argc, char **argv,
-    int max);
 
 /* -m MESSAGE: 0 when NULL or not blank, else the usage error "the message
  * is empty" (EP_EXIT_USAGE). */

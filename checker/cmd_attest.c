@@ -10,7 +10,6 @@
  * (what `check --attest` signs in one step), and is wiped.  A CI job
  * gives the key to this step only.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 #include "clean.h"
 #include "cmd.h"
 #include "dsse.h"
+#include "opt.h"
 #include "outfile.h"
 
 static int cmd_attest_exec(const struct ep_cmd *, int, char **);
@@ -28,6 +28,23 @@ static int cmd_attest_exec(const struct ep_cmd *, int, char **);
 /* A statement is at most this large: its envelope, in base64, must still
  * be one verify reads (dsse.h). */
 #define STATEMENT_MAX	(EP_DSSE_MAX / 2)
+
+/* What the command line says. */
+struct attest_opts {
+	struct ep_attestopt aopt;
+	const char *output;
+};
+
+#define AO struct attest_opts
+static const struct ep_opt attest_opts[] = {
+	EP_OPT_STR("output", 'o', "FILE", AO, output,
+	    "write the envelope there, atomically (default:\n"
+	    "standard output); never the key's file"),
+	EP_OPT_GROUP(ep_og_signkey, AO, aopt, NULL),
+	EP_OPT_HELP,
+	EP_OPT_END,
+};
+#undef AO
 
 const struct ep_cmd ep_cmd_attest = {
 	.name = "attest",
@@ -43,16 +60,14 @@ const struct ep_cmd ep_cmd_attest = {
 "standard input) must be envparity's statement, every field `verify`\n"
 "reads; its bytes are signed as they were written (the newline after\n"
 "them aside).\n"
-"\n"
-"  -o, --output FILE    write the envelope there, atomically (default:\n"
-"                       standard output); never the key's file\n"
-EP_SIGNKEY_HELP
-"  -h, --help           show this help\n"
-"\n"
+"\n",
+	.opts = attest_opts,
+	.footer =
 "Check the envelope with `envparity verify`.\n"
 "\n"
 "Exit codes: 0 signed, 2 usage, a statement that is not one or a key that\n"
 "cannot sign, 3 the statement cannot be read or the envelope written.\n",
+	.max_operands = -1,
 	.exec = cmd_attest_exec,
 };
 
@@ -84,72 +99,58 @@ read_statement(char **text, size_t *len, const char *path, struct ep_err *err)
 	return 0;
 }
 
+/* STATEMENT and one key, not both from standard input: 0, or the usage
+ * error's exit code, printed. */
+static int
+attest_usage(const struct ep_cmd *self, const struct ep_attestopt *aopt,
+    const struct ep_cmd_args *args)
+{
+	const char *path;
+
+	if (args->n == 0)
+		return ep_cmd_usage_error(self, "name the statement to sign "
+		    "(the file check --statement or fleet --statement wrote)");
+	if (args->n > 1)
+		return ep_cmd_usage_error(self, "unexpected argument '%s'",
+		    args->v[1]);
+	path = args->v[0];
+	if (aopt->key_path == NULL && aopt->key_fd == NULL)
+		return ep_cmd_usage_error(self, "sign with --sign-key KEY.pem, "
+		    "--sign-key - or --sign-key-fd N (the Ed25519 private "
+		    "key)");
+	if (aopt->key_path != NULL && aopt->key_fd != NULL)
+		return ep_cmd_usage_error(self, "%s",
+		    ep_attestopt_unpaired(aopt));
+	if (strcmp(path, "-") == 0 && ((aopt->key_path != NULL &&
+	    strcmp(aopt->key_path, "-") == 0) || (aopt->key_fd != NULL &&
+	    strcmp(aopt->key_fd, "0") == 0)))
+		return ep_cmd_usage_error(self, "the statement and the key "
+		    "cannot both come from standard input");
+	return 0;
+}
+
 static int
 cmd_attest_exec(const struct ep_cmd *self, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		EP_SIGNKEY_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	struct ep_attestopt aopt = { 0 };
+	struct attest_opts o = { .output = "-" };
+	struct ep_attestopt *aopt = &o.aopt;
+	struct ep_cmd_args args;
 	struct ep_attestation *a = NULL;
 	struct ep_err err = { 0 };
-	const char *output = "-", *path;
+	const char *path;
 	char *text = NULL;
 	size_t len = 0;
-	int c, rc = EP_EXIT_NORUN;
+	int rc;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
-		if (ep_attest_opt(&aopt, c, optarg))
-			continue;
-		switch (c) {
-		case 'o':
-			output = optarg;
-			break;
-		case 'h':
-			fputs(self->usage, stdout);
-			rc = EP_EXIT_OK;
-			goto done;
-		default:
-			rc = ep_cmd_bad_option(self, c, longopts, argv);
-			goto done;
-		}
-	}
-	if (optind >= argc) {
-		rc = ep_cmd_usage_error(self, "name the statement to sign (the "
-		    "file check --statement or fleet --statement wrote)");
+	if (ep_opt_parse(&args, &rc, self, &o, argc, argv) < 0)
 		goto done;
-	}
-	if ((rc = ep_cmd_operands(self, argc, argv, 1)) != 0)
+	if ((rc = attest_usage(self, aopt, &args)) != 0)
 		goto done;
-	rc = EP_EXIT_NORUN;
-	path = argv[optind];
-	if (aopt.key_path == NULL && aopt.key_fd == NULL) {
-		rc = ep_cmd_usage_error(self, "sign with --sign-key KEY.pem, "
-		    "--sign-key - or --sign-key-fd N (the Ed25519 private "
-		    "key)");
-		goto done;
-	}
-	if (aopt.key_path != NULL && aopt.key_fd != NULL) {
-		rc = ep_cmd_usage_error(self, "%s",
-		    ep_attestopt_unpaired(&aopt));
-		goto done;
-	}
-	if (strcmp(path, "-") == 0 && ((aopt.key_path != NULL &&
-	    strcmp(aopt.key_path, "-") == 0) || (aopt.key_fd != NULL &&
-	    strcmp(aopt.key_fd, "0") == 0))) {
-		rc = ep_cmd_usage_error(self, "the statement and the key cannot "
-		    "both come from standard input");
-		goto done;
-	}
+	path = args.v[0];
 	/* Where the key comes from, then the envelope's path (never the
 	 * key's file), before anything is read. */
-	if (ep_attestopt_key_check(&aopt, &err) < 0 ||
-	    ep_out_check(output, EP_OUT_STDOUT, &err) < 0) {
+	if (ep_attestopt_key_check(aopt, &err) < 0 ||
+	    ep_out_check(o.output, EP_OUT_STDOUT, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
@@ -162,20 +163,20 @@ cmd_attest_exec(const struct ep_cmd *self, int argc, char **argv)
 		rc = EP_EXIT_USAGE;
 		goto done;
 	}
-	if (ep_attestopt_sign_text(&aopt, text, len, &err) < 0 ||
-	    ep_out_write(output, aopt.envelope, strlen(aopt.envelope),
+	if (ep_attestopt_sign_text(aopt, text, len, &err) < 0 ||
+	    ep_out_write(o.output, aopt->envelope, strlen(aopt->envelope),
 	    EP_OUT_STDOUT, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
-	if (ep_out_stream(output, EP_OUT_STDOUT) == 0)
+	if (ep_out_stream(o.output, EP_OUT_STDOUT) == 0)
 		ep_say(stdout, "envparity attest: %s: signed the %s of %s at "
-		    "%s (%s)", output, a->command, a->host, a->time_text,
+		    "%s (%s)", o.output, a->command, a->host, a->time_text,
 		    a->verdict);
 	rc = EP_EXIT_OK;
 done:
 	ep_attestation_free(a);
 	free(text);
-	ep_attestopt_clear(&aopt);
+	ep_attestopt_clear(aopt);
 	return rc;
 }

@@ -2,7 +2,6 @@
  * cmd_bless.c: `envparity bless [store options] [-m MESSAGE] [MANIFEST]`:
  * make a manifest (a file, or a fresh capture) the profile's golden one.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,15 +10,48 @@
 #include "clean.h"
 #include "capture.h"
 #include "cmd.h"
-#include "progress.h"
 #include "compare.h"
 #include "factdiff.h"
+#include "opt.h"
 #include "policy.h"
 #include "probeopt.h"
+#include "resolve.h"
 #include "store.h"
 #include "storeopt.h"
 
 static int cmd_bless_exec(const struct ep_cmd *, int, char **);
+
+/* What the command line says. */
+struct bless_opts {
+	struct ep_storeopt sopt;
+	struct ep_capture_opts copts;
+	struct ep_probeopt popt;
+	const char *message;
+	int quiet;
+	int dry_run;
+};
+
+#define BO struct bless_opts
+static const struct ep_opt bless_opts[] = {
+	EP_OPT_STR("message", 'm', "TEXT", BO, message,
+	    "the commit message (default: \"bless PROFILE from\n"
+	    "HOST\", HOST from the manifest)"),
+	EP_OPT_FLAG("quiet", 'q', BO, quiet,
+	    "do not repeat capture warnings on standard error"),
+	EP_OPT_FLAG("dry-run", 0, BO, dry_run,
+	    "commit nothing: print what the bless would change\n"
+	    "against the profile's golden, fact by fact (+\n"
+	    "added, - removed, ~ changed), or \"no change\"; the\n"
+	    "store is only read (exit 0 either way)"),
+	EP_OPT_GROUP_NOSTRUCT(ep_og_progress),
+	EP_OPT_HELP,
+	EP_OPT_GROUP(ep_og_store, BO, sopt, NULL),
+	EP_OPT_GROUP(ep_og_capture, BO, copts, NULL),
+	EP_OPT_GROUP(ep_og_image, BO, copts.img, NULL),
+	EP_OPT_GROUP(ep_og_probe, BO, popt, NULL),
+	EP_OPT_END,
+};
+#undef BO
 
 const struct ep_cmd ep_cmd_bless = {
 	.name = "bless",
@@ -37,25 +69,9 @@ const struct ep_cmd ep_cmd_bless = {
 "store with a work tree has its branch moved directly; its work tree and\n"
 "index are not touched, and a branch checked out there is refused (the\n"
 "next commit there would undo the bless).\n"
-"\n"
-"  -m, --message TEXT   the commit message (default: \"bless PROFILE from\n"
-"                       HOST\", HOST from the manifest)\n"
-"  -q, --quiet          do not repeat capture warnings on standard error\n"
-"  --dry-run            commit nothing: print what the bless would change\n"
-"                       against the profile's golden, fact by fact (+\n"
-"                       added, - removed, ~ changed), or \"no change\"; the\n"
-"                       store is only read (exit 0 either way)\n"
-EP_PROGRESS_HELP
-"  -h, --help           show this help\n"
-"\n"
-EP_STORE_HELP
-"\n"
-EP_CAPTURE_HELP
-"\n"
-EP_IMAGE_HELP
-"\n"
-EP_PROBE_HELP
-"\n"
+"\n",
+	.opts = bless_opts,
+	.footer =
 "The author is $ENVPARITY_AUTHOR (\"Name <email>\"), else the CI's user\n"
 "($GITHUB_ACTOR, $GITLAB_USER_NAME and $GITLAB_USER_EMAIL), else git\n"
 "config's user.name and user.email, else envparity <envparity@HOST>.\n"
@@ -68,10 +84,9 @@ EP_PROBE_HELP
 "store's 64 MiB limit, or a branch checked out in a work tree of the\n"
 "store (nothing is committed), 3 the store could not be read or written,\n"
 "or a race with a bless of the same profile.\n",
+	.max_operands = 1,
 	.exec = cmd_bless_exec,
 };
-
-enum { OPT_DRY_RUN = 0x540 };
 
 /* The profile's golden as the store holds it, read once for the two
  * uses below: the images a capture carries over, and --dry-run; and the
@@ -215,135 +230,144 @@ dry_run_bless(const struct ep_cmd *self, const struct bless_golden *g,
 	return rc;
 }
 
+/*
+ * The manifest to bless: MANIFEST, or a capture of this machine (with
+ * the golden's images carried over unless --image names others),
+ * validated before the store is written (a bad manifest commits
+ * nothing).  With --runs the golden records the reference workload's
+ * hashes and determinism domain; a machine whose runs differ or whose
+ * known answers are wrong is no golden, so nothing is blessed.  0, or
+ * the exit code, printed.
+ */
+static int
+bless_manifest(const struct ep_cmd *self, struct ep_manifest **m,
+    struct bless_golden *g, struct bless_opts *o, const char *file,
+    const struct ep_resolved *r)
+{
+	struct ep_results prs = { 0 };
+	struct ep_err err = { 0 };
+	int rc = EP_EXIT_OK;
+
+	if (file == NULL && o->copts.images.n == 0) {
+		if (golden_read(g, &r->so, r->profile, &err) < 0)
+			return ep_cmd_fail(self, &err);
+		golden_images(&o->copts, g);
+	}
+	if (file != NULL ? ep_manifest_load(m, file, &err) < 0 :
+	    ep_capture(m, &o->copts, &err) < 0)
+		return ep_cmd_fail(self, &err);
+	if (file != NULL)
+		return EP_EXIT_OK;
+	if (ep_probeopt_run(&prs, *m, &o->popt, &err) < 0)
+		rc = ep_cmd_fail(self, &err);
+	else if (ep_results_exit(&prs) != EP_EXIT_OK) {
+		for (size_t i = 0; i < prs.n; i++)
+			if (prs.v[i].status == EP_FAIL ||
+			    prs.v[i].status == EP_ERROR)
+				ep_say(stderr, "envparity bless: %s",
+				    prs.v[i].message);
+		ep_say(stderr, "envparity bless: not blessed: the reference "
+		    "workload failed on this machine");
+		rc = EP_EXIT_DRIFT;
+	} else if (!o->quiet)
+		ep_cmd_echo_meta(*m);
+	ep_results_clear(&prs);
+	return rc;
+}
+
+/* "bless PROFILE from HOST", HOST the manifest's (one line: the host is
+ * the manifest's word).  New. */
+static char *
+bless_message(const struct ep_manifest *m, const char *profile)
+{
+	char hostbuf[256] = "", *line, *msg;
+	const char *host;
+
+	host = json_string_value(json_object_get(m->meta, "host"));
+	if (host == NULL || host[0] == '\0') {
+		if (gethostname(hostbuf, sizeof hostbuf - 1) < 0)
+			strcpy(hostbuf, "unknown");
+		host = hostbuf;
+	}
+	line = xasprintf("bless %s from %s", profile, host);
+	msg = ep_line_clean(line);
+	free(line);
+	return msg;
+}
+
+/* Commit text to the store (the one golden_read kept, or opened now,
+ * the default one created), and say so. */
+static int
+bless_commit(const struct ep_cmd *self, struct bless_golden *g,
+    struct ep_resolved *r, const char *text, const char *message,
+    const struct ep_author *author)
+{
+	struct ep_store_info info = { 0 };
+	struct ep_err err = { 0 };
+	char commit[41], *taken = NULL;
+	int rc = EP_EXIT_OK;
+
+	r->so.create = r->so.spec == NULL;
+	if (g->store != NULL) {
+		r->store = g->store;
+		g->store = NULL;
+	} else if (ep_store_open(&r->store, &r->so, &err) < 0)
+		return ep_cmd_fail(self, &err);
+	if (ep_store_policy_valid(r->store, r->profile, &err) < 0 ||
+	    ep_store_bless(commit, r->store, r->profile, text, message,
+	    author, &err) < 0)
+		return ep_cmd_fail(self, &err);
+	ep_store_describe(&info, r->store);
+	/* Taking a rewritten history is said where -q still speaks. */
+	if ((taken = ep_storeopt_history_taken(r->store, &info)) != NULL)
+		ep_say(stderr, "envparity bless: %s", taken);
+	ep_say(stdout, "blessed %s at %s on %s %s", r->profile, commit,
+	    info.store, info.ref);
+	if (fflush(stdout) == EOF) {
+		ep_err_set(&err, EP_E_IO, "standard output: write failed");
+		rc = ep_cmd_fail(self, &err);
+	}
+	ep_store_info_clear(&info);
+	free(taken);
+	return rc;
+}
+
 static int
 cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "message", required_argument, NULL, 'm' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-		{ "help", no_argument, NULL, 'h' },
-		EP_STORE_LONGOPTS,
-		EP_CAPTURE_LONGOPTS,
-		EP_IMAGE_LONGOPTS,
-		EP_PROBE_LONGOPTS,
-		EP_PROGRESS_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	struct ep_capture_opts copts = { 0 };
-	struct ep_probeopt popt;
-	struct ep_results prs = { 0 };
-	struct ep_storeopt sopt = { 0 };
-	struct ep_store_opts so;
-	struct ep_store_info info = { 0 };
+	struct bless_opts o = { 0 };
+	struct ep_need need = { .what = EP_NEED_STORE, .sopt = &o.sopt };
+	struct ep_cmd_args args;
+	struct ep_resolved r = { 0 };
 	struct ep_author author = { 0 };
 	struct ep_manifest *m = NULL;
 	struct bless_golden g = { 0 };
-	struct ep_store *s = NULL;
 	struct ep_err err = { 0 };
-	const char *message = NULL, *profile, *file = NULL, *host;
-	char *text = NULL, *msg = NULL, *abuf = NULL, *line, *taken = NULL;
-	char commit[41];
-	char hostbuf[256] = "";
-	int c, v, quiet = 0, captured_opts = 0, have_author, rc = EP_EXIT_OK;
-	int dry_run = 0;
+	const char *file;
+	char *text = NULL, *msg = NULL, *abuf = NULL;
+	int have_author, rc;
 
-	ep_probeopt_init(&popt, 0);
-	ep_imgopt_init(&copts.img);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":m:qh", longopts, NULL)) != -1) {
-		if (ep_progress_opt(c))
-			continue;
-		if (ep_store_opt(&sopt, c, optarg))
-			continue;
-		if (ep_capture_opt(&copts, c, optarg)) {
-			captured_opts = 1;
-			continue;
-		}
-		if ((v = ep_image_opt(&copts.img, c, optarg, &err)) != 0 ||
-		    (v = ep_probe_opt(&popt, c, optarg, &err)) != 0) {
-			if (v < 0) {
-				rc = ep_cmd_usage_error(self, "%s", err.msg);
-				goto done;
-			}
-			captured_opts = 1;
-			continue;
-		}
-		switch (c) {
-		case 'm':
-			message = optarg;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case OPT_DRY_RUN:
-			dry_run = 1;
-			break;
-		case 'h':
-			fputs(self->usage, stdout);
-			goto done;
-		default:
-			rc = ep_cmd_bad_option(self, c, longopts, argv);
-			goto done;
-		}
-	}
-	if ((rc = ep_cmd_operands(self, argc, argv, 1)) != 0)
+	ep_probeopt_init(&o.popt, 0);
+	ep_imgopt_init(&o.copts.img);
+	if (ep_opt_parse(&args, &rc, self, &o, argc, argv) < 0)
 		goto done;
-	if (optind < argc)
-		file = argv[optind];
-	if (file != NULL && captured_opts) {
+	file = args.n > 0 ? args.v[0] : NULL;
+	if (file != NULL && (args.groups & (EP_OG_CAPTURE | EP_OG_IMAGE |
+	    EP_OG_PROBE))) {
 		rc = ep_cmd_usage_error(self, "collector options apply only "
 		    "when bless captures (no MANIFEST); so do --runs and the "
 		    "other probe options");
 		goto done;
 	}
-	if ((rc = ep_cmd_message_check(self, message)) != 0)
+	if ((rc = ep_cmd_message_check(self, o.message)) != 0)
 		goto done;
-	if (ep_storeopt_resolve(&so, &profile, &sopt, &err) < 0 ||
+	if (ep_resolve_store(&r, &need, &err) < 0 ||
 	    ep_storeopt_author(&author, &have_author, &abuf, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
-
-	if (file == NULL && copts.images.n == 0) {
-		if (golden_read(&g, &so, profile, &err) < 0) {
-			rc = ep_cmd_fail(self, &err);
-			goto done;
-		}
-		golden_images(&copts, &g);
-	}
-	/* Validated before the store is written: a bad manifest commits
-	 * nothing. */
-	if (file != NULL ? ep_manifest_load(&m, file, &err) < 0 :
-	    ep_capture(&m, &copts, &err) < 0) {
-		rc = ep_cmd_fail(self, &err);
+	if ((rc = bless_manifest(self, &m, &g, &o, file, &r)) != 0)
 		goto done;
-	}
-	/*
-	 * With --runs the golden records the reference workload's hashes
-	 * and determinism domain; a machine whose runs differ or whose known
-	 * answers are wrong is no golden, so nothing is blessed.
-	 */
-	if (file == NULL) {
-		if (ep_probeopt_run(&prs, m, &popt, &err) < 0) {
-			rc = ep_cmd_fail(self, &err);
-			goto done;
-		}
-		if (ep_results_exit(&prs) != EP_EXIT_OK) {
-			for (size_t i = 0; i < prs.n; i++)
-				if (prs.v[i].status == EP_FAIL ||
-				    prs.v[i].status == EP_ERROR)
-					ep_say(stderr, "envparity bless: %s",
-					    prs.v[i].message);
-			ep_say(stderr, "envparity bless: not blessed: the "
-			    "reference workload failed on this machine");
-			rc = EP_EXIT_DRIFT;
-			goto done;
-		}
-	}
-	if (file == NULL && !quiet)
-		ep_cmd_echo_meta(m);
 	/* One size limit with check, which could not read a larger one. */
 	if (ep_manifest_dump(&text, m, &err) < 0 ||
 	    ep_store_check_size(strlen(text), file != NULL ? file :
@@ -351,61 +375,24 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
-	if (message == NULL) {
-		host = json_string_value(json_object_get(m->meta, "host"));
-		if (host == NULL || host[0] == '\0') {
-			if (gethostname(hostbuf, sizeof hostbuf - 1) < 0)
-				strcpy(hostbuf, "unknown");
-			host = hostbuf;
-		}
-		/* One line: the host is the manifest's word. */
-		line = xasprintf("bless %s from %s", profile, host);
-		msg = ep_line_clean(line);
-		free(line);
-		message = msg;
-	}
-
-	if (dry_run) {
-		if (!g.read && golden_read(&g, &so, profile, &err) < 0)
+	if (o.message == NULL)
+		o.message = msg = bless_message(m, r.profile);
+	if (o.dry_run) {
+		if (!g.read && golden_read(&g, &r.so, r.profile, &err) < 0)
 			rc = ep_cmd_fail(self, &err);
 		else
-			rc = dry_run_bless(self, &g, profile, m, text);
+			rc = dry_run_bless(self, &g, r.profile, m, text);
 		goto done;
 	}
-	so.create = so.spec == NULL;
-	if (g.store != NULL) {
-		s = g.store;
-		g.store = NULL;
-	} else if (ep_store_open(&s, &so, &err) < 0) {
-		rc = ep_cmd_fail(self, &err);
-		goto done;
-	}
-	if (ep_store_policy_valid(s, profile, &err) < 0 ||
-	    ep_store_bless(commit, s, profile, text, message,
-	    have_author ? &author : NULL, &err) < 0) {
-		rc = ep_cmd_fail(self, &err);
-		goto done;
-	}
-	ep_store_describe(&info, s);
-	/* Taking a rewritten history is said where -q still speaks. */
-	if ((taken = ep_storeopt_history_taken(s, &info)) != NULL)
-		ep_say(stderr, "envparity bless: %s", taken);
-	ep_say(stdout, "blessed %s at %s on %s %s", profile, commit,
-	    info.store, info.ref);
-	if (fflush(stdout) == EOF) {
-		ep_err_set(&err, EP_E_IO, "standard output: write failed");
-		rc = ep_cmd_fail(self, &err);
-	}
+	rc = bless_commit(self, &g, &r, text, o.message,
+	    have_author ? &author : NULL);
 done:
-	ep_store_info_clear(&info);
-	ep_store_free(s);
+	ep_resolved_clear(&r);
 	ep_manifest_free(m);
 	golden_clear(&g);
-	ep_capture_opts_clear(&copts);
-	ep_results_clear(&prs);
+	ep_capture_opts_clear(&o.copts);
 	free(text);
 	free(msg);
 	free(abuf);
-	free(taken);
 	return rc;
 }

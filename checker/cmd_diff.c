@@ -3,7 +3,6 @@
  * a store spec STORE#REF:PROFILE, with the same results, reports and exit
  * codes as check (A plays the golden, B the current machine).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,10 +11,34 @@
 #include "cmd.h"
 #include "compare.h"
 #include "policy.h"
+#include "opt.h"
 #include "report.h"
 #include "storeopt.h"
 
 static int cmd_diff_exec(const struct ep_cmd *, int, char **);
+
+/* What the command line says. */
+struct diff_opts {
+	struct ep_reportopt ropt;
+	const char *policy;
+	int expiry;
+	int quiet;
+};
+
+#define DO struct diff_opts
+static const struct ep_opt diff_opts[] = {
+	EP_OPT_STR("policy", 0, "FILE", DO, policy,
+	    "compare under this policy"),
+	EP_OPT_FN("expiry-warning", 0, "DAYS", DO, expiry, ep_og_expiry,
+	    "warn of a waiver that expires within DAYS days\n"
+	    "(default 14; 0: only on its last day)"),
+	EP_OPT_FLAG("quiet", 'q', DO, quiet,
+	    "print only the verdict line and the counts"),
+	EP_OPT_HELP,
+	EP_OPT_GROUP(ep_og_report, DO, ropt, NULL),
+	EP_OPT_END,
+};
+#undef DO
 
 const struct ep_cmd ep_cmd_diff = {
 	.name = "diff",
@@ -30,21 +53,15 @@ const struct ep_cmd ep_cmd_diff = {
 "The policy is --policy FILE, else the one stored beside A when A is a\n"
 "store spec (with the shared policy.json files above it, as check reads\n"
 "it), else the defaults.  The checks that need no golden run on B.\n"
-"\n"
-"  --policy FILE        compare under this policy\n"
-"  --expiry-warning DAYS  warn of a waiver that expires within DAYS days\n"
-"                       (default 14; 0: only on its last day)\n"
-"  -q, --quiet          print only the verdict line and the counts\n"
-"  -h, --help           show this help\n"
-"\n"
-EP_REPORT_HELP
-"\n"
+"\n",
+	.opts = diff_opts,
+	.footer =
 "Exit codes: 0 same (waived findings included), 1 drift, 2 usage or\n"
 "malformed input, 3 could not run (store unreachable, I/O error).\n",
+	/* Options may follow A and B. */
+	.max_operands = -1,
 	.exec = cmd_diff_exec,
 };
-
-enum { OPT_POLICY = 0x400, OPT_EXPIRY };
 
 /* One side: its manifest, and for a store spec where it came from and the
  * policy stored beside it. */
@@ -134,72 +151,37 @@ load_side(struct side *s, const char *arg, struct ep_err *err)
 static int
 cmd_diff_exec(const struct ep_cmd *self, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "policy", required_argument, NULL, OPT_POLICY },
-		{ "expiry-warning", required_argument, NULL, OPT_EXPIRY },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		EP_REPORT_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	struct ep_reportopt ropt = { 0 };
+	struct diff_opts o = { .expiry = EP_EXPIRY_WARNING_DAYS };
+	struct ep_cmd_args args;
 	struct ep_report_ctx ctx = { 0 };
 	struct ep_results rs = { 0 };
 	struct side a = { 0 }, b = { 0 };
 	struct ep_policy *policy = NULL;
 	struct ep_err err = { 0 };
-	const char *policy_path = NULL;
 	char *pname = NULL;
-	int c, quiet = 0, rc = EP_EXIT_NORUN;
-	int expiry = EP_EXPIRY_WARNING_DAYS;
+	int rc = EP_EXIT_NORUN;
 	time_t now = time(NULL);
 
-	optind = 1;
-	opterr = 0;
-	/* Options may follow A and B (no '+': getopt permutes). */
-	while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
-		if (ep_report_opt(&ropt, c, optarg))
-			continue;
-		switch (c) {
-		case OPT_POLICY:
-			policy_path = optarg;
-			break;
-		case OPT_EXPIRY:
-			if (ep_expiry_days(&expiry, optarg, &err) < 0) {
-				rc = ep_cmd_usage_error(self, "%s", err.msg);
-				goto done;
-			}
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 'h':
-			fputs(self->usage, stdout);
-			rc = EP_EXIT_OK;
-			goto done;
-		default:
-			rc = ep_cmd_bad_option(self, c, longopts, argv);
-			goto done;
-		}
-	}
-	if (argc - optind != 2) {
+	if (ep_opt_parse(&args, &rc, self, &o, argc, argv) < 0)
+		return rc;
+	if (args.n != 2) {
 		rc = ep_cmd_usage_error(self, "expected two manifests, A and "
-		    "B; got %d", argc - optind);
+		    "B; got %d", args.n);
 		goto done;
 	}
-	if (ep_reports_check(&ropt, &err) < 0) {
+	if (ep_reports_check(&o.ropt, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
 	/* The policy first: a malformed one stops the run before anything
 	 * else is read. */
-	if (policy_path != NULL &&
-	    ep_policy_load(&policy, policy_path, &err) < 0) {
+	if (o.policy != NULL &&
+	    ep_policy_load(&policy, o.policy, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
-	if (load_side(&a, argv[optind], &err) < 0 ||
-	    load_side(&b, argv[optind + 1], &err) < 0) {
+	if (load_side(&a, args.v[0], &err) < 0 ||
+	    load_side(&b, args.v[1], &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
@@ -219,7 +201,7 @@ cmd_diff_exec(const struct ep_cmd *self, int argc, char **argv)
 	ep_checks_run(&rs, b.m, policy, now);
 	ep_storeopt_history(&rs, &a.info, policy, now);
 	ep_storeopt_history(&rs, &b.info, policy, now);
-	ep_waivers_review(&rs, policy, now, expiry);
+	ep_waivers_review(&rs, policy, now, o.expiry);
 	ep_results_capture_warnings(&rs, b.m);
 
 	ctx.command = "diff";
@@ -231,7 +213,7 @@ cmd_diff_exec(const struct ep_cmd *self, int argc, char **argv)
 	ctx.current_name = b.name;
 	ctx.current = b.m;
 	ctx.generated = now;
-	if ((rc = ep_reports_finish(&ctx, &rs, &ropt, quiet, &err)) < 0)
+	if ((rc = ep_reports_finish(&ctx, &rs, &o.ropt, o.quiet, &err)) < 0)
 		rc = ep_cmd_fail(self, &err);
 done:
 	free(pname);

@@ -3,7 +3,6 @@
  * resolve image references to digests, all in one batch, and print one
  * line each, or one JSON document (envparity/digest@1).
  */
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,10 +12,33 @@
 #include "cmd.h"
 #include "progress.h"
 #include "image.h"
+#include "opt.h"
 
 #define EP_DIGEST_SCHEMA "envparity/digest@1"
 
 static int cmd_digest_exec(const struct ep_cmd *, int, char **);
+
+/* What the command line says. */
+struct digest_opts {
+	struct ep_imgopt img;
+	int json;
+};
+
+#define DO struct digest_opts
+static const struct ep_opt digest_opts[] = {
+	EP_OPT_FLAG("json", 0, DO, json,
+	    "print one JSON document instead (schema\n"
+	    "envparity/digest@1: manifests/digest.schema.json)"),
+	EP_OPT_FLAG("no-cache", 0, DO, img.no_cache,
+	    "fetch every document again; without it, documents\n"
+	    "already read and verified are taken from the cache\n"
+	    "by digest (one HEAD per reference)"),
+	EP_OPT_GROUP_NOSTRUCT(ep_og_progress),
+	EP_OPT_HELP,
+	EP_OPT_GROUP(ep_og_image, DO, img, NULL),
+	EP_OPT_END,
+};
+#undef DO
 
 const struct ep_cmd ep_cmd_digest = {
 	.name = "digest",
@@ -35,21 +57,14 @@ const struct ep_cmd ep_cmd_digest = {
 "  DIGEST PLATFORM_DIGEST CONFIG_DIGEST PLATFORM NAME\n"
 "with \"-\" for a value the image does not have, and NAME the canonical\n"
 "name (docker.io/library/ubuntu:latest).\n"
-"\n"
-"  --json               print one JSON document instead (schema\n"
-"                       envparity/digest@1: manifests/digest.schema.json)\n"
-"  --no-cache           fetch every document again; without it, documents\n"
-"                       already read and verified are taken from the cache\n"
-"                       by digest (one HEAD per reference)\n"
-EP_PROGRESS_HELP
-"  -h, --help           show this help\n"
-"\n"
-EP_IMAGE_HELP
-"\n"
+"\n",
+	.opts = digest_opts,
+	.footer =
 "Exit codes: 0 all resolved, 2 usage, a malformed reference or a bad\n"
 "local image, 3 a registry could not be reached or did not answer with\n"
 "the image.  The resolved references are printed even when others fail;\n"
 "each failure is one line on standard error.\n",
+	.max_operands = -1,
 	.exec = cmd_digest_exec,
 };
 
@@ -110,49 +125,19 @@ print_json(const struct ep_imgref *refs, const struct ep_imgres *res,
 static int
 cmd_digest_exec(const struct ep_cmd *self, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "no-cache", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		EP_IMAGE_LONGOPTS,
-		EP_PROGRESS_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	struct ep_imgopt o;
+	struct digest_opts o = { 0 };
+	struct ep_cmd_args args;
 	struct ep_imgref *refs = NULL;
 	struct ep_imgres *res = NULL;
 	struct ep_err err = { 0 };
 	size_t n = 0, nargs;
-	int c, r, json = 0, rc = EP_EXIT_OK, bad = 0;
+	int rc, bad = 0;
 
-	ep_imgopt_init(&o);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (ep_progress_opt(c))
-			continue;
-		if ((r = ep_image_opt(&o, c, optarg, &err)) < 0) {
-			rc = ep_cmd_usage_error(self, "%s", err.msg);
-			goto done;
-		}
-		if (r > 0)
-			continue;
-		switch (c) {
-		case 'j':
-			json = 1;
-			break;
-		case 'n':
-			o.no_cache = 1;
-			break;
-		case 'h':
-			fputs(self->usage, stdout);
-			goto done;
-		default:
-			rc = ep_cmd_bad_option(self, c, longopts, argv);
-			goto done;
-		}
-	}
-	nargs = (size_t)(argc - optind);
+	ep_imgopt_init(&o.img);
+	if (ep_opt_parse(&args, &rc, self, &o, argc, argv) < 0)
+		goto done;
+	rc = EP_EXIT_OK;
+	nargs = (size_t)args.n;
 	if (nargs == 0) {
 		rc = ep_cmd_usage_error(self, "no image reference given");
 		goto done;
@@ -161,8 +146,7 @@ cmd_digest_exec(const struct ep_cmd *self, int argc, char **argv)
 	/* Parse all first: a malformed one resolves nothing. */
 	refs = xcalloc(nargs, sizeof *refs);
 	for (size_t i = 0; i < nargs; i++)
-		if (ep_imgrefs_add(refs, &n, argv[optind + (int)i],
-		    &err) < 0) {
+		if (ep_imgrefs_add(refs, &n, args.v[i], &err) < 0) {
 			ep_say(stderr, "envparity %s: %s", self->name,
 			    err.msg);
 			bad = 1;
@@ -173,7 +157,7 @@ cmd_digest_exec(const struct ep_cmd *self, int argc, char **argv)
 	}
 
 	res = xcalloc(n, sizeof *res);
-	ep_image_resolve(refs, n, &o, res);
+	ep_image_resolve(refs, n, &o.img, res);
 	for (size_t i = 0; i < n; i++) {
 		if (res[i].err.kind == 0)
 			continue;
@@ -182,8 +166,8 @@ cmd_digest_exec(const struct ep_cmd *self, int argc, char **argv)
 		if (res[i].err.kind > rc)
 			rc = res[i].err.kind;
 	}
-	if (json) {
-		if (print_json(refs, res, n, &o, &err) < 0)
+	if (o.json) {
+		if (print_json(refs, res, n, &o.img, &err) < 0)
 			rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
@@ -200,6 +184,6 @@ cmd_digest_exec(const struct ep_cmd *self, int argc, char **argv)
 	}
 done:
 	ep_images_free(refs, res, n);
-	ep_imgopt_clear(&o);
+	ep_imgopt_clear(&o.img);
 	return rc;
 }

@@ -9,7 +9,6 @@
  * for the nodes expected that did not report.  envparity schedules
  * nothing: the cluster's scheduler has run the captures.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,29 +17,85 @@
 
 #include "attestopt.h"
 #include "cmd.h"
-#include "progress.h"
 #include "compare.h"
 #include "fleet.h"
 #include "hostlist.h"
 #include "nodesig.h"
+#include "opt.h"
 #include "policy.h"
 #include "report.h"
+#include "resolve.h"
 #include "storeopt.h"
 
 static int cmd_fleet_exec(const struct ep_cmd *, int, char **);
 
-enum {
-	OPT_EXPECT = 0x600,
-	OPT_EXPECT_SLURM,
-	OPT_POLICY,
-	OPT_FLEET_EXPIRY,
-	OPT_BIND_FILENAMES,
-	OPT_NODE_KEYS,
-	OPT_MAX_AGE,
-};
-
 /* --expect expands to at most this many names. */
 #define EXPECT_MAX	EP_FLEET_NODES_MAX
+
+/* What the command line says. */
+struct fleet_opts {
+	struct ep_storeopt sopt;
+	struct ep_reportopt ropt;
+	struct ep_attestopt aopt;
+	struct ep_fleet_opts fo;	/* the node binding and age */
+	const char *expect;
+	const char *policy;
+	const char *nodekeys;
+	int from_slurm;
+	int quiet;
+	int expiry;
+};
+
+static int
+fleet_max_age(void *field, const char *arg, struct ep_err *err)
+{
+	struct ep_fleet_opts *fo = field;
+
+	if (ep_attest_duration(&fo->max_age, arg, err) < 0)
+		return -1;
+	fo->max_age_text = arg;
+	return 0;
+}
+
+#define FO struct fleet_opts
+static const struct ep_opt fleet_opts[] = {
+	EP_OPT_STR("expect", 0, "HOSTLIST", FO, expect,
+	    "the nodes that must report, in Slurm's hostlist\n"
+	    "syntax (n[001-050],gpu7)"),
+	EP_OPT_FLAG("expect-from-slurm", 0, FO, from_slurm,
+	    "the nodes of this Slurm job ($SLURM_JOB_NODELIST)"),
+	EP_OPT_FLAG("bind-filenames", 0, FO, fo.bind_names,
+	    "each file NODE.json is node NODE's, as whoever wrote\n"
+	    "it says (the scheduler's channel: ci/slurm/); a\n"
+	    "manifest whose meta.node names another node is an\n"
+	    "error of NODE, which counts as not reported"),
+	EP_OPT_STR("node-keys", 0, "DIR", FO, nodekeys,
+	    "each file NODE.json must be NODE's manifest signed\n"
+	    "by NODE's key, DIR/NODE.pub (capture --sign-key);\n"
+	    "an unsigned, tampered or other node's manifest is\n"
+	    "an error of NODE (implies --bind-filenames)"),
+	EP_OPT_FN("max-age", 0, "DURATION", FO, fo, fleet_max_age,
+	    "a manifest captured longer ago (meta.captured_at;\n"
+	    "30m, 6h, 1d) is an error of its node"),
+	EP_OPT_STR("policy", 0, "FILE", FO, policy,
+	    "the policy to judge by when no store is named\n"
+	    "(default: the built-in defaults)"),
+	EP_OPT_FN("expiry-warning", 0, "DAYS", FO, expiry, ep_og_expiry,
+	    "warn of a waiver that expires within DAYS days"),
+	EP_OPT_FLAG("quiet", 'q', FO, quiet,
+	    "print only the verdict line and the counts"),
+	EP_OPT_GROUP_NOSTRUCT(ep_og_progress),
+	EP_OPT_HELP,
+	EP_OPT_GROUP(ep_og_store, FO, sopt,
+	    "fleet reads a store only when one is named: .envparity/store is not\n"
+	    "its default.  Its JSON report follows manifests/fleet.schema.json."),
+	EP_OPT_GROUP(ep_og_report, FO, ropt, NULL),
+	EP_OPT_GROUP(ep_og_attest, FO, aopt,
+	    "A fleet's attestation has one subject per node read (facts:NODE, the\n"
+	    "canonical digest of its facts), and the golden and policy."),
+	EP_OPT_END,
+};
+#undef FO
 
 const struct ep_cmd ep_cmd_fleet = {
 	.name = "fleet",
@@ -67,332 +122,196 @@ const struct ep_cmd ep_cmd_fleet = {
 "any writer of a shared directory can so speak for any node, unless the\n"
 "files are bound to their nodes (--bind-filenames, --node-keys).\n"
 "A manifest that cannot be read is an error for that node only.\n"
-"\n"
-"  --expect HOSTLIST    the nodes that must report, in Slurm's hostlist\n"
-"                       syntax (n[001-050],gpu7)\n"
-"  --expect-from-slurm  the nodes of this Slurm job ($SLURM_JOB_NODELIST)\n"
-"  --bind-filenames     each file NODE.json is node NODE's, as whoever wrote\n"
-"                       it says (the scheduler's channel: ci/slurm/); a\n"
-"                       manifest whose meta.node names another node is an\n"
-"                       error of NODE, which counts as not reported\n"
-"  --node-keys DIR      each file NODE.json must be NODE's manifest signed\n"
-"                       by NODE's key, DIR/NODE.pub (capture --sign-key);\n"
-"                       an unsigned, tampered or other node's manifest is\n"
-"                       an error of NODE (implies --bind-filenames)\n"
-"  --max-age DURATION   a manifest captured longer ago (meta.captured_at;\n"
-"                       30m, 6h, 1d) is an error of its node\n"
-"  --policy FILE        the policy to judge by when no store is named\n"
-"                       (default: the built-in defaults)\n"
-"  --expiry-warning DAYS  warn of a waiver that expires within DAYS days\n"
-"  -q, --quiet          print only the verdict line and the counts\n"
-EP_PROGRESS_HELP
-"  -h, --help           show this help\n"
-"\n"
-EP_STORE_HELP
-"fleet reads a store only when one is named: .envparity/store is not\n"
-"its default.  Its JSON report follows manifests/fleet.schema.json.\n"
-"\n"
-EP_REPORT_HELP
-"\n"
-EP_ATTEST_HELP
-"A fleet's attestation has one subject per node read (facts:NODE, the\n"
-"canonical digest of its facts), and the golden and policy.\n"
-"\n"
+"\n",
+	.opts = fleet_opts,
+	.footer =
 "Exit codes: 0 parity, 1 drift, an odd node, a node missing or\n"
 "unreadable, 2 usage or malformed input (a bad hostlist, an input that\n"
 "does not exist, a directory without manifests, a malformed policy or\n"
 "golden), 3 could not run (store unreachable, I/O error).\n",
+	.max_operands = -1,
 	.exec = cmd_fleet_exec,
 };
 
+/* The command line's usage errors beyond the parser's, in the order a
+ * user meets them: no input, an attestation option without its pair,
+ * node keys that cannot be read, the nodes expected (--expect or the
+ * Slurm job's); EP_EXIT_USAGE printed, or 0. */
 static int
-cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
+fleet_usage(const struct ep_cmd *self, struct fleet_opts *o, int ninputs,
+    struct ep_nodekeys **nodekeys, struct ep_strv *expect)
 {
-	static const struct option longopts[] = {
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "expect", required_argument, NULL, OPT_EXPECT },
-		{ "expect-from-slurm", no_argument, NULL, OPT_EXPECT_SLURM },
-		{ "policy", required_argument, NULL, OPT_POLICY },
-		{ "expiry-warning", required_argument, NULL, OPT_FLEET_EXPIRY },
-		{ "bind-filenames", no_argument, NULL, OPT_BIND_FILENAMES },
-		{ "node-keys", required_argument, NULL, OPT_NODE_KEYS },
-		{ "max-age", required_argument, NULL, OPT_MAX_AGE },
-		EP_STORE_LONGOPTS,
-		EP_REPORT_LONGOPTS,
-		EP_ATTEST_LONGOPTS,
-		EP_PROGRESS_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	struct ep_storeopt sopt = { 0 };
-	struct ep_store_opts so = { 0 };
-	struct ep_reportopt ropt = { 0 };
-	struct ep_store_info info = { 0 };
-	struct ep_report_ctx ctx = { 0 };
-	struct ep_fleet_opts fo = { 0 };
-	struct ep_results rs = { 0 };
-	struct ep_strv expect = { 0 };
-	struct ep_fleet_view *view = NULL;
-	struct ep_nodekeys *nodekeys = NULL;
-	const char *nodekeys_dir = NULL;
-	struct ep_attestopt aopt = { 0 };
-	struct ep_attest_in ain = { 0 };
-	const char *outs[2], *outwhat[2] = { "--attest", "--statement" };
-	char host[256] = "", *gname = NULL, *pfile = NULL;
-	size_t plen;
-	struct ep_store *store = NULL;
-	struct ep_manifest *golden = NULL;
-	struct ep_policy *policy = NULL;
 	struct ep_err err = { 0 };
-	const char *profile = NULL, *expect_text = NULL, *policy_file = NULL;
-	char *mtext = NULL, *ptext = NULL, *name = NULL, *pname = NULL;
-	char *hint, *where = NULL;
-	struct ep_store_policies pol = { 0 };
-	const char *more_texts[EP_PROFILE_MAX_DEPTH + 1];
-	const char *more_names[EP_PROFILE_MAX_DEPTH + 1];
-	int c, rc = EP_EXIT_NORUN, from_slurm = 0, quiet = 0, taken = 0;
-	int expiry = EP_EXPIRY_WARNING_DAYS;
-	time_t now = time(NULL);
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
-		if (ep_progress_opt(c))
-			continue;
-		if (ep_store_opt(&sopt, c, optarg) ||
-		    ep_report_opt(&ropt, c, optarg) ||
-		    ep_attest_opt(&aopt, c, optarg))
-			continue;
-		switch (c) {
-		case OPT_EXPECT:
-			expect_text = optarg;
-			break;
-		case OPT_EXPECT_SLURM:
-			from_slurm = 1;
-			break;
-		case OPT_POLICY:
-			policy_file = optarg;
-			break;
-		case OPT_FLEET_EXPIRY:
-			if (ep_expiry_days(&expiry, optarg, &err) < 0) {
-				rc = ep_cmd_usage_error(self, "%s", err.msg);
-				goto done;
-			}
-			break;
-		case OPT_BIND_FILENAMES:
-			fo.bind_names = 1;
-			break;
-		case OPT_NODE_KEYS:
-			nodekeys_dir = optarg;
-			break;
-		case OPT_MAX_AGE:
-			if (ep_attest_duration(&fo.max_age, optarg, &err) < 0) {
-				rc = ep_cmd_usage_error(self, "%s", err.msg);
-				goto done;
-			}
-			fo.max_age_text = optarg;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 'h':
-			fputs(self->usage, stdout);
-			rc = EP_EXIT_OK;
-			goto done;
-		default:
-			rc = ep_cmd_bad_option(self, c, longopts, argv);
-			goto done;
-		}
-	}
-	if (optind >= argc) {
-		rc = ep_cmd_usage_error(self, "name the node manifests: a "
+	if (ninputs == 0)
+		return ep_cmd_usage_error(self, "name the node manifests: a "
 		    "directory or files");
-		goto done;
+	if (ep_attestopt_unpaired(&o->aopt) != NULL)
+		return ep_cmd_usage_error(self, "%s",
+		    ep_attestopt_unpaired(&o->aopt));
+	if (o->nodekeys != NULL) {
+		if (ep_nodekeys_open(nodekeys, o->nodekeys, &err) < 0)
+			return ep_cmd_usage_error(self, "%s", err.msg);
+		o->fo.open_signed = ep_nodesig_open;
+		o->fo.open_arg = *nodekeys;
 	}
-	if (ep_attestopt_unpaired(&aopt) != NULL) {
-		rc = ep_cmd_usage_error(self, "%s",
-		    ep_attestopt_unpaired(&aopt));
-		goto done;
-	}
-	if (nodekeys_dir != NULL) {
-		if (ep_nodekeys_open(&nodekeys, nodekeys_dir, &err) < 0) {
-			rc = ep_cmd_usage_error(self, "%s", err.msg);
-			goto done;
-		}
-		fo.open_signed = ep_nodesig_open;
-		fo.open_arg = nodekeys;
-	}
-	if (expect_text != NULL && from_slurm) {
-		rc = ep_cmd_usage_error(self, "--expect and --expect-from-slurm "
-		    "exclude each other");
-		goto done;
-	}
-	if (from_slurm) {
-		expect_text = getenv("SLURM_JOB_NODELIST");
-		if (expect_text == NULL || *expect_text == '\0') {
-			rc = ep_cmd_usage_error(self, "--expect-from-slurm: "
+	if (o->expect != NULL && o->from_slurm)
+		return ep_cmd_usage_error(self, "--expect and "
+		    "--expect-from-slurm exclude each other");
+	if (o->from_slurm) {
+		o->expect = getenv("SLURM_JOB_NODELIST");
+		if (o->expect == NULL || *o->expect == '\0')
+			return ep_cmd_usage_error(self, "--expect-from-slurm: "
 			    "SLURM_JOB_NODELIST is not set (not inside a Slurm "
 			    "job?)");
-			goto done;
-		}
 	}
-	if (expect_text != NULL && ep_hostlist_expand(&expect, expect_text,
-	    from_slurm ? "SLURM_JOB_NODELIST" : "--expect", EXPECT_MAX,
-	    &err) < 0) {
-		rc = ep_cmd_usage_error(self, "%s", err.msg);
-		goto done;
-	}
-	/* Where the signing key comes from (read after the work), then an
-	 * output path that cannot take its file, the key's own among them,
-	 * fail before the work. */
-	outs[0] = aopt.file;
-	outs[1] = aopt.statement;
-	if (ep_attestopt_prepare(&aopt, &err) < 0 ||
-	    ep_reports_check(&ropt, &err) < 0 ||
-	    ep_cmd_outputs_check(&taken, &ropt, outs, outwhat, 2, &err) < 0) {
-		rc = ep_cmd_fail(self, &err);
-		goto done;
-	}
-	if (ep_storeopt_resolve(&so, &profile, &sopt, &err) < 0) {
-		rc = ep_cmd_fail(self, &err);
-		goto done;
-	}
-	if (so.spec != NULL && policy_file != NULL) {
-		rc = ep_cmd_usage_error(self, "--policy is for a fleet without "
-		    "a store: the store's profile has its own policy");
-		goto done;
-	}
-	if (so.spec != NULL) {
-		if (ep_store_open(&store, &so, &err) < 0 ||
-		    ep_store_read(&mtext, &pol, &info, store, profile,
-		    &err) < 0) {
-			rc = ep_cmd_fail(self, &err);
-			goto done;
-		}
-		ep_store_cred_forget();
-		name = xasprintf("%s#%s:%s", info.store, info.ref, profile);
-		where = xasprintf("%s#%s", info.store, info.ref);
-		if (ep_store_policy(&policy, &pol, where, &err) < 0) {
-			rc = ep_cmd_fail(self, &err);
-			goto done;
-		}
-		if (mtext == NULL) {
-			hint = ep_storeopt_bless_hint(&so, profile);
-			ep_say(stderr, "envparity fleet: no golden manifest for "
-			    "profile %s in %s; bless a node's manifest with: %s "
-			    "NODE.json", profile, name, hint);
-			free(hint);
-			rc = EP_EXIT_USAGE;
-			goto done;
-		}
-		pname = xasprintf("%s/manifest.json", name);
-		if (ep_manifest_parse(&golden, mtext, strlen(mtext), pname,
-		    &err) < 0) {
-			rc = ep_cmd_fail(self, &err);
-			goto done;
-		}
-	} else if (policy_file != NULL) {
-		/* Read here, as ep_policy_load would, to keep the text the
-		 * attestation names. */
-		if (ep_read_file(&ptext, &plen, policy_file, EP_POLICY_MAX,
-		    &err) < 0 || ep_policy_parse(&policy, ptext, plen,
-		    policy_file, &err) < 0) {
-			rc = ep_cmd_fail(self, &err);
-			goto done;
-		}
-	} else
-		policy = ep_policy_default();
+	if (o->expect != NULL && ep_hostlist_expand(expect, o->expect,
+	    o->from_slurm ? "SLURM_JOB_NODELIST" : "--expect", EXPECT_MAX,
+	    &err) < 0)
+		return ep_cmd_usage_error(self, "%s", err.msg);
+	return 0;
+}
 
-	/* fo's node binding and age were set with the options. */
-	fo.inputs = (const char *const *)argv + optind;
-	fo.ninputs = (size_t)(argc - optind);
-	if (expect_text != NULL) {
-		fo.expect = (const char *const *)expect.v;
-		fo.nexpect = expect.n;
-		fo.expect_text = expect_text;
+/* Without a store: --policy FILE, read here as ep_policy_load would, to
+ * keep the text the attestation names; else the defaults. */
+static int
+fleet_policy_file(struct ep_policy **policy, char **text,
+    const char *file, struct ep_err *err)
+{
+	size_t len;
+
+	if (file == NULL) {
+		*policy = ep_policy_default();
+		return 0;
 	}
-	fo.golden = golden;
-	fo.policy = policy;
-	fo.now = now;
-	fo.expiry_days = expiry;
-	if (ep_fleet_run(&rs, &view, &fo, &err) < 0) {
-		rc = ep_cmd_fail(self, &err);
-		goto done;
-	}
-	/* A store whose branch was rewritten says so, as check does. */
-	if (golden != NULL)
-		ep_storeopt_history(&rs, &info, policy, now);
+	if (ep_read_file(text, &len, file, EP_POLICY_MAX, err) < 0)
+		return -1;
+	return ep_policy_parse(policy, *text, len, file, err);
+}
+
+/* The proof of the fleet's verdict, whatever it is, before the reports
+ * (every result counted). */
+static int
+fleet_record(struct fleet_opts *o, struct ep_resolved *r,
+    const struct ep_results *rs, const struct ep_fleet_view *view,
+    const char *ptext, time_t now, struct ep_err *err)
+{
+	struct ep_attest_in ain = { 0 };
+	char host[256] = "";
 
 	if (gethostname(host, sizeof host - 1) < 0 || host[0] == '\0')
 		strcpy(host, "unknown");
-	/* The proof of the fleet's verdict, whatever it is, before the
-	 * reports (every result counted). */
 	ain.command = "fleet";
-	ain.rs = &rs;
+	ain.rs = rs;
 	ain.fleet = view;
-	if (golden != NULL) {
-		ain.profile = profile;
-		ain.store = info.store;
-		ain.ref = info.ref;
-		ain.commit = info.commit[0] ? info.commit : NULL;
-		ain.golden_text = mtext;
-		ain.golden_name = gname = xasprintf("%s/manifest.json",
-		    profile);
-		ain.policy_name = pfile = xasprintf("%s/policy.json",
-		    profile);
-		ain.policy_text = ep_store_policies_own(&pol);
-		for (size_t i = 0; i < pol.n; i++)
-			if (pol.v[i].scope != EP_SCOPE_PROFILE) {
-				more_texts[ain.nmore_policies] = pol.v[i].text;
-				more_names[ain.nmore_policies++] =
-				    pol.v[i].path;
-			}
-		ain.more_policy_texts = more_texts;
-		ain.more_policy_names = more_names;
-	} else {
-		ain.policy_name = policy_file;
+	if (r->golden != NULL)
+		ep_resolved_attest_in(&ain, r);
+	else {
+		ain.policy_name = o->policy;
 		ain.policy_text = ptext;
 	}
 	ain.host = host;
 	ain.time = now;
-	if (ep_attestopt_sign(&aopt, &ain, &err) < 0 ||
-	    ep_attestopt_write(&aopt, &err) < 0) {
+	if (ep_attestopt_sign(&o->aopt, &ain, err) < 0 ||
+	    ep_attestopt_write(&o->aopt, err) < 0)
+		return -1;
+	return 0;
+}
+
+/* Judge the fleet: every node, odd nodes out, probe hashes, the nodes
+ * expected; a store whose branch was rewritten says so, as check does. */
+static int
+fleet_judge(struct ep_results *rs, struct ep_fleet_view **view,
+    struct fleet_opts *o, const struct ep_cmd_args *args,
+    const struct ep_strv *expect, const struct ep_resolved *r, time_t now,
+    struct ep_err *err)
+{
+	o->fo.inputs = (const char *const *)args->v;
+	o->fo.ninputs = (size_t)args->n;
+	if (o->expect != NULL) {
+		o->fo.expect = (const char *const *)expect->v;
+		o->fo.nexpect = expect->n;
+		o->fo.expect_text = o->expect;
+	}
+	o->fo.golden = r->golden;
+	o->fo.policy = r->policy;
+	o->fo.now = now;
+	o->fo.expiry_days = o->expiry;
+	if (ep_fleet_run(rs, view, &o->fo, err) < 0)
+		return -1;
+	if (r->golden != NULL)
+		ep_storeopt_history(rs, &r->info, r->policy, now);
+	return 0;
+}
+
+static int
+cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
+{
+	struct fleet_opts o = { .expiry = EP_EXPIRY_WARNING_DAYS };
+	const char *outwhat[2] = { "--attest", "--statement" };
+	const char *outs[2];
+	struct ep_need need = {
+		.what = EP_NEED_ATTEST | EP_NEED_OUTPUTS | EP_NEED_STORE |
+		    EP_NEED_GOLDEN,
+		.sopt = &o.sopt, .aopt = &o.aopt, .ropt = &o.ropt,
+		.outs = outs, .outwhat = outwhat, .nouts = 2,
+		.bless_what = "a node's manifest", .bless_after = " NODE.json",
+	};
+	struct ep_cmd_args args;
+	struct ep_resolved r = { 0 };
+	struct ep_report_ctx ctx = { 0 };
+	struct ep_results rs = { 0 };
+	struct ep_strv expect = { 0 };
+	struct ep_fleet_view *view = NULL;
+	struct ep_nodekeys *nodekeys = NULL;
+	struct ep_err err = { 0 };
+	char *ptext = NULL;
+	int rc;
+	time_t now = time(NULL);
+
+	if (ep_opt_parse(&args, &rc, self, &o, argc, argv) < 0 ||
+	    (rc = fleet_usage(self, &o, args.n, &nodekeys, &expect)) != 0)
+		goto done;
+	/* Where the signing key comes from (read after the work), then an
+	 * output path that cannot take its file, the key's own among them,
+	 * fail before the work. */
+	outs[0] = o.aopt.file;
+	outs[1] = o.aopt.statement;
+	if (ep_resolve_outputs(&r, &need, &err) < 0 ||
+	    ep_resolve_store(&r, &need, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
-
+	if (r.so.spec != NULL && o.policy != NULL) {
+		rc = ep_cmd_usage_error(self, "--policy is for a fleet without "
+		    "a store: the store's profile has its own policy");
+		goto done;
+	}
+	if ((r.so.spec != NULL ? ep_resolve_read(&r, &need, &err) :
+	    fleet_policy_file(&r.policy, &ptext, o.policy, &err)) < 0 ||
+	    fleet_judge(&rs, &view, &o, &args, &expect, &r, now, &err) < 0 ||
+	    fleet_record(&o, &r, &rs, view, ptext, now, &err) < 0) {
+		rc = ep_resolve_fail(self, &r, &err);
+		goto done;
+	}
 	ctx.command = "fleet";
-	if (golden != NULL) {
-		ctx.golden_name = name;
-		ctx.golden_store = info.store;
-		ctx.golden_ref = info.ref;
-		ctx.golden_commit = info.commit[0] ? info.commit : NULL;
-		ctx.golden_profile = profile;
-	} else
+	if (r.golden != NULL)
+		ep_resolved_report_ctx(&ctx, &r);
+	else
 		ctx.golden_name = "its own majority (no store named)";
 	ctx.current_name = "the fleet";
 	ctx.fleet = view;
 	ctx.generated = now;
-	ctx.stdout_taken = taken;
-	if ((rc = ep_reports_finish(&ctx, &rs, &ropt, quiet, &err)) < 0)
+	ctx.stdout_taken = r.stdout_taken;
+	if ((rc = ep_reports_finish(&ctx, &rs, &o.ropt, o.quiet, &err)) < 0)
 		rc = ep_cmd_fail(self, &err);
 done:
 	ep_nodekeys_free(nodekeys);
-	free(gname);
-	free(pfile);
-	ep_attestopt_clear(&aopt);
-	free(mtext);
+	ep_attestopt_clear(&o.aopt);
 	free(ptext);
-	ep_store_policies_clear(&pol);
-	free(where);
-	free(name);
-	free(pname);
+	ep_resolved_clear(&r);
 	ep_strv_clear(&expect);
 	ep_results_clear(&rs);
 	ep_fleet_view_free(view);
-	ep_manifest_free(golden);
-	ep_policy_free(policy);
-	ep_store_info_clear(&info);
-	ep_store_free(store);
 	return rc;
 }

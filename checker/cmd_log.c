@@ -4,7 +4,6 @@
  * bless added, removed and changed.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,11 +14,45 @@
 #include "cmd.h"
 #include "factdiff.h"
 #include "manifest.h"
+#include "opt.h"
 #include "policy.h"
 #include "store.h"
 #include "storeopt.h"
 
 static int cmd_log_exec(const struct ep_cmd *, int, char **);
+
+/* What the command line says. */
+struct log_opts {
+	struct ep_storeopt sopt;
+	int verbose;
+	unsigned long long max;	/* 0: all */
+};
+
+static int
+log_max(void *field, const char *arg, struct ep_err *err)
+{
+	unsigned long long *max = field;
+	char *end;
+
+	errno = 0;
+	*max = strtoull(arg, &end, 10);
+	if (arg[0] < '0' || arg[0] > '9' || *end != '\0' || errno != 0 ||
+	    *max == 0 || *max > SIZE_MAX)
+		return ep_err_set(err, EP_E_INPUT, "--max '%s': expected a "
+		    "positive number", arg);
+	return 0;
+}
+
+#define LO struct log_opts
+static const struct ep_opt log_opts[] = {
+	EP_OPT_FLAG("verbose", 'v', LO, verbose,
+	    "also list the keys, with old and new values"),
+	EP_OPT_FN("max", 'n', "N", LO, max, log_max, "at most N commits"),
+	EP_OPT_HELP,
+	EP_OPT_GROUP(ep_og_store, LO, sopt, NULL),
+	EP_OPT_END,
+};
+#undef LO
 
 const struct ep_cmd ep_cmd_log = {
 	.name = "log",
@@ -34,13 +67,9 @@ const struct ep_cmd ep_cmd_log = {
 "(~); then \"policy\" (PROFILE/policy.json), \"shared policy\" (the\n"
 "store root's policy.json), or the path of a folder's policy.json above\n"
 "the profile (\"train/policy.json\"), comma-separated.\n"
-"\n"
-"  -v, --verbose        also list the keys, with old and new values\n"
-"  -n, --max N          at most N commits\n"
-"  -h, --help           show this help\n"
-"\n"
-EP_STORE_HELP
-"\n"
+"\n",
+	.opts = log_opts,
+	.footer =
 "Exit codes: 0 listed, 2 usage or no history for the profile (the message\n"
 "says how to bless one), 3 the store could not be read.\n",
 	.exec = cmd_log_exec,
@@ -152,59 +181,24 @@ print_commit(const struct ep_store_commit *c, const char *profile,
 static int
 cmd_log_exec(const struct ep_cmd *self, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "max", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		EP_STORE_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	struct ep_storeopt sopt = { 0 };
+	struct log_opts o = { 0 };
+	struct ep_cmd_args args;
 	struct ep_store_opts so;
 	struct ep_store_info info = { 0 };
 	struct ep_store_commit *v = NULL;
 	struct ep_store *s = NULL;
 	struct ep_err err = { 0 };
 	const char *profile;
-	char *end, *hint = NULL;
-	unsigned long long max = 0;
+	char *hint = NULL;
 	size_t n = 0;
-	int c, verbose = 0, rc = EP_EXIT_OK;
+	int rc = EP_EXIT_OK;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":vn:h", longopts, NULL)) != -1) {
-		if (ep_store_opt(&sopt, c, optarg))
-			continue;
-		switch (c) {
-		case 'v':
-			verbose = 1;
-			break;
-		case 'n':
-			errno = 0;
-			max = strtoull(optarg, &end, 10);
-			if (optarg[0] < '0' || optarg[0] > '9' ||
-			    *end != '\0' || errno != 0 || max == 0 ||
-			    max > SIZE_MAX) {
-				rc = ep_cmd_usage_error(self, "--max '%s': "
-				    "expected a positive number", optarg);
-				goto done;
-			}
-			break;
-		case 'h':
-			fputs(self->usage, stdout);
-			goto done;
-		default:
-			rc = ep_cmd_bad_option(self, c, longopts, argv);
-			goto done;
-		}
-	}
-	if ((rc = ep_cmd_operands(self, argc, argv, 0)) != 0)
-		goto done;
-	if (ep_storeopt_resolve(&so, &profile, &sopt, &err) < 0 ||
+	if (ep_opt_parse(&args, &rc, self, &o, argc, argv) < 0)
+		return rc;
+	if (ep_storeopt_resolve(&so, &profile, &o.sopt, &err) < 0 ||
 	    ep_store_open(&s, &so, &err) < 0 ||
 	    ep_store_policy_valid(s, profile, &err) < 0 ||
-	    ep_store_log(&v, &n, s, profile, (size_t)max, &err) < 0) {
+	    ep_store_log(&v, &n, s, profile, (size_t)o.max, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
@@ -218,7 +212,7 @@ cmd_log_exec(const struct ep_cmd *self, int argc, char **argv)
 		goto done;
 	}
 	for (size_t i = 0; i < n; i++)
-		print_commit(&v[i], profile, verbose);
+		print_commit(&v[i], profile, o.verbose);
 	if (fflush(stdout) == EOF) {
 		ep_err_set(&err, EP_E_IO, "standard output: write failed");
 		rc = ep_cmd_fail(self, &err);

@@ -4,7 +4,6 @@
  * policy.json, each folder's above it, the store root's, the defaults),
  * each rule and waiver with the file it comes from.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,11 +11,32 @@
 
 #include "clean.h"
 #include "cmd.h"
+#include "opt.h"
 #include "policy.h"
+#include "resolve.h"
 #include "store.h"
 #include "storeopt.h"
 
 static int cmd_policy_exec(const struct ep_cmd *, int, char **);
+
+/* What the command line says. */
+struct policy_opts {
+	struct ep_storeopt sopt;
+	int json;
+};
+
+#define PO struct policy_opts
+static const struct ep_opt policy_opts[] = {
+	EP_OPT_FLAG("json", 0, PO, json,
+	    "print it as JSON: profile, store, ref, commit,\n"
+	    "rules and waivers, each with its origin\n"
+	    "(the file) and scope (profile, inherited, shared,\n"
+	    "default); a waiver has \"expired\": true or false"),
+	EP_OPT_HELP,
+	EP_OPT_GROUP(ep_og_store, PO, sopt, NULL),
+	EP_OPT_END,
+};
+#undef PO
 
 const struct ep_cmd ep_cmd_policy = {
 	.name = "policy",
@@ -31,21 +51,13 @@ const struct ep_cmd ep_cmd_policy = {
 "train/h100), the store root's policy.json (shared by every profile),\n"
 "or the built-in defaults.  A nearer file's rule or waiver for the same\n"
 "key replaces a farther one's.  Expired waivers are marked expired.\n"
-"\n"
-"  --json               print it as JSON: profile, store, ref, commit,\n"
-"                       rules and waivers, each with its origin\n"
-"                       (the file) and scope (profile, inherited, shared,\n"
-"                       default); a waiver has \"expired\": true or false\n"
-"  -h, --help           show this help\n"
-"\n"
-EP_STORE_HELP
-"\n"
+"\n",
+	.opts = policy_opts,
+	.footer =
 "Exit codes: 0 shown, 2 usage or a policy file check would refuse, 3 the\n"
 "store could not be read.\n",
 	.exec = cmd_policy_exec,
 };
-
-enum { OPT_JSON = 0x520 };
 
 /* Where a rule comes from, for a reader: "train/h100/policy.json",
  * "inherited train/policy.json", "shared policy.json", "built-in
@@ -121,78 +133,42 @@ print_text(const struct ep_policy *p, const struct ep_store_policies *pol,
 static int
 cmd_policy_exec(const struct ep_cmd *self, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "help", no_argument, NULL, 'h' },
-		EP_STORE_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	struct ep_storeopt sopt = { 0 };
-	struct ep_store_opts so;
-	struct ep_store_info info = { 0 };
-	struct ep_store_policies pol = { 0 };
-	struct ep_policy *policy = NULL;
-	struct ep_store *s = NULL;
+	struct policy_opts o = { 0 };
+	struct ep_need need = { .what = EP_NEED_STORE | EP_NEED_POLICY,
+	    .sopt = &o.sopt };
+	struct ep_cmd_args args;
+	struct ep_resolved r = { 0 };
 	struct ep_err err = { 0 };
-	const char *profile;
-	char *mtext = NULL, *where = NULL, *json = NULL;
-	int c, as_json = 0, rc = EP_EXIT_OK;
+	char *json = NULL;
+	int rc = EP_EXIT_OK;
 	time_t now = time(NULL);
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (ep_store_opt(&sopt, c, optarg))
-			continue;
-		switch (c) {
-		case OPT_JSON:
-			as_json = 1;
-			break;
-		case 'h':
-			fputs(self->usage, stdout);
-			goto done;
-		default:
-			rc = ep_cmd_bad_option(self, c, longopts, argv);
-			goto done;
-		}
-	}
-	if ((rc = ep_cmd_operands(self, argc, argv, 0)) != 0)
-		goto done;
-	if (ep_storeopt_resolve(&so, &profile, &sopt, &err) < 0 ||
-	    ep_store_open(&s, &so, &err) < 0 ||
-	    ep_store_read(&mtext, &pol, &info, s, profile, &err) < 0) {
+	if (ep_opt_parse(&args, &rc, self, &o, argc, argv) < 0)
+		return rc;
+	if (ep_resolve_store(&r, &need, &err) < 0 ||
+	    ep_resolve_read(&r, &need, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
-	where = xasprintf("%s#%s", info.store, info.ref);
-	if (ep_store_policy(&policy, &pol, where, &err) < 0) {
-		rc = ep_cmd_fail(self, &err);
-		goto done;
-	}
-	if (as_json) {
-		const char *head[] = { "profile", profile, "store", info.store,
-		    "ref", info.ref, "commit", info.commit[0] ? info.commit :
-		    NULL, NULL };
+	if (o.json) {
+		const char *head[] = { "profile", r.profile, "store",
+		    r.info.store, "ref", r.info.ref, "commit",
+		    r.info.commit[0] ? r.info.commit : NULL, NULL };
 
-		if (ep_policy_json(&json, policy, now, head, &err) < 0) {
+		if (ep_policy_json(&json, r.policy, now, head, &err) < 0) {
 			rc = ep_cmd_fail(self, &err);
 			goto done;
 		}
 		/* The text is already clean (ep_json_clean). */
 		fputs(json, stdout);
 	} else
-		print_text(policy, &pol, &info, profile, now);
+		print_text(r.policy, &r.pol, &r.info, r.profile, now);
 	if (fflush(stdout) == EOF) {
 		ep_err_set(&err, EP_E_IO, "standard output: write failed");
 		rc = ep_cmd_fail(self, &err);
 	}
 done:
 	free(json);
-	free(mtext);
-	free(where);
-	ep_policy_free(policy);
-	ep_store_policies_clear(&pol);
-	ep_store_info_clear(&info);
-	ep_store_free(s);
+	ep_resolved_clear(&r);
 	return rc;
 }

@@ -10,7 +10,6 @@
  * the statement records.
  */
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,24 +22,164 @@
 #include "cmd.h"
 #include "dsse.h"
 #include "image.h"
+#include "opt.h"
 #include "sigkey.h"
 #include "store.h"
 
 static int cmd_verify_exec(const struct ep_cmd *, int, char **);
 
-enum {
-	OPT_KEY = 0x780,
-	OPT_REQUIRE,
-	OPT_SUBJECT,
-	OPT_IMAGE,
-	OPT_MAX_AGE,
-	OPT_PROFILE,
-	OPT_STORE,
-	OPT_COMMIT,
-};
-
 /* At most this many --key, --subject and --image each. */
 #define VERIFY_MAX	32
+
+/* What the command line says. */
+struct verify_opts {
+	const char *keypath[VERIFY_MAX];
+	const char *subject[VERIFY_MAX];
+	const char *image[VERIFY_MAX];
+	size_t nkeys, nsubj, nimg;
+	const char *require_name;
+	int require;
+	long long max_age;		/* -1: any */
+	const char *profile;
+	char *store;			/* redacted; new */
+	const char *golden_commit;
+};
+
+/* Keep one more of a repeatable option's values. */
+static int
+verify_more(const char **v, size_t *n, const char *what, const char *arg,
+    struct ep_err *err)
+{
+	if (*n == VERIFY_MAX)
+		return ep_err_set(err, EP_E_INPUT, "at most %d %s", VERIFY_MAX,
+		    what);
+	v[(*n)++] = arg;
+	return 0;
+}
+
+static int
+verify_key(void *field, const char *arg, struct ep_err *err)
+{
+	struct verify_opts *o = field;
+
+	return verify_more(o->keypath, &o->nkeys, "--key", arg, err);
+}
+
+static int
+verify_subject(void *field, const char *arg, struct ep_err *err)
+{
+	struct verify_opts *o = field;
+	const char *alg;
+	char hex[65], *why;
+
+	if (o->nsubj < VERIFY_MAX &&
+	    ep_attest_digest_parse(&alg, hex, arg, err) < 0) {
+		why = xstrdup(err->msg);
+		ep_err_set(err, EP_E_INPUT, "--subject %s", why);
+		free(why);
+		return -1;
+	}
+	return verify_more(o->subject, &o->nsubj, "--subject", arg, err);
+}
+
+static int
+verify_image(void *field, const char *arg, struct ep_err *err)
+{
+	struct verify_opts *o = field;
+	struct ep_imgref ref;
+	char *why;
+
+	if (o->nimg < VERIFY_MAX) {
+		if (ep_imgref_parse(&ref, arg, err) < 0) {
+			why = xstrdup(err->msg);
+			ep_err_set(err, EP_E_INPUT, "--image %s", why);
+			free(why);
+			return -1;
+		}
+		ep_imgref_clear(&ref);
+	}
+	return verify_more(o->image, &o->nimg, "--image", arg, err);
+}
+
+static int
+verify_require(void *field, const char *arg, struct ep_err *err)
+{
+	struct verify_opts *o = field;
+
+	if (strcmp(arg, "parity") == 0)
+		o->require = EP_REQUIRE_PARITY;
+	else if (strcmp(arg, "no-fail") == 0)
+		o->require = EP_REQUIRE_NOFAIL;
+	else
+		return ep_err_set(err, EP_E_INPUT, "--require '%s': parity or "
+		    "no-fail", arg);
+	o->require_name = arg;
+	return 0;
+}
+
+static int
+verify_max_age(void *field, const char *arg, struct ep_err *err)
+{
+	return ep_attest_duration(field, arg, err);
+}
+
+static int
+verify_store(void *field, const char *arg, struct ep_err *err)
+{
+	char **store = field;
+
+	if (arg[0] == '\0')
+		return ep_err_set(err, EP_E_INPUT, "--store is empty");
+	free(*store);
+	*store = ep_store_redact(arg);
+	return 0;
+}
+
+static int
+verify_commit(void *field, const char *arg, struct ep_err *err)
+{
+	if (ep_attest_commit_parse(arg, err) < 0)
+		return -1;
+	*(const char **)field = arg;
+	return 0;
+}
+
+#define VO struct verify_opts
+static const struct ep_opt verify_opts[] = {
+	EP_OPT_CALL("key", 0, "PUB.pem", verify_key,
+	    "an Ed25519 public key (PEM) the signature may hold\n"
+	    "under; repeat it while keys are rotated"),
+	EP_OPT_CALL("require", 0, "no-fail", verify_require,
+	    "PASSED or WARNED: nothing failed or errored,\n"
+	    "warned and waived findings allowed, as check's\n"
+	    "exit 0 allows them (the default)"),
+	EP_OPT_TEXT(
+"  --require parity     strictly PASSED: nothing failed, warned or was\n"
+"                       waived either"),
+	EP_OPT_FN("max-age", 0, "DURATION", VO, max_age, verify_max_age,
+	    "made at most this long ago: NUMBER and a unit,\n"
+	    "s m h d or w (30m, 24h, 7d, 1d12h)"),
+	EP_OPT_CALL("subject", 0, "DIGEST", verify_subject,
+	    "a subject must have this digest: sha256:HEX (the\n"
+	    "facts' canonical digest, an image) or gitBlob:HEX\n"
+	    "(the golden manifest, the policy); repeatable"),
+	EP_OPT_CALL("image", 0, "REF", verify_image,
+	    "the image must be one the check recorded: with\n"
+	    "@sha256:, its repository and that digest; without,\n"
+	    "by name alone (said on standard error); repeatable"),
+	EP_OPT_STR("profile", 0, "P", VO, profile,
+	    "the golden's profile must be P"),
+	EP_OPT_FN("store", 0, "STORE", VO, store, verify_store,
+	    "the golden must come from STORE, as check named it\n"
+	    "(credentials left out either way)"),
+	EP_OPT_FN("golden-commit", 0, "SHA", VO, golden_commit, verify_commit,
+	    "the golden must be the one at commit SHA (the full\n"
+	    "40 hex digits): a golden reviewed and pinned, not\n"
+	    "whatever the store's branch held then"),
+	EP_OPT_HELP,
+	EP_OPT_END,
+};
+#undef VO
 
 const struct ep_cmd ep_cmd_verify = {
 	.name = "verify",
@@ -55,30 +194,9 @@ const struct ep_cmd ep_cmd_verify = {
 "a DSSE envelope holding an in-toto Statement v1 of envparity's predicate.\n"
 "Exit 0 only if a signature holds under one of the keys and every\n"
 "condition asked for holds; otherwise one line says which failed.\n"
-"\n"
-"  --key PUB.pem        an Ed25519 public key (PEM) the signature may hold\n"
-"                       under; repeat it while keys are rotated\n"
-"  --require no-fail    PASSED or WARNED: nothing failed or errored,\n"
-"                       warned and waived findings allowed, as check's\n"
-"                       exit 0 allows them (the default)\n"
-"  --require parity     strictly PASSED: nothing failed, warned or was\n"
-"                       waived either\n"
-"  --max-age DURATION   made at most this long ago: NUMBER and a unit,\n"
-"                       s m h d or w (30m, 24h, 7d, 1d12h)\n"
-"  --subject DIGEST     a subject must have this digest: sha256:HEX (the\n"
-"                       facts' canonical digest, an image) or gitBlob:HEX\n"
-"                       (the golden manifest, the policy); repeatable\n"
-"  --image REF          the image must be one the check recorded: with\n"
-"                       @sha256:, its repository and that digest; without,\n"
-"                       by name alone (said on standard error); repeatable\n"
-"  --profile P          the golden's profile must be P\n"
-"  --store STORE        the golden must come from STORE, as check named it\n"
-"                       (credentials left out either way)\n"
-"  --golden-commit SHA  the golden must be the one at commit SHA (the full\n"
-"                       40 hex digits): a golden reviewed and pinned, not\n"
-"                       whatever the store's branch held then\n"
-"  -h, --help           show this help\n"
-"\n"
+"\n",
+	.opts = verify_opts,
+	.footer =
 "FILE may be - for standard input.  Nothing is fetched: images are\n"
 "matched against what the statement records.\n"
 "\n"
@@ -87,6 +205,7 @@ const struct ep_cmd ep_cmd_verify = {
 "image that does not match), 2 usage or malformed input (an envelope or\n"
 "statement that is not one, a key that is not an Ed25519 public key), 3\n"
 "the attestation cannot be read.\n",
+	.max_operands = -1,
 	.exec = cmd_verify_exec,
 };
 
@@ -219,134 +338,81 @@ image_match(const struct ep_attestation *a, const char *text, int *by_name,
 	return rc;
 }
 
+/* The conditions, in the order a deploy job cares about them: -1 with
+ * err naming the first that fails. */
+static int
+verify_conditions(const struct ep_attestation *a,
+    const struct verify_opts *o, time_t now, struct ep_err *err)
+{
+	const char *alg, *digest;
+	char hex[65];
+	int by_name;
+
+	if (ep_attest_require_verdict(a, o->require, err) < 0 ||
+	    (o->max_age >= 0 && ep_attest_require_age(a, now, o->max_age,
+	    err) < 0) ||
+	    (o->profile != NULL && ep_attest_require_profile(a, o->profile,
+	    err) < 0) ||
+	    (o->store != NULL && ep_attest_require_store(a, o->store,
+	    err) < 0) ||
+	    (o->golden_commit != NULL && ep_attest_require_commit(a,
+	    o->golden_commit, err) < 0))
+		return -1;
+	for (size_t i = 0; i < o->nsubj; i++) {
+		(void)ep_attest_digest_parse(&alg, hex, o->subject[i], err);
+		if (ep_attest_require_subject(a, alg, hex, err) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < o->nimg; i++) {
+		if (image_match(a, o->image[i], &by_name, &digest, err) < 0)
+			return -1;
+		if (by_name)
+			ep_say(stderr, "envparity verify: note: --image %s "
+			    "names no digest, so it was matched by name alone "
+			    "(the check recorded %s): deploy by digest to be "
+			    "sure it is the image checked", o->image[i], digest);
+	}
+	return 0;
+}
+
+/* FILE and a --key: 0, or the usage error's exit code, printed. */
+static int
+verify_usage(const struct ep_cmd *self, const struct verify_opts *o,
+    const struct ep_cmd_args *args)
+{
+	if (args->n == 0)
+		return ep_cmd_usage_error(self, "name the attestation to "
+		    "verify");
+	if (args->n > 1)
+		return ep_cmd_usage_error(self, "unexpected argument '%s' (one "
+		    "attestation at a time)", args->v[1]);
+	if (o->nkeys == 0)
+		return ep_cmd_usage_error(self, "--key PUB.pem is required: the "
+		    "public key the attestation must be signed with");
+	return 0;
+}
+
 static int
 cmd_verify_exec(const struct ep_cmd *self, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "key", required_argument, NULL, OPT_KEY },
-		{ "require", required_argument, NULL, OPT_REQUIRE },
-		{ "subject", required_argument, NULL, OPT_SUBJECT },
-		{ "image", required_argument, NULL, OPT_IMAGE },
-		{ "max-age", required_argument, NULL, OPT_MAX_AGE },
-		{ "profile", required_argument, NULL, OPT_PROFILE },
-		{ "store", required_argument, NULL, OPT_STORE },
-		{ "golden-commit", required_argument, NULL, OPT_COMMIT },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *keypath[VERIFY_MAX], *subject[VERIFY_MAX];
-	const char *image[VERIFY_MAX], *profile = NULL, *file, *alg;
-	const char *golden_commit = NULL;
-	char *store = NULL;
-	const char *digest, *require_name = "no-fail";
+	struct verify_opts o = { .require_name = "no-fail",
+	    .require = EP_REQUIRE_NOFAIL, .max_age = -1 };
 	struct ep_sigkey *keys[VERIFY_MAX] = { NULL };
 	struct ep_attestation *a = NULL;
-	struct ep_imgref ref;
+	struct ep_cmd_args args;
 	struct ep_err err = { 0 };
-	size_t nkeys = 0, nsubj = 0, nimg = 0, len;
-	long long max_age = -1;
-	int c, rc = EP_EXIT_NORUN, require = EP_REQUIRE_NOFAIL, by_name;
-	char *text = NULL, hex[65], *ago;
+	const char *file;
+	char *text = NULL, *ago;
+	size_t len;
+	int rc;
 	time_t now = time(NULL);
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_KEY:
-		case OPT_SUBJECT:
-		case OPT_IMAGE:
-			if ((c == OPT_KEY ? nkeys : c == OPT_SUBJECT ? nsubj :
-			    nimg) == VERIFY_MAX) {
-				rc = ep_cmd_usage_error(self, "at most %d %s",
-				    VERIFY_MAX, c == OPT_KEY ? "--key" :
-				    c == OPT_SUBJECT ? "--subject" : "--image");
-				goto done;
-			}
-			if (c == OPT_KEY)
-				keypath[nkeys++] = optarg;
-			else if (c == OPT_SUBJECT) {
-				if (ep_attest_digest_parse(&alg, hex, optarg,
-				    &err) < 0) {
-					rc = ep_cmd_usage_error(self,
-					    "--subject %s", err.msg);
-					goto done;
-				}
-				subject[nsubj++] = optarg;
-			} else {
-				if (ep_imgref_parse(&ref, optarg, &err) < 0) {
-					rc = ep_cmd_usage_error(self,
-					    "--image %s", err.msg);
-					goto done;
-				}
-				ep_imgref_clear(&ref);
-				image[nimg++] = optarg;
-			}
-			break;
-		case OPT_REQUIRE:
-			if (strcmp(optarg, "parity") == 0)
-				require = EP_REQUIRE_PARITY;
-			else if (strcmp(optarg, "no-fail") == 0)
-				require = EP_REQUIRE_NOFAIL;
-			else {
-				rc = ep_cmd_usage_error(self, "--require "
-				    "'%s': parity or no-fail", optarg);
-				goto done;
-			}
-			require_name = optarg;
-			break;
-		case OPT_MAX_AGE:
-			if (ep_attest_duration(&max_age, optarg, &err) < 0) {
-				rc = ep_cmd_usage_error(self, "%s", err.msg);
-				goto done;
-			}
-			break;
-		case OPT_PROFILE:
-			profile = optarg;
-			break;
-		case OPT_STORE:
-			if (optarg[0] == '\0') {
-				rc = ep_cmd_usage_error(self, "--store is "
-				    "empty");
-				goto done;
-			}
-			free(store);
-			store = ep_store_redact(optarg);
-			break;
-		case OPT_COMMIT:
-			if (ep_attest_commit_parse(optarg, &err) < 0) {
-				rc = ep_cmd_usage_error(self, "%s", err.msg);
-				goto done;
-			}
-			golden_commit = optarg;
-			break;
-		case 'h':
-			fputs(self->usage, stdout);
-			rc = EP_EXIT_OK;
-			goto done;
-		default:
-			rc = ep_cmd_bad_option(self, c, longopts, argv);
-			goto done;
-		}
-	}
-	if (optind >= argc) {
-		rc = ep_cmd_usage_error(self, "name the attestation to "
-		    "verify");
+	if (ep_opt_parse(&args, &rc, self, &o, argc, argv) < 0 ||
+	    (rc = verify_usage(self, &o, &args)) != 0)
 		goto done;
-	}
-	if (argc - optind > 1) {
-		rc = ep_cmd_usage_error(self, "unexpected argument '%s' (one "
-		    "attestation at a time)", argv[optind + 1]);
-		goto done;
-	}
-	file = argv[optind];
-	if (nkeys == 0) {
-		rc = ep_cmd_usage_error(self, "--key PUB.pem is required: the "
-		    "public key the attestation must be signed with");
-		goto done;
-	}
-	for (size_t i = 0; i < nkeys; i++)
-		if (ep_sigkey_load_public(&keys[i], keypath[i], &err) < 0) {
+	file = args.v[0];
+	for (size_t i = 0; i < o.nkeys; i++)
+		if (ep_sigkey_load_public(&keys[i], o.keypath[i], &err) < 0) {
 			rc = ep_cmd_fail(self, &err);
 			goto done;
 		}
@@ -359,51 +425,27 @@ cmd_verify_exec(const struct ep_cmd *self, int argc, char **argv)
 		rc = err.kind;
 		goto done;
 	}
-	if (ep_attest_open(&a, text, len, keys, nkeys, &err) < 0)
-		goto failed;
-	/* The conditions, in the order a deploy job cares about them. */
-	if (ep_attest_require_verdict(a, require, &err) < 0 ||
-	    (max_age >= 0 && ep_attest_require_age(a, now, max_age,
-	    &err) < 0) ||
-	    (profile != NULL && ep_attest_require_profile(a, profile,
-	    &err) < 0) ||
-	    (store != NULL && ep_attest_require_store(a, store, &err) < 0) ||
-	    (golden_commit != NULL && ep_attest_require_commit(a,
-	    golden_commit, &err) < 0))
-		goto failed;
-	for (size_t i = 0; i < nsubj; i++) {
-		(void)ep_attest_digest_parse(&alg, hex, subject[i], &err);
-		if (ep_attest_require_subject(a, alg, hex, &err) < 0)
-			goto failed;
-	}
-	for (size_t i = 0; i < nimg; i++) {
-		if (image_match(a, image[i], &by_name, &digest, &err) < 0)
-			goto failed;
-		if (by_name)
-			ep_say(stderr, "envparity verify: note: --image %s "
-			    "names no digest, so it was matched by name alone "
-			    "(the check recorded %s): deploy by digest to be "
-			    "sure it is the image checked", image[i], digest);
+	if (ep_attest_open(&a, text, len, keys, o.nkeys, &err) < 0 ||
+	    verify_conditions(a, &o, now, &err) < 0) {
+		ep_say(stderr, "envparity verify: %s: %s", file, err.msg);
+		rc = err.kind ? err.kind : EP_EXIT_NORUN;
+		goto done;
 	}
 	ago = ep_attest_duration_text((long long)(now - a->time));
 	ep_say(stdout, "envparity verify: OK: %s (--require %s): %s of %s at "
 	    "%s (%s%s), profile %s, commit %.12s; signed with %s (keyid "
-	    "%.16s)", a->verdict, require_name, a->command, a->host,
+	    "%.16s)", a->verdict, o.require_name, a->command, a->host,
 	    a->time_text, ago, now >= a->time ? " ago" : " ahead",
 	    a->profile ? a->profile : "(none)",
 	    a->commit ? a->commit : "(none)",
 	    ep_sigkey_name(keys[a->key]), ep_sigkey_id(keys[a->key]));
 	free(ago);
 	rc = EP_EXIT_OK;
-	goto done;
-failed:
-	ep_say(stderr, "envparity verify: %s: %s", file, err.msg);
-	rc = err.kind ? err.kind : EP_EXIT_NORUN;
 done:
-	for (size_t i = 0; i < nkeys; i++)
+	for (size_t i = 0; i < o.nkeys; i++)
 		ep_sigkey_free(keys[i]);
 	ep_attestation_free(a);
 	free(text);
-	free(store);
+	free(o.store);
 	return rc;
 }

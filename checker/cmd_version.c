@@ -2,18 +2,25 @@
  * cmd_version.c: `envparity version`: this release and the libraries it
  * was built with.
  */
-#include <getopt.h>
 #include <stdio.h>
 
 #include "cmd.h"
 #include "hash.h"
 #include "registry.h"
 #include "manifest.h"
+#include "opt.h"
 #include "report.h"
 #include "store.h"
 #include "version.h"
 
 static int cmd_version_exec(const struct ep_cmd *, int, char **);
+
+/* --help alone, not listed: the help is the two lines. */
+static const struct ep_opt version_opts[] = {
+	{ .kind = EP_OPTK_HELP, .name = "help", .letter = 'h',
+	  .arg = EP_ARG_NONE, .hidden = 1 },
+	EP_OPT_END,
+};
 
 const struct ep_cmd ep_cmd_version = {
 	.name = "version",
@@ -23,28 +30,18 @@ const struct ep_cmd ep_cmd_version = {
 "\n"
 "Print the envparity release, the manifest schema it writes, and the\n"
 "versions of the libraries it runs with.\n",
+	.opts = version_opts,
+	.in_order = 1,
 	.exec = cmd_version_exec,
 };
 
 static int
 cmd_version_exec(const struct ep_cmd *self, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, rc;
+	struct ep_cmd_args args;
+	int rc;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(self->usage, stdout);
-			return EP_EXIT_OK;
-		}
-		return ep_cmd_bad_option(self, c, longopts, argv);
-	}
-	if ((rc = ep_cmd_operands(self, argc, argv, 0)) != 0)
+	if (ep_opt_parse(&args, &rc, self, NULL, argc, argv) < 0)
 		return rc;
 	printf("envparity %s\n", EP_VERSION);
 	printf("manifest schema %s\n", EP_MANIFEST_SCHEMA);

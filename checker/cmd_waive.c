@@ -9,7 +9,6 @@
  * branch holds then, and what is written has been parsed by the parser
  * check uses, so a waive never leaves a policy check would refuse.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,21 +16,82 @@
 
 #include "clean.h"
 #include "cmd.h"
+#include "opt.h"
 #include "policy.h"
+#include "resolve.h"
 #include "store.h"
 #include "storeopt.h"
 
 static int cmd_waive_exec(const struct ep_cmd *, int, char **);
 
-#define WAIVE_COMMON_HELP						\
-"  --shared             the store root's policy.json, which every profile\n" \
-"                       shares, instead of PROFILE/policy.json\n"	\
-"  -m, --message TEXT   the commit message\n"				\
-"  -q, --quiet          print nothing when it succeeds\n"		\
-"  -h, --help           show this help\n"				\
-"\n"									\
-EP_STORE_HELP								\
-"\n"									\
+/* What the command line says (waive's and unwaive's). */
+struct waive_opts {
+	struct ep_storeopt sopt;
+	struct ep_waiver_spec w;
+	const char *message;
+	int quiet;
+	int shared;
+};
+
+/* unwaive takes waive's options only to say they are waive's. */
+#define FOR_WAIVE(FN, NAME)						\
+static int								\
+FN(void *field, const char *arg, struct ep_err *err)			\
+{									\
+	(void)field;							\
+	(void)arg;							\
+	return ep_err_set(err, EP_E_INPUT, "'--%s' is for waive", NAME); \
+}
+FOR_WAIVE(for_waive_reason, "reason")
+FOR_WAIVE(for_waive_owner, "owner")
+FOR_WAIVE(for_waive_expires, "expires")
+FOR_WAIVE(for_waive_actual, "actual")
+#undef FOR_WAIVE
+
+#define WO struct waive_opts
+/* What waive and unwaive share. */
+#define WAIVE_COMMON							\
+	EP_OPT_FLAG("shared", 0, WO, shared,				\
+	    "the store root's policy.json, which every profile\n"	\
+	    "shares, instead of PROFILE/policy.json"),			\
+	EP_OPT_STR("message", 'm', "TEXT", WO, message,		\
+	    "the commit message"),					\
+	EP_OPT_FLAG("quiet", 'q', WO, quiet,				\
+	    "print nothing when it succeeds"),				\
+	EP_OPT_HELP,							\
+	EP_OPT_GROUP(ep_og_store, WO, sopt, NULL),			\
+	EP_OPT_END
+
+static const struct ep_opt waive_opts[] = {
+	EP_OPT_STR("reason", 0, "TEXT", WO, w.reason,
+	    "why the drift is accepted (required)"),
+	EP_OPT_STR("owner", 0, "NAME", WO, w.owner,
+	    "who answers for it (required)"),
+	EP_OPT_STR("expires", 0, "DATE", WO, w.expires,
+	    "the last day it holds, YYYY-MM-DD in UTC, today or\n"
+	    "later (required)"),
+	EP_OPT_STR("actual", 0, "VALUE", WO, w.actual,
+	    "waive only this value of KEY (another value still\n"
+	    "fails); default: any value"),
+	WAIVE_COMMON,
+};
+
+static const struct ep_opt unwaive_opts[] = {
+	{ .kind = EP_OPTK_FN, .name = "reason", .arg = EP_ARG_REQUIRED,
+	  .fn = for_waive_reason, .hidden = 1 },
+	{ .kind = EP_OPTK_FN, .name = "owner", .arg = EP_ARG_REQUIRED,
+	  .fn = for_waive_owner, .hidden = 1 },
+	{ .kind = EP_OPTK_FN, .name = "expires", .arg = EP_ARG_REQUIRED,
+	  .fn = for_waive_expires, .hidden = 1 },
+	{ .kind = EP_OPTK_FN, .name = "actual", .arg = EP_ARG_REQUIRED,
+	  .fn = for_waive_actual, .hidden = 1 },
+	WAIVE_COMMON,
+};
+#undef WAIVE_COMMON
+#undef WO
+
+/* The help's tail waive and unwaive share. */
+#define WAIVE_AUTHOR							\
 "The author is $ENVPARITY_AUTHOR (\"Name <email>\"), else the CI's user,\n" \
 "else git config's user.name and user.email, as for bless.  The commit\n" \
 "is made as bless makes one: the branch moves by compare-and-swap, a\n" \
@@ -39,7 +99,8 @@ EP_STORE_HELP								\
 "top; one that changed the same policy.json makes this one fail (exit\n" \
 "3) rather than replace it unseen.  On a remote store whose branch was\n" \
 "rewritten since the cache saw it (store.history), it takes that history,\n" \
-"as a bless would, and says so on standard error, even with -q.\n"
+"as a bless would, and says so on standard error, even with -q.\n" \
+"\n"
 
 const struct ep_cmd ep_cmd_waive = {
 	.name = "waive",
@@ -54,15 +115,10 @@ const struct ep_cmd ep_cmd_waive = {
 "commit it (pushed when the store is remote).  Until it expires, a\n"
 "failure or warning on KEY is reported as waived and does not fail the\n"
 "check.  The rest of the file is kept as it is, in its order.\n"
-"\n"
-"  --reason TEXT        why the drift is accepted (required)\n"
-"  --owner NAME         who answers for it (required)\n"
-"  --expires DATE       the last day it holds, YYYY-MM-DD in UTC, today or\n"
-"                       later (required)\n"
-"  --actual VALUE       waive only this value of KEY (another value still\n"
-"                       fails); default: any value\n"
-WAIVE_COMMON_HELP
-"\n"
+"\n",
+	.opts = waive_opts,
+	.footer =
+WAIVE_AUTHOR
 "Prints \"waived KEY in FILE at COMMIT on STORE BRANCH\" (\"already\" when\n"
 "the file held that waiver).  Default message: \"waive KEY (OWNER):\n"
 "REASON\".\n"
@@ -70,6 +126,7 @@ WAIVE_COMMON_HELP
 "owner, a date that is no date or is past, a KEY that is no fact key or\n"
 "pattern, a policy.json check would refuse (nothing is committed), 3 the\n"
 "store could not be read or written, or a race on the same file.\n",
+	.max_operands = -1,
 	.exec = cmd_waive_exec,
 };
 
@@ -84,9 +141,10 @@ const struct ep_cmd ep_cmd_unwaive = {
 "is remote): a failure on KEY fails the check again, unless another\n"
 "waiver still covers it (a glob such as 'lib.*', or one in a shared or\n"
 "inherited policy.json): then it says so.\n"
-"\n"
-WAIVE_COMMON_HELP
-"\n"
+"\n",
+	.opts = unwaive_opts,
+	.footer =
+WAIVE_AUTHOR
 "Prints \"unwaived KEY in FILE at COMMIT on STORE BRANCH\"; when another\n"
 "live waiver still covers KEY for PROFILE, \"removed the waiver for KEY\n"
 "from FILE at ...\" instead, and on standard error (even with -q) a\n"
@@ -96,15 +154,8 @@ WAIVE_COMMON_HELP
 "for is gone), 2 usage, no waiver for KEY in the file, a policy.json\n"
 "check would refuse (nothing is committed), 3 the store could not be\n"
 "read or written, or a race on the same file.\n",
+	.max_operands = -1,
 	.exec = cmd_waive_exec,
-};
-
-enum {
-	OPT_REASON = 0x500,
-	OPT_OWNER,
-	OPT_EXPIRES,
-	OPT_ACTUAL,
-	OPT_SHARED,
 };
 
 /* What the edit needs (the store's callback). */
@@ -167,166 +218,88 @@ done:
 	return rc;
 }
 
+/* KEY, and for waive what a waiver needs, checked before the store is
+ * touched: 0, or the exit code, printed. */
 static int
-cmd_waive_exec(const struct ep_cmd *self, int argc, char **argv)
+waive_usage(const struct ep_cmd *self, struct waive_ctx *ctx,
+    const struct waive_opts *o, const struct ep_cmd_args *args)
 {
-	static const struct option longopts[] = {
-		{ "reason", required_argument, NULL, OPT_REASON },
-		{ "owner", required_argument, NULL, OPT_OWNER },
-		{ "expires", required_argument, NULL, OPT_EXPIRES },
-		{ "actual", required_argument, NULL, OPT_ACTUAL },
-		{ "shared", no_argument, NULL, OPT_SHARED },
-		{ "message", required_argument, NULL, 'm' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		EP_STORE_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	struct ep_storeopt sopt = { 0 };
-	struct ep_store_opts so;
-	struct ep_store_info info = { 0 };
-	struct ep_author author = { 0 };
-	struct ep_store *s = NULL;
 	struct ep_err err = { 0 };
-	struct waive_ctx ctx = { 0 };
-	const char *message = NULL, *profile;
-	char *path = NULL, *name = NULL, *msg = NULL, *abuf = NULL;
-	char *still = NULL, *taken = NULL;
-	char commit[41];
-	int c, quiet = 0, shared = 0, have_author, changed;
+
+	if (args->n != 1)
+		return args->n == 0 ? ep_cmd_usage_error(self, "no KEY") :
+		    ep_cmd_usage_error(self, "unexpected argument '%s'",
+		    args->v[1]);
+	ctx->w = o->w;
+	ctx->w.key = args->v[0];
+	if (!ctx->remove) {
+		if (ctx->w.reason == NULL || ctx->w.owner == NULL ||
+		    ctx->w.expires == NULL)
+			return ep_cmd_usage_error(self, "a waiver needs "
+			    "--reason, --owner and --expires");
+		if (ep_policy_waiver_check(&ctx->w, ctx->now, &err) < 0)
+			return ep_cmd_fail(self, &err);
+	} else if (ctx->w.key[0] == '\0')
+		return ep_cmd_usage_error(self, "the key is empty");
+	return ep_cmd_message_check(self, o->message);
+}
+
+/* The default commit message: one line, whatever --owner and --reason
+ * hold (a line of its own starting "::" would be a workflow command
+ * where a CI job shows the store's git log).  New. */
+static char *
+waive_message(const struct waive_ctx *ctx, int shared)
+{
+	char *line, *msg;
+
+	if (ctx->remove)
+		line = xasprintf("unwaive %s%s", ctx->w.key, shared ?
+		    " in the shared policy" : "");
+	else
+		line = xasprintf("waive %s%s (%s): %s", ctx->w.key, shared ?
+		    " in the shared policy" : "", ctx->w.owner,
+		    ctx->w.reason);
+	msg = ep_line_clean(line);
+	free(line);
+	return msg;
+}
+
+/* After the commit: a rewritten history taken, as before (the store
+ * described before it) names it (said where -q still speaks, and first:
+ * whatever follows, it is taken); for unwaive,
+ * whether another waiver still covers the key (said, never
+ * "unwaived"); then what was done. */
+static int
+waive_said(const struct ep_cmd *self, struct ep_store *s,
+    struct ep_store_info *before, const struct waive_ctx *ctx,
+    const char *profile, const char *path, const char *commit, int changed,
+    int quiet)
+{
+	struct ep_store_info info = { 0 };
+	struct ep_err err = { 0 };
+	char *still = NULL, *taken, *why;
 	int rc = EP_EXIT_OK;
 
-	ctx.remove = self == &ep_cmd_unwaive;
-	ctx.now = time(NULL);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":m:qh", longopts, NULL)) != -1) {
-		if (ep_store_opt(&sopt, c, optarg))
-			continue;
-		switch (c) {
-		case OPT_REASON:
-		case OPT_OWNER:
-		case OPT_EXPIRES:
-		case OPT_ACTUAL:
-			if (ctx.remove) {
-				rc = ep_cmd_usage_error(self, "'--%s' is for "
-				    "waive", longopts[c - OPT_REASON].name);
-				goto done;
-			}
-			if (c == OPT_REASON)
-				ctx.w.reason = optarg;
-			else if (c == OPT_OWNER)
-				ctx.w.owner = optarg;
-			else if (c == OPT_EXPIRES)
-				ctx.w.expires = optarg;
-			else
-				ctx.w.actual = optarg;
-			break;
-		case OPT_SHARED:
-			shared = 1;
-			break;
-		case 'm':
-			message = optarg;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 'h':
-			fputs(self->usage, stdout);
-			goto done;
-		default:
-			rc = ep_cmd_bad_option(self, c, longopts, argv);
-			goto done;
-		}
-	}
-	if (argc - optind != 1) {
-		rc = argc - optind == 0 ? ep_cmd_usage_error(self, "no KEY") :
-		    ep_cmd_usage_error(self, "unexpected argument '%s'",
-		    argv[optind + 1]);
-		goto done;
-	}
-	ctx.w.key = argv[optind];
-	if (!ctx.remove) {
-		if (ctx.w.reason == NULL || ctx.w.owner == NULL ||
-		    ctx.w.expires == NULL) {
-			rc = ep_cmd_usage_error(self, "a waiver needs --reason, "
-			    "--owner and --expires");
-			goto done;
-		}
-		/* Before the store is touched. */
-		if (ep_policy_waiver_check(&ctx.w, ctx.now, &err) < 0) {
-			rc = ep_cmd_fail(self, &err);
-			goto done;
-		}
-	} else if (ctx.w.key[0] == '\0') {
-		rc = ep_cmd_usage_error(self, "the key is empty");
-		goto done;
-	}
-	if ((rc = ep_cmd_message_check(self, message)) != 0)
-		goto done;
-	if (ep_storeopt_resolve(&so, &profile, &sopt, &err) < 0 ||
-	    ep_storeopt_author(&author, &have_author, &abuf, &err) < 0) {
-		rc = ep_cmd_fail(self, &err);
-		goto done;
-	}
-	path = shared ? xstrdup("policy.json") :
-	    xasprintf("%s/policy.json", profile);
-	if (message == NULL) {
-		char *line;
-
-		if (ctx.remove)
-			line = xasprintf("unwaive %s%s", ctx.w.key, shared ?
-			    " in the shared policy" : "");
-		else
-			line = xasprintf("waive %s%s (%s): %s", ctx.w.key,
-			    shared ? " in the shared policy" : "",
-			    ctx.w.owner, ctx.w.reason);
-		/* One line, whatever --owner and --reason hold: a line of
-		 * its own starting "::" would be a workflow command where
-		 * a CI job shows the store's git log. */
-		msg = ep_line_clean(line);
-		free(line);
-		message = msg;
-	}
-
-	so.create = so.spec == NULL;
-	if (ep_store_open(&s, &so, &err) < 0) {
-		rc = ep_cmd_fail(self, &err);
-		goto done;
-	}
-	ep_store_describe(&info, s);
-	name = xasprintf("%s#%s:%s", info.store, info.ref, path);
-	ctx.name = name;
-	if (ep_store_commit_file(commit, &changed, s, path, edit_policy, &ctx,
-	    message, have_author ? &author : NULL, &err) < 0) {
-		rc = ep_cmd_fail(self, &err);
-		goto done;
-	}
-	/* Taking a rewritten history is said where -q still speaks, and
-	 * first: whatever follows, it is taken. */
-	if ((taken = ep_storeopt_history_taken(s, &info)) != NULL)
+	if ((taken = ep_storeopt_history_taken(s, before)) != NULL)
 		ep_say(stderr, "envparity %s: %s", self->name, taken);
-	/* Removed as asked; but a glob, or a shared or inherited file's
-	 * waiver, may still cover the key: said, never "unwaived". */
-	if (ctx.remove && still_waived(&still, s, profile, ctx.w.key, ctx.now,
-	    &err) < 0) {
-		char *why = xstrdup(err.msg);
-
+	free(taken);
+	if (ctx->remove && still_waived(&still, s, profile, ctx->w.key,
+	    ctx->now, &err) < 0) {
+		why = xstrdup(err.msg);
 		ep_err_set(&err, err.kind, "the waiver for %s was removed from "
 		    "%s at %.12s, but whether another still covers it cannot be "
-		    "told: %s", ctx.w.key, path, commit, why);
+		    "told: %s", ctx->w.key, path, commit, why);
 		free(why);
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
-	ep_store_info_clear(&info);
 	ep_store_describe(&info, s);
 	if (!quiet && still != NULL)
 		ep_say(stdout, "removed the waiver for %s from %s at %s on %s "
-		    "%s", ctx.w.key, path, commit, info.store, info.ref);
+		    "%s", ctx->w.key, path, commit, info.store, info.ref);
 	else if (!quiet)
 		ep_say(stdout, "%s%s %s in %s at %s on %s %s", changed ? "" :
-		    "already ", ctx.remove ? "unwaived" : "waived", ctx.w.key,
+		    "already ", ctx->remove ? "unwaived" : "waived", ctx->w.key,
 		    path, commit[0] ? commit : "(none)", info.store, info.ref);
 	if (still != NULL)
 		ep_say(stderr, "envparity %s: %s", self->name, still);
@@ -336,12 +309,60 @@ cmd_waive_exec(const struct ep_cmd *self, int argc, char **argv)
 	}
 done:
 	ep_store_info_clear(&info);
-	ep_store_free(s);
+	free(still);
+	return rc;
+}
+
+static int
+cmd_waive_exec(const struct ep_cmd *self, int argc, char **argv)
+{
+	struct waive_opts o = { 0 };
+	struct ep_need need = { .what = EP_NEED_STORE, .sopt = &o.sopt };
+	struct ep_cmd_args args;
+	struct ep_resolved r = { 0 };
+	struct ep_store_info info = { 0 };
+	struct ep_author author = { 0 };
+	struct ep_err err = { 0 };
+	struct waive_ctx ctx = { 0 };
+	char *path = NULL, *name = NULL, *msg = NULL, *abuf = NULL;
+	char commit[41];
+	int have_author, changed, rc;
+
+	ctx.remove = self == &ep_cmd_unwaive;
+	ctx.now = time(NULL);
+	if (ep_opt_parse(&args, &rc, self, &o, argc, argv) < 0 ||
+	    (rc = waive_usage(self, &ctx, &o, &args)) != 0)
+		goto done;
+	if (ep_resolve_store(&r, &need, &err) < 0 ||
+	    ep_storeopt_author(&author, &have_author, &abuf, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	path = o.shared ? xstrdup("policy.json") :
+	    xasprintf("%s/policy.json", r.profile);
+	if (o.message == NULL)
+		o.message = msg = waive_message(&ctx, o.shared);
+	r.so.create = r.so.spec == NULL;
+	if (ep_store_open(&r.store, &r.so, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	ep_store_describe(&info, r.store);
+	name = xasprintf("%s#%s:%s", info.store, info.ref, path);
+	ctx.name = name;
+	if (ep_store_commit_file(commit, &changed, r.store, path, edit_policy,
+	    &ctx, o.message, have_author ? &author : NULL, &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	rc = waive_said(self, r.store, &info, &ctx, r.profile, path, commit,
+	    changed, o.quiet);
+done:
+	ep_store_info_clear(&info);
+	ep_resolved_clear(&r);
 	free(path);
 	free(name);
 	free(msg);
 	free(abuf);
-	free(still);
-	free(taken);
 	return rc;
 }

@@ -1,6 +1,9 @@
 /*
- * main.c: the subcommand table; find the subcommand and run it.  Global flags are --help and
- * --version; everything else belongs to a subcommand.
+ * main.c: find the subcommand (cmdtable.c's table) and run it.  Global flags
+ * are --help and --version; everything else belongs to a subcommand.
+ * `envparity __options VERB`, not in the help, lists a command's options
+ * from its table, for the check of the man page and the completions
+ * (tests/cli/docsync.sh).
  */
 #include <locale.h>
 #include <sys/prctl.h>
@@ -14,26 +17,6 @@
 #include "dynload.h"
 #include "store.h"
 #include "version.h"
-
-/* The subcommands, in the order `envparity --help` lists them (after
- * tmux's cmd_table[]). */
-static const struct ep_cmd *const ep_cmd_table[] = {
-	&ep_cmd_capture,
-	&ep_cmd_check,
-	&ep_cmd_bless,
-	&ep_cmd_diff,
-	&ep_cmd_log,
-	&ep_cmd_waive,
-	&ep_cmd_unwaive,
-	&ep_cmd_policy,
-	&ep_cmd_fleet,
-	&ep_cmd_probe,
-	&ep_cmd_digest,
-	&ep_cmd_attest,
-	&ep_cmd_verify,
-	&ep_cmd_version,
-	NULL,
-};
 
 static const struct ep_cmd *
 ep_cmd_find(const char *name)
@@ -98,7 +81,7 @@ main(int argc, char **argv)
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		if (argc > 2 && (cmd = ep_cmd_find(argv[2])) != NULL) {
-			fputs(cmd->usage, stdout);
+			ep_opt_help(stdout, cmd);
 			return EP_EXIT_OK;
 		}
 		usage(stdout);
@@ -108,12 +91,18 @@ main(int argc, char **argv)
 		printf("envparity %s\n", EP_VERSION);
 		return EP_EXIT_OK;
 	}
+	if (strcmp(argv[1], "__options") == 0 && argc == 3 &&
+	    (cmd = ep_cmd_find(argv[2])) != NULL) {
+		ep_opt_list(stdout, cmd);
+		return EP_EXIT_OK;
+	}
 	if ((cmd = ep_cmd_find(argv[1])) == NULL) {
-		const char *names[sizeof ep_cmd_table / sizeof ep_cmd_table[0]];
+		const char *names[64];
 		const char *hint;
 		size_t n = 0;
 
-		for (size_t i = 0; ep_cmd_table[i] != NULL; i++)
+		for (size_t i = 0; ep_cmd_table[i] != NULL &&
+		    n < sizeof names / sizeof names[0]; i++)
 			names[n++] = ep_cmd_table[i]->name;
 		if ((hint = ep_cmd_suggest(argv[1], names, n)) != NULL) {
 			ep_say(stderr, "envparity: unknown command '%s'; did "

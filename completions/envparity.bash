@@ -1,12 +1,13 @@
 # bash completion for envparity (installed as
 # share/bash-completion/completions/envparity).  Commands, each command's
 # options, and files or folders where an option takes one.  Kept in step
-# with `envparity --help` and `envparity COMMAND --help` by
+# with `envparity --help` and each command's option table (`envparity
+# __options COMMAND`, what `envparity COMMAND --help` is rendered from) by
 # tests/cli/manpage.bats.
 
 _envparity_commands="capture check bless waive unwaive policy diff log fleet probe digest attest verify version help"
 
-# The option groups several commands share, as in their --help.
+# The option groups several commands share (checker/optgroups.c).
 _envparity_store="--store --ref --profile"
 _envparity_report="--json --junit --markdown --prom"
 _envparity_collect="--python --site-packages --conda-prefix --lockfile

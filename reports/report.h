@@ -206,40 +206,12 @@ char *ep_gh_escape(const char *s, int property);
 const char *ep_result_reason(const struct ep_result *r);
 
 /* The report options check and diff share, like capture.h's. */
-enum {
-	EP_OPT_JSON = 0x300,
-	EP_OPT_JUNIT,
-	EP_OPT_MARKDOWN,
-	EP_OPT_PROM,
-	EP_OPT_REPORT_LAST,
-};
-#define EP_REPORT_LONGOPTS						\
-	{ "json", required_argument, NULL, EP_OPT_JSON },		\
-	{ "junit", required_argument, NULL, EP_OPT_JUNIT },		\
-	{ "markdown", required_argument, NULL, EP_OPT_MARKDOWN },	\
-	{ "prom", required_argument, NULL, EP_OPT_PROM }
-#define EP_REPORT_HELP							\
-"Report options (each written whole or not at all):\n"			\
-"  --json FILE          the JSON report (manifests/report.schema.json)\n" \
-"  --junit FILE         JUnit XML for CI test views (manifests/junit.xsd)\n" \
-"  --markdown FILE      a Markdown summary for job pages and comments\n"	\
-"  --prom FILE          Prometheus metrics (text exposition) for\n"	\
-"                       node_exporter's textfile collector (*.prom)\n"	\
-"FILE may be - or /dev/stdout for standard output (the summary then\n" \
-"goes to standard error; only one output can take it), /dev/stderr for\n" \
-"standard error.  A symbolic link, device, FIFO or directory is refused.\n" \
-"Under GitHub Actions the Markdown summary is also appended to\n"	\
-"$GITHUB_STEP_SUMMARY, and failures are annotated (::error, on stderr).\n"
-
 struct ep_reportopt {
 	const char *json;
 	const char *junit;
 	const char *markdown;
 	const char *prom;
 };
-
-/* Apply one report option; 1 if c was one, 0 if not. */
-int ep_report_opt(struct ep_reportopt *o, int c, const char *arg);
 
 /* Whether every report path can take a report (outfile.h's rule: "-"
  * is standard output; a link, device, FIFO or directory is refused with

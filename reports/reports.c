@@ -33,26 +33,6 @@ mark_start(void)
 	started_ns = ep_now_ns();
 }
 
-int
-ep_report_opt(struct ep_reportopt *o, int c, const char *arg)
-{
-	switch (c) {
-	case EP_OPT_JSON:
-		o->json = arg;
-		return 1;
-	case EP_OPT_JUNIT:
-		o->junit = arg;
-		return 1;
-	case EP_OPT_MARKDOWN:
-		o->markdown = arg;
-		return 1;
-	case EP_OPT_PROM:
-		o->prom = arg;
-		return 1;
-	}
-	return 0;
-}
-
 const struct ep_report_writer ep_report_writers[EP_REPORT_NFORMATS] = {
 	[EP_REPORT_JSON] = { "json", "--json",
 	    offsetof(struct ep_reportopt, json), ep_report_json },

@@ -10,33 +10,6 @@
 #include "dsse.h"
 #include "outfile.h"
 
-int
-ep_attest_opt(struct ep_attestopt *o, int c, const char *arg)
-{
-	switch (c) {
-	case EP_OPT_ATTEST:
-		o->file = arg;
-		return 1;
-	case EP_OPT_STATEMENT:
-		o->statement = arg;
-		return 1;
-	case EP_OPT_SIGN_KEY:
-		o->key_path = arg;
-		return 1;
-	case EP_OPT_SIGN_KEY_FD:
-		o->key_fd = arg;
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-int
-ep_attestopt_wanted(const struct ep_attestopt *o)
-{
-	return o->file != NULL || o->statement != NULL;
-}
-
 const char *
 ep_attestopt_unpaired(const struct ep_attestopt *o)
 {
@@ -113,7 +86,7 @@ int
 ep_attestopt_sign(struct ep_attestopt *o, const struct ep_attest_in *in,
     struct ep_err *err)
 {
-	if (!ep_attestopt_wanted(o))
+	if (o->file == NULL && o->statement == NULL)
 		return 0;
 	if (ep_attest_statement(&o->statement_text, &o->statement_len, in,
 	    err) < 0)

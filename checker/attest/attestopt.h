@@ -19,38 +19,6 @@
 #include "sigkey.h"
 #include "util.h"
 
-/* getopt_long codes, above the others' ranges. */
-enum {
-	EP_OPT_ATTEST = 0x700,
-	EP_OPT_SIGN_KEY,
-	EP_OPT_SIGN_KEY_FD,
-	EP_OPT_STATEMENT,
-};
-#define EP_SIGNKEY_LONGOPTS						\
-	{ "sign-key", required_argument, NULL, EP_OPT_SIGN_KEY },	\
-	{ "sign-key-fd", required_argument, NULL, EP_OPT_SIGN_KEY_FD }
-#define EP_ATTEST_LONGOPTS						\
-	{ "attest", required_argument, NULL, EP_OPT_ATTEST },		\
-	{ "statement", required_argument, NULL, EP_OPT_STATEMENT },	\
-	EP_SIGNKEY_LONGOPTS
-#define EP_SIGNKEY_HELP							\
-"  --sign-key KEY.pem   the Ed25519 private key (PEM) to sign with; - reads\n" \
-"                       it from standard input; a key file readable by\n" \
-"                       group or others is refused\n"			\
-"  --sign-key-fd N      read the key from descriptor N (3< key.pem, or a\n" \
-"                       pipe from the CI's secret store)\n"
-#define EP_ATTEST_HELP							\
-"Attestation options (docs/attestations.md):\n"			\
-"  --attest FILE        write a signed attestation of the verdict: an\n" \
-"                       in-toto Statement v1 in a DSSE envelope, written\n" \
-"                       whatever the verdict (- for standard output)\n"	\
-"  --statement FILE     write the same statement unsigned, for a later\n" \
-"                       `envparity attest` step that holds the key\n"	\
-EP_SIGNKEY_HELP								\
-"--attest needs a key, and a key needs --attest.  The key is read after\n" \
-"the work, once every process it started has ended, and wiped after\n" \
-"signing; no output may name its file.  Check it with `envparity verify`.\n"
-
 struct ep_attestopt {
 	const char *file;		/* --attest */
 	const char *statement;		/* --statement */
@@ -63,13 +31,6 @@ struct ep_attestopt {
 	size_t statement_len;
 	char *envelope;
 };
-
-/* Apply one attestation option (EP_ATTEST_LONGOPTS); 1 if c was one, 0 if
- * not. */
-int ep_attest_opt(struct ep_attestopt *o, int c, const char *arg);
-
-/* 1 when an attestation or a statement was asked for. */
-int ep_attestopt_wanted(const struct ep_attestopt *o);
 
 /* The usage error of an option given without its pair (--attest without
  * a key, a key without --attest, both --sign-key and --sign-key-fd), or

@@ -25,44 +25,6 @@ ep_capture_opts_clear(struct ep_capture_opts *o)
 	ep_imgopt_clear(&o->img);
 }
 
-int
-ep_capture_opt(struct ep_capture_opts *o, int c, const char *arg)
-{
-	switch (c) {
-	case EP_OPT_PYTHON:
-		o->python = arg;
-		return 1;
-	case EP_OPT_SITE_PACKAGES:
-		ep_strv_push(&o->site_dirs, arg);
-		return 1;
-	case EP_OPT_CONDA_PREFIX:
-		o->conda_prefix = arg;
-		return 1;
-	case EP_OPT_LOCKFILE:
-		ep_strv_push(&o->lockfiles, arg);
-		return 1;
-	case EP_OPT_NO_DISCOVER:
-		o->no_discover = 1;
-		return 1;
-	case EP_OPT_LIB_PATH:
-		ep_strv_push(&o->lib_paths, arg);
-		return 1;
-	case EP_OPT_NO_CACHE:
-		o->no_cache = 1;
-		return 1;
-	case EP_OPT_IMAGE:
-		ep_strv_push(&o->images, arg);
-		return 1;
-	case EP_OPT_NODE:
-		o->node = arg;
-		return 1;
-	case EP_OPT_ARTIFACT:
-		ep_strv_push(&o->artifacts, arg);
-		return 1;
-	}
-	return 0;
-}
-
 static int
 hash_queued(struct ep_collect *c, struct ep_err *err)
 {

@@ -128,7 +128,6 @@ golden_images(struct ep_imgref *refs, struct want *want, size_t *n,
     const struct ep_capture_opts *co, const json_t *imgs,
     const struct ep_imgopt *o, const char *gname, struct ep_err *err)
 {
-	struct ep_imgopt scratch;
 	struct ep_err e = { 0 };
 	const char *ref, *plat, *why;
 	json_t *ent, *p;
@@ -142,10 +141,8 @@ golden_images(struct ep_imgref *refs, struct want *want, size_t *n,
 			    i);
 		plat = NULL;
 		if ((p = json_object_get(ent, "platform")) != NULL) {
-			ep_imgopt_init(&scratch);
 			if ((plat = json_string_value(p)) == NULL ||
-			    ep_image_opt(&scratch, EP_OPT_PLATFORM, plat,
-			    &e) < 0)
+			    !ep_image_platform_valid(plat))
 				return ep_err_set(err, EP_E_INPUT, "%s: "
 				    "meta.images[%zu].platform: expected "
 				    "OS/ARCH or OS/ARCH/VARIANT in lowercase",

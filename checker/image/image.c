@@ -33,8 +33,8 @@ ep_imgopt_clear(struct ep_imgopt *o)
 	ep_strv_clear(&o->auth_realms);
 }
 
-static int
-platform_valid(const char *s)
+int
+ep_image_platform_valid(const char *s)
 {
 	size_t parts = 1;
 
@@ -51,60 +51,6 @@ platform_valid(const char *s)
 			return 0;
 	}
 	return parts == 2 || parts == 3;
-}
-
-int
-ep_image_opt(struct ep_imgopt *o, int c, const char *arg, struct ep_err *err)
-{
-	char *end;
-	double secs;
-
-	switch (c) {
-	case EP_OPT_PLATFORM:
-		if (!platform_valid(arg))
-			return ep_err_set(err, EP_E_INPUT, "--platform %s: "
-			    "expected OS/ARCH or OS/ARCH/VARIANT in lowercase",
-			    arg);
-		o->platform = arg;
-		o->platform_explicit = 1;
-		return 1;
-	case EP_OPT_REGISTRY_CA:
-		o->ca_file = arg;
-		return 1;
-	case EP_OPT_INSECURE_REGISTRY:
-		if (*arg == '\0' || strchr(arg, '/') != NULL)
-			return ep_err_set(err, EP_E_INPUT,
-			    "--insecure-registry %s: expected HOST[:PORT]",
-			    arg);
-		ep_strv_push(&o->insecure, arg);
-		return 1;
-	case EP_OPT_REGISTRY_AUTH_REALM:
-		if (!ep_regauth_hostport_valid(arg))
-			return ep_err_set(err, EP_E_INPUT,
-			    "--registry-auth-realm %s: expected HOST[:PORT] "
-			    "(the token server's host, no scheme or path)",
-			    arg);
-		ep_strv_push(&o->auth_realms, arg);
-		return 1;
-	case EP_OPT_REGISTRY_AUTH_FILE:
-		o->auth_file = arg;
-		return 1;
-	case EP_OPT_REGISTRY_TIMEOUT:
-		errno = 0;
-		secs = strtod(arg, &end);
-		if (errno != 0 || end == arg || *end != '\0' || !(secs > 0) ||
-		    secs > 3600)
-			return ep_err_set(err, EP_E_INPUT,
-			    "--registry-timeout %s: expected seconds, "
-			    "more than 0 and at most 3600", arg);
-		o->timeout_ms = (long)(secs * 1000);
-		if (o->timeout_ms < 1)
-			o->timeout_ms = 1;
-		if (o->connect_timeout_ms > o->timeout_ms)
-			o->connect_timeout_ms = o->timeout_ms;
-		return 1;
-	}
-	return 0;
 }
 
 int

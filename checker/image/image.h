@@ -11,7 +11,6 @@
 #ifndef EP_IMAGE_H
 #define EP_IMAGE_H
 
-#include <getopt.h>
 #include <stddef.h>
 
 #include "imgtypes.h"
@@ -20,48 +19,9 @@ void ep_imgopt_init(struct ep_imgopt *o);
 void ep_imgopt_clear(struct ep_imgopt *o);	/* frees insecure and
 						   auth_realms */
 
-/* The registry options `digest`, `capture` and `check` share (image.c),
- * like capture.h's; --image itself is a collector option. */
-enum {
-	EP_OPT_PLATFORM = 0x600,
-	EP_OPT_REGISTRY_CA,
-	EP_OPT_INSECURE_REGISTRY,
-	EP_OPT_REGISTRY_AUTH_FILE,
-	EP_OPT_REGISTRY_TIMEOUT,
-	EP_OPT_REGISTRY_AUTH_REALM,
-	EP_OPT_IMAGE_LAST,
-};
-#define EP_IMAGE_LONGOPTS						\
-	{ "platform", required_argument, NULL, EP_OPT_PLATFORM },	\
-	{ "registry-ca", required_argument, NULL, EP_OPT_REGISTRY_CA },	\
-	{ "insecure-registry", required_argument, NULL,			\
-	    EP_OPT_INSECURE_REGISTRY },					\
-	{ "registry-auth-file", required_argument, NULL,		\
-	    EP_OPT_REGISTRY_AUTH_FILE },				\
-	{ "registry-timeout", required_argument, NULL,			\
-	    EP_OPT_REGISTRY_TIMEOUT },					\
-	{ "registry-auth-realm", required_argument, NULL,		\
-	    EP_OPT_REGISTRY_AUTH_REALM }
-#define EP_IMAGE_HELP							\
-"Registry options:\n"							\
-"  --platform OS/ARCH[/VARIANT]  the platform to pick from an index\n"	\
-"                       (default linux/amd64; arm64 means arm64/v8);\n" \
-"                       given explicitly, a single image of another\n" \
-"                       platform fails\n"				\
-"  --registry-ca FILE   trust this CA bundle for registries' TLS\n"	\
-"  --insecure-registry HOST[:PORT]  plain http for this registry only\n" \
-"                       (repeatable; never chosen silently)\n"	\
-"  --registry-auth-file FILE  credentials (default $REGISTRY_AUTH_FILE,\n" \
-"                       $XDG_RUNTIME_DIR/containers/auth.json,\n"	\
-"                       ~/.docker/config.json)\n"			\
-"  --registry-auth-realm HOST[:PORT]  a token server on another host\n" \
-"                       that may have the credentials (repeatable)\n" \
-"  --registry-timeout SECONDS  each request's limit (default 30)\n"
-
-/* Apply one registry option; 1 if c was one, 0 if not, -1 with err
- * (EP_E_INPUT) for a bad value. */
-int ep_image_opt(struct ep_imgopt *o, int c, const char *arg,
-    struct ep_err *err);
+/* 1 when s is a platform a --platform may name: OS/ARCH or
+ * OS/ARCH/VARIANT, each part [a-z0-9_.-]+; else 0. */
+int ep_image_platform_valid(const char *s);
 
 /* Parse s and append it to refs[0..*n) (room for one more is the
  * caller's), unless a reference with the same canonical name is there

@@ -8,18 +8,6 @@
 #include "probeopt.h"
 
 /* A whole number in [lo, hi], or -1. */
-static long
-number(const char *s, long lo, long hi)
-{
-	char *end;
-	long v;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	v = strtol(s, &end, 10);
-	return *end == '\0' && v >= lo && v <= hi ? v : -1;
-}
-
 void
 ep_probeopt_init(struct ep_probeopt *o, unsigned runs)
 {
@@ -27,53 +15,6 @@ ep_probeopt_init(struct ep_probeopt *o, unsigned runs)
 	o->po.backend = "all";
 	o->po.runs = runs;
 	o->po.timeout_s = EP_PROBE_TIMEOUT_DEFAULT;
-}
-
-int
-ep_probe_opt(struct ep_probeopt *o, int c, const char *arg,
-    struct ep_err *err)
-{
-	long v;
-
-	switch (c) {
-	case EP_OPT_RUNS:
-		if ((v = number(arg, 1, EP_PROBE_RUNS_MAX)) < 0)
-			return ep_err_set(err, EP_E_INPUT, "--runs %s: not a "
-			    "number from 1 to %d", arg, EP_PROBE_RUNS_MAX);
-		o->po.runs = (unsigned)v;
-		return 1;
-	case EP_OPT_BACKEND:
-		if (strcmp(arg, "all") != 0 && ep_probe_workloads(arg) == NULL)
-			return ep_err_set(err, EP_E_INPUT, "--backend %s: not "
-			    "cpu, cuda, cublas, cudnn or all", arg);
-		o->po.backend = arg;
-		return 1;
-	case EP_OPT_TIMEOUT:
-		if ((v = number(arg, 1, EP_PROBE_TIMEOUT_MAX)) < 0)
-			return ep_err_set(err, EP_E_INPUT, "--timeout %s: not "
-			    "a number of seconds from 1 to %d", arg,
-			    EP_PROBE_TIMEOUT_MAX);
-		o->po.timeout_s = (unsigned)v;
-		return 1;
-	case EP_OPT_REQUIRE_GPU:
-		o->po.require_gpu = 1;
-		return 1;
-	case EP_OPT_PROBE:
-		o->given = arg;
-		return 1;
-	case EP_OPT_GPUS:
-		if (ep_probe_gpus_parse(arg, err) < 0)
-			return -1;
-		o->po.gpus = arg;
-		return 1;
-	case EP_OPT_JOBS:
-		if ((v = number(arg, 1, EP_PROBE_JOBS_MAX)) < 0)
-			return ep_err_set(err, EP_E_INPUT, "--jobs %s: not a "
-			    "number from 1 to %d", arg, EP_PROBE_JOBS_MAX);
-		o->po.jobs = (unsigned)v;
-		return 1;
-	}
-	return 0;
 }
 
 int

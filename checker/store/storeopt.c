@@ -11,23 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int
-ep_store_opt(struct ep_storeopt *o, int c, const char *arg)
-{
-	switch (c) {
-	case EP_OPT_STORE:
-		o->store = arg;
-		return 1;
-	case EP_OPT_REF:
-		o->ref = arg;
-		return 1;
-	case EP_OPT_PROFILE:
-		o->profile = arg;
-		return 1;
-	}
-	return 0;
-}
-
 static const char *
 env_default(const char *name)
 {

@@ -2,49 +2,18 @@
  * storeopt.h: the store options that check, bless, diff and log share
  * (--store, --ref, --profile), their environment defaults
  * (ENVPARITY_STORE, ENVPARITY_PROFILE), and the rule for profile names.
- * Used like capture.h's collector options: put EP_STORE_LONGOPTS in the
- * getopt table and hand every code to ep_store_opt() first.
+ * The command layer parses the options (optgroups.c) into a struct
+ * ep_storeopt.
  */
 #ifndef EP_STOREOPT_H
 #define EP_STOREOPT_H
 
-#include <getopt.h>
 #include <time.h>
 
 #include "compare.h"
 #include "policy.h"
 #include "store.h"
 #include "util.h"
-
-/* getopt_long codes; above capture.h's EP_OPT_* range (0x100...). */
-enum {
-	EP_OPT_STORE = 0x200,
-	EP_OPT_REF,
-	EP_OPT_PROFILE,
-	EP_OPT_STORE_LAST,
-};
-#define EP_STORE_LONGOPTS						\
-	{ "store", required_argument, NULL, EP_OPT_STORE },		\
-	{ "ref", required_argument, NULL, EP_OPT_REF },			\
-	{ "profile", required_argument, NULL, EP_OPT_PROFILE }
-
-#define EP_STORE_HELP							\
-"Store options:\n"							\
-"  --store PATH|URL     the golden store: a git repository path (bare or\n" \
-"                       not) or a URL (file://, git://, http(s)://, ssh://,\n" \
-"                       user@host:path); default $ENVPARITY_STORE, else\n" \
-"                       .envparity/store\n"				\
-"  --ref REF            the store's branch (default: the remote's HEAD\n" \
-"                       branch, or the local HEAD's); for reading, also\n" \
-"                       a tag (NAME, or refs/tags/NAME) or a full commit\n" \
-"                       id, which pin the golden to what was reviewed\n" \
-"  --profile NAME       the profile (default $ENVPARITY_PROFILE, else\n" \
-"                       \"default\"); may be nested, folders joined by\n" \
-"                       '/' (train/h100), each [A-Za-z0-9._-], not\n"	\
-"                       starting with '.'\n"				\
-"Credentials: ENVPARITY_GIT_TOKEN (https), ENVPARITY_SSH_KEY or an ssh\n" \
-"agent (ssh), sent only to the store URL's own host and port, never\n" \
-"shown.  GIT_SSL_CAINFO or GIT_SSL_CAPATH: the CAs for an https store.\n"
 
 /* What the command line said; NULL where it said nothing.  The strings
  * are borrowed from argv. */
@@ -53,10 +22,6 @@ struct ep_storeopt {
 	const char *ref;
 	const char *profile;
 };
-
-/* Apply one store option (c is a getopt_long code).  Returns 1 if c was
- * a store option, 0 if not. */
-int ep_store_opt(struct ep_storeopt *o, int c, const char *arg);
 
 /* Fill *so (create left 0) and *profile from o, falling back to
  * $ENVPARITY_STORE and $ENVPARITY_PROFILE (empty counts as unset), then

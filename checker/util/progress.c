@@ -18,20 +18,6 @@
 
 static int progress_mode = EP_PROGRESS_AUTO;
 
-int
-ep_progress_opt(int c)
-{
-	switch (c) {
-	case EP_OPT_PROGRESS:
-		progress_mode = EP_PROGRESS_ALWAYS;
-		return 1;
-	case EP_OPT_NO_PROGRESS:
-		progress_mode = EP_PROGRESS_NEVER;
-		return 1;
-	}
-	return 0;
-}
-
 void
 ep_progress_mode(int mode)
 {

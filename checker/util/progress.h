@@ -21,27 +21,8 @@
 
 enum { EP_PROGRESS_AUTO, EP_PROGRESS_ALWAYS, EP_PROGRESS_NEVER };
 
-/* getopt_long codes for the commands that do long work. */
-enum {
-	EP_OPT_PROGRESS = 0x900,
-	EP_OPT_NO_PROGRESS,
-};
-#define EP_PROGRESS_LONGOPTS						\
-	{ "progress", no_argument, NULL, EP_OPT_PROGRESS },		\
-	{ "no-progress", no_argument, NULL, EP_OPT_NO_PROGRESS }
-
-#define EP_PROGRESS_HELP						\
-"  --progress           show progress on standard error (files hashed,\n" \
-"                       references resolved, probe runs, node manifests\n" \
-"                       read) even when it is not a terminal or in CI\n" \
-"                       (default: on a terminal, not in CI)\n"	\
-"  --no-progress        never show progress\n"
-
-/* Apply --progress or --no-progress (c a getopt_long code): 1 if c was
- * one, 0 if not.  The choice holds for the whole process. */
-int ep_progress_opt(int c);
-
-/* Set the mode directly (EP_PROGRESS_*). */
+/* Set the mode (EP_PROGRESS_*: --progress, --no-progress); the choice
+ * holds for the whole process. */
 void ep_progress_mode(int mode);
 
 

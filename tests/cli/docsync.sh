@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tests/cli/docsync.sh ENVPARITY [ROOT]: does the manual page
 # (ROOT/man/envparity.1) and do both completions (ROOT/completions/) know
-# every command of `ENVPARITY --help` and every long option of
-# `ENVPARITY COMMAND --help`?  One line per gap:
+# every command of `ENVPARITY --help` and every long option of the
+# command's option table (`ENVPARITY __options COMMAND`, which --help is
+# rendered from)?  One line per gap:
 #
 #   man: check: --foo            (not in the command's subsection under
 #                                 COMMANDS, nor in an options subsection
@@ -27,21 +28,12 @@ commands=$("$bin" --help | awk '/^Commands:/ { on = 1; next }
 	on && /^  [a-z]/ { print $1; next } on && !/^  / { on = 0 }')
 [ -n "$commands" ] || { echo "docsync: $bin --help lists no command" >&2; exit 2; }
 
-# The long options of a command: the option names that open a line of
-# its --help (after "-x, "), and every --word of its usage lines.
+# The long options of a command, from its option table: `ENVPARITY
+# __options COMMAND` prints one line per option the help shows ("-q
+# --quiet", "--json FILE (report)"), the very table the parser reads.
 options() { # command
-	"$bin" "$1" --help 2>&1 | awk '
-		NR == 1 || (usage && /^ /) { usage = 1
-			s = $0
-			while (match(s, /--[a-z][a-z0-9-]*/)) {
-				print substr(s, RSTART, RLENGTH)
-				s = substr(s, RSTART + RLENGTH)
-			}
-			next }
-		{ usage = 0 }
-		match($0, /^ +(-[A-Za-z], )?--[a-z][a-z0-9-]*/) {
-			s = substr($0, RSTART, RLENGTH); sub(/^.*--/, "--", s); print s }' |
-	    sort -u
+	"$bin" __options "$1" | awk '{ for (i = 1; i <= NF; i++)
+		if ($i ~ /^--[a-z][a-z0-9-]*$/) print $i }' | sort -u
 }
 
 # The man page's text of a subsection, and of the options subsections it

@@ -1,7 +1,9 @@
 #!/usr/bin/env bats
 # manpage.bats: the manual page (man/envparity.1) and the bash and zsh
-# completions (completions/) know every command and every long option the
-# binary's --help lists (tests/cli/docsync.sh names each gap), the man
+# completions (completions/) know every command the binary's --help lists
+# and every long option of each command's option table, the one its
+# parser reads and its --help is rendered from (`envparity __options
+# COMMAND`; tests/cli/docsync.sh names each gap), the man
 # page is clean under mandoc's and groff's linters, and the bash
 # completion completes as bash calls it.
 
@@ -22,7 +24,7 @@ complete_bash() { # words...
 		printf "%s\n" "${COMPREPLY[@]}"' bash "$BASHC" "$@"
 }
 
-@test "the man page and both completions name every command and long option of --help" {
+@test "the man page and both completions name every command and long option of the tables" {
 	run "$REPO_ROOT/tests/cli/docsync.sh" "$EP" "$REPO_ROOT"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -37,7 +39,12 @@ complete_bash() { # words...
 	case \$1 in
 	--help) "$EP" --help | sed 's/^  version /  frobnicate  frob the stack\n  version /' ;;
 	frobnicate) printf 'usage: envparity frobnicate [--frob-level N]\n\n  -q, --quux  q\n' ;;
-	log) "$EP" log --help; echo "  --since DATE   newer than DATE" ;;
+	__options)
+		case \$2 in
+		log) "$EP" __options log; echo "--since DATE" ;;
+		frobnicate) printf -- '--frob-level N\n-q --quux\n' ;;
+		*) exec "$EP" "\$@" ;;
+		esac ;;
 	*) exec "$EP" "\$@" ;;
 	esac
 	EOF
@@ -54,6 +61,23 @@ complete_bash() { # words...
 	# What the documents have is not named.
 	[[ "$output" != *"--verbose"* ]]
 	[[ "$output" != *"--store"* ]]
+}
+
+# What __options lists is what --help shows: each long option it names
+# opens a line of the help, and each option line of the help is listed.
+@test "__options lists every option --help shows, and only those" {
+	for c in $("$EP" --help | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p'); do
+		"$EP" __options "$c" | grep -o -- '--[a-z][a-z0-9-]*' | sort -u >listed
+		"$EP" "$c" --help | sed -nE 's/^  (-[A-Za-z], )?(--[a-z][a-z0-9-]*).*/\2/p' |
+		    sort -u >shown
+		diff listed shown || { echo "$c differs"; false; }
+	done
+	run "$EP" __options check
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"--json FILE (report)"* ]]
+	[[ "$output" == *"-q --quiet"* ]]
+	run "$EP" __options nosuch
+	[ "$status" -eq 2 ]
 }
 
 @test "the man pages are clean under mandoc -T lint and groff -ww, and name this release" {

@@ -40,8 +40,7 @@ test_storeopt(void **state)
 		assert_int_equal(err.kind, EP_E_INPUT);
 	}
 
-	assert_int_equal(ep_store_opt(&o, EP_OPT_PROFILE, "p1"), 1);
-	assert_int_equal(ep_store_opt(&o, 'x', "p1"), 0);
+	o.profile = "p1";	/* --profile p1 (optgroups.c) */
 	setenv("ENVPARITY_STORE", "/srv/s", 1);
 	setenv("ENVPARITY_PROFILE", "envp", 1);
 	assert_int_equal(ep_storeopt_resolve(&so, &profile, &o, &err), 0);
