@@ -3,7 +3,8 @@
  * (checker/opt.c): no two options of a command share a long name, a
  * short letter or a getopt code; every option the help shows is in it,
  * aligned; the parser fills the fields, marks the groups given, stops
- * at a bad value and at --help with the documented exit codes.
+ * at a bad value and at --help with the documented exit codes; the
+ * report options are the report writers.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -203,6 +204,37 @@ test_parse(void **state)
 	assert_int_equal(rc, EP_EXIT_OK);
 }
 
+/* The report options and the writers (reports.c's ep_report_writers)
+ * are one list: each writer has its option, "--NAME FILE" filling the
+ * path the writer reads, and the group has no report option without a
+ * writer. */
+static void
+test_report_options_are_writers(void **state)
+{
+	const struct ep_opt *opt;
+	size_t nopts = 0;
+
+	(void)state;
+	for (opt = ep_og_report.opts; opt->kind != EP_OPTK_END; opt++)
+		if (opt->kind == EP_OPTK_STR)
+			nopts++;
+	assert_int_equal(nopts, EP_REPORT_NFORMATS);
+	for (int f = 0; f < EP_REPORT_NFORMATS; f++) {
+		const struct ep_report_writer *w = &ep_report_writers[f];
+		const struct ep_opt *found = NULL;
+		char flag[64];
+
+		for (opt = ep_og_report.opts; opt->kind != EP_OPTK_END; opt++)
+			if (opt->name != NULL && strcmp(opt->name, w->name) == 0)
+				found = opt;
+		assert_non_null(found);
+		assert_int_equal(found->kind, EP_OPTK_STR);
+		assert_int_equal(found->off, w->path_offset);
+		snprintf(flag, sizeof(flag), "--%s", found->name);
+		assert_string_equal(flag, w->option);
+	}
+}
+
 int
 main(void)
 {
@@ -210,6 +242,7 @@ main(void)
 		cmocka_unit_test(test_tables_unique),
 		cmocka_unit_test(test_help_lists_every_option),
 		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_report_options_are_writers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
