@@ -12,7 +12,7 @@
 #include "capture.h"
 #include "cmd.h"
 #include "progress.h"
-#include "compare.h"
+#include "results.h"
 #include "factdiff.h"
 #include "policy.h"
 #include "probeopt.h"

@@ -10,7 +10,9 @@
 #include <time.h>
 
 #include "cmd.h"
+#include "results.h"
 #include "compare.h"
+#include "checks.h"
 #include "policy.h"
 #include "report.h"
 #include "storeopt.h"

@@ -19,7 +19,7 @@
 #include "attestopt.h"
 #include "cmd.h"
 #include "progress.h"
-#include "compare.h"
+#include "results.h"
 #include "fleet.h"
 #include "hostlist.h"
 #include "nodesig.h"

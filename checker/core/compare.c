@@ -35,8 +35,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "results.h"
 #include "compare.h"
-#include "vercmp.h"
+#include "verrange.h"
 
 static void
 set_owned(char **field, char *value)

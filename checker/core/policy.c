@@ -43,8 +43,9 @@
 #include <jansson.h>
 
 #include "policy.h"
+#include "keyglob.h"
 #include "policy_int.h"
-#include "vercmp.h"
+#include "verrange.h"
 
 static const char default_policy[] =
 "{\"schema\": \"" EP_POLICY_SCHEMA "\", \"rules\": ["

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks.h"
 #include "clean.h"
+#include "compare.h"
 #include "fleet_int.h"
 
 static int

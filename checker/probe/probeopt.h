@@ -9,7 +9,7 @@
 
 #include <getopt.h>
 
-#include "compare.h"
+#include "results.h"
 #include "manifest.h"
 #include "probe.h"
 

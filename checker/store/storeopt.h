@@ -11,7 +11,7 @@
 #include <getopt.h>
 #include <time.h>
 
-#include "compare.h"
+#include "results.h"
 #include "policy.h"
 #include "store.h"
 #include "util.h"

@@ -8,7 +8,9 @@
  */
 #include <jansson.h>
 
+#include "results.h"
 #include "compare.h"
+#include "checks.h"
 #include "fuzz.h"
 #include "manifest.h"
 #include "policy.h"

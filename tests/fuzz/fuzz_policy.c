@@ -6,7 +6,9 @@
  * and a golden and a current manifest made of those keys are compared
  * under it.
  */
+#include "results.h"
 #include "compare.h"
+#include "checks.h"
 #include "fuzz.h"
 #include "manifest.h"
 #include "policy.h"

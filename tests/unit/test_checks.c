@@ -19,7 +19,7 @@
 
 #include "capture.h"
 #include "checksfixture.h"
-#include "compare.h"
+#include "results.h"
 #include "dynload.h"
 #include "testutil.h"
 

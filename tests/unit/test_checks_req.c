@@ -17,7 +17,8 @@
 #include <string.h>
 
 #include "checksfixture.h"
-#include "compare.h"
+#include "results.h"
+#include "checks.h"
 #include "manifest.h"
 #include "requires.h"
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "capture.h"
+#include "results.h"
 #include "compare.h"
 #include "dynload.h"
 #include "testutil.h"

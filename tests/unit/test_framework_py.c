@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
+#include "results.h"
 #include "framework.h"
 #include "manifest.h"
 #include "policy.h"
