@@ -8,7 +8,9 @@
 #ifndef EP_CMD_H
 #define EP_CMD_H
 
-#include "util.h"
+#include <stddef.h>
+
+#include "errors.h"
 
 struct ep_cmd {
 	const char *name;

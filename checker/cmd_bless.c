@@ -18,6 +18,8 @@
 #include "probeopt.h"
 #include "store.h"
 #include "storeopt.h"
+#include "errors.h"
+#include "xalloc.h"
 
 static int cmd_bless_exec(const struct ep_cmd *, int, char **);
 

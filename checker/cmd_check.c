@@ -34,6 +34,8 @@
 #include "probeopt.h"
 #include "report.h"
 #include "storeopt.h"
+#include "errors.h"
+#include "xalloc.h"
 
 static int cmd_check_exec(const struct ep_cmd *, int, char **);
 

@@ -16,6 +16,8 @@
 #include "policy.h"
 #include "report.h"
 #include "storeopt.h"
+#include "errors.h"
+#include "xalloc.h"
 
 static int cmd_diff_exec(const struct ep_cmd *, int, char **);
 

@@ -13,6 +13,8 @@
 #include "cmd.h"
 #include "progress.h"
 #include "image.h"
+#include "errors.h"
+#include "xalloc.h"
 
 #define EP_DIGEST_SCHEMA "envparity/digest@1"
 

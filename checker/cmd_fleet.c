@@ -26,6 +26,10 @@
 #include "policy.h"
 #include "report.h"
 #include "storeopt.h"
+#include "errors.h"
+#include "files.h"
+#include "strv.h"
+#include "xalloc.h"
 
 static int cmd_fleet_exec(const struct ep_cmd *, int, char **);
 

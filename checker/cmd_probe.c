@@ -21,6 +21,9 @@
 #include "probeopt.h"
 #include "report.h"
 #include "version.h"
+#include "errors.h"
+#include "strv.h"
+#include "xalloc.h"
 
 static int cmd_probe_exec(const struct ep_cmd *, int, char **);
 

@@ -20,6 +20,8 @@
 #include "policy.h"
 #include "store.h"
 #include "storeopt.h"
+#include "errors.h"
+#include "xalloc.h"
 
 static int cmd_waive_exec(const struct ep_cmd *, int, char **);
 

@@ -17,6 +17,10 @@
 #include <time.h>
 
 #include "report.h"
+#include "errors.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 struct metric {
 	const char *name, *help;

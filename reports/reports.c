@@ -12,6 +12,9 @@
 
 #include "outfile.h"
 #include "report.h"
+#include "clock.h"
+#include "errors.h"
+#include "xalloc.h"
 
 /* GitHub drops a step summary past 1 MiB, whole: ours is cut to fit
  * beside what the file holds already, and to this many rows a table, which

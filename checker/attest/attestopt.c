@@ -9,6 +9,8 @@
 #include "attestopt.h"
 #include "dsse.h"
 #include "outfile.h"
+#include "errors.h"
+#include "xalloc.h"
 
 int
 ep_attest_opt(struct ep_attestopt *o, int c, const char *arg)

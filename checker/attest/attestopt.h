@@ -17,7 +17,7 @@
 
 #include "attest.h"
 #include "sigkey.h"
-#include "util.h"
+#include "errors.h"
 
 /* getopt_long codes, above the others' ranges. */
 enum {

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "b64.h"
+#include "errors.h"
+#include "xalloc.h"
 
 static const char std_alphabet[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

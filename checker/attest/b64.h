@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "util.h"
+#include "errors.h"
 
 /* data as standard base64 with padding: a new NUL-terminated string. */
 char *ep_b64_encode(const void *data, size_t n);

@@ -13,6 +13,11 @@
 #include "hash.h"
 #include "hostlist.h"
 #include "version.h"
+#include "cachedir.h"
+#include "clock.h"
+#include "errors.h"
+#include "strv.h"
+#include "xalloc.h"
 
 void
 ep_capture_opts_clear(struct ep_capture_opts *o)

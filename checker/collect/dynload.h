@@ -41,7 +41,8 @@
 
 #include <stddef.h>
 
-#include "util.h"
+#include "errors.h"
+#include "strv.h"
 
 enum ep_dl_status {
 	EP_DL_OK,		/* the child exited with status 0 */

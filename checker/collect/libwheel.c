@@ -22,6 +22,11 @@
 
 #include "libwheel.h"
 #include "python.h"
+#include "errors.h"
+#include "files.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 /* Bump when what a cached entry means changes. */
 #define CACHE_KIND	"wheel1"

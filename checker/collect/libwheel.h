@@ -26,7 +26,6 @@
 #include "cache.h"
 #include "hash.h"
 #include "manifest.h"
-#include "util.h"
 
 /* Directories above the library's own that are looked at: enough for
  * site/nvidia/<x>/lib (3) with one to spare. */

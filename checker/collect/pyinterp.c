@@ -25,6 +25,11 @@
 
 #include "child.h"
 #include "python.h"
+#include "errors.h"
+#include "files.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 static void
 markers_clear(char *m[EP_MV_N])

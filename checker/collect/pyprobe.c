@@ -29,6 +29,11 @@
 #include "child.h"
 #include "hash.h"
 #include "python.h"
+#include "errors.h"
+#include "files.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 #define PROBE_OUT_MAX	(256 * 1024)	/* more than any real answer */
 #define PROBE_ERR_KEEP	1024

@@ -12,6 +12,9 @@
 #include <jansson.h>
 
 #include "python.h"
+#include "errors.h"
+#include "strv.h"
+#include "xalloc.h"
 
 /*
  * Runs on Python 2.7 and 3.x, with -S: site.py's main() never runs, so no

@@ -17,7 +17,8 @@
 
 #include "cache.h"
 #include "pep508.h"
-#include "util.h"
+#include "errors.h"
+#include "strv.h"
 
 /* How long an interpreter may take to answer before it is killed. */
 #define EP_PYTHON_TIMEOUT_MS	10000

@@ -26,6 +26,11 @@
 #include <unistd.h>
 
 #include "python.h"
+#include "errors.h"
+#include "files.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 void
 ep_pyvenv_clear(struct ep_pyvenv *v)

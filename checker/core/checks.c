@@ -42,6 +42,9 @@
 #include "results.h"
 #include "checks.h"
 #include "vercmp.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 /* NVIDIA's minimum Linux driver for each CUDA major release under
  * minor-version compatibility (shared/research/gpu-stack.md, "Minimum

@@ -38,6 +38,10 @@
 #include "results.h"
 #include "compare.h"
 #include "verrange.h"
+#include "errors.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 static void
 set_owned(char **field, char *value)

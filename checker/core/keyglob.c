@@ -14,7 +14,7 @@
 
 #include "policy.h"
 #include "keyglob.h"
-#include "util.h"
+#include "xalloc.h"
 
 /* One class after '[' at *pp against c: 1 or 0, *pp moved past ']'; -1
  * when the class is not closed. */

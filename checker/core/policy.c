@@ -46,6 +46,10 @@
 #include "keyglob.h"
 #include "policy_int.h"
 #include "verrange.h"
+#include "errors.h"
+#include "files.h"
+#include "strv.h"
+#include "xalloc.h"
 
 static const char default_policy[] =
 "{\"schema\": \"" EP_POLICY_SCHEMA "\", \"rules\": ["

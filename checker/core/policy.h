@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "util.h"
+#include "errors.h"
 
 #define EP_POLICY_SCHEMA "envparity/policy@1"
 

@@ -27,6 +27,7 @@
 #include "policy.h"
 #include "keyglob.h"
 #include "policy_int.h"
+#include "xalloc.h"
 
 /* The areas of the keys envparity writes: facts (docs/manifest.md),
  * results and meta. */

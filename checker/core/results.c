@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "results.h"
+#include "errors.h"
+#include "xalloc.h"
 
 static char *
 dup_or_null(const char *s)

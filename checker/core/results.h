@@ -13,7 +13,7 @@
 
 #include "manifest.h"
 #include "policy.h"
-#include "util.h"
+#include "errors.h"
 
 enum ep_status {
 	EP_PASS,

@@ -21,7 +21,6 @@
 
 #include <stddef.h>
 
-#include "util.h"
 
 /* <0, 0 or >0 as a is older than, the same as, or newer than b.  A total
  * order: strings that are not versions sort before every version and

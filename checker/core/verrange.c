@@ -9,6 +9,9 @@
 
 #include "vercmp_int.h"
 #include "verrange.h"
+#include "errors.h"
+#include "str.h"
+#include "xalloc.h"
 
 enum { OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_COMPAT, OP_ARB };
 

@@ -6,7 +6,7 @@
 #ifndef EP_VERRANGE_H
 #define EP_VERRANGE_H
 
-#include "util.h"
+#include "errors.h"
 
 /*
  * A range: clauses separated by commas, all of which must hold.  Each is

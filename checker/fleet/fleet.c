@@ -14,6 +14,8 @@
 #include "clean.h"
 #include "compare.h"
 #include "fleet_int.h"
+#include "errors.h"
+#include "xalloc.h"
 
 static int
 node_cmp(const void *key, const void *elem)

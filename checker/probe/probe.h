@@ -46,7 +46,8 @@
 
 #include "results.h"
 #include "manifest.h"
-#include "util.h"
+#include "errors.h"
+#include "strv.h"
 
 #define EP_PROBE_SCHEMA		"envparity/probe@1"
 #define EP_PROBE_BINARY		"envparity-probe"

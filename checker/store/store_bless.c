@@ -24,6 +24,8 @@
 
 #include "clean.h"
 #include "storeopt.h"
+#include "errors.h"
+#include "xalloc.h"
 
 #define MAX_ATTEMPTS	16
 

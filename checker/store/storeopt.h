@@ -14,7 +14,7 @@
 #include "results.h"
 #include "policy.h"
 #include "store.h"
-#include "util.h"
+#include "errors.h"
 
 /* getopt_long codes; above capture.h's EP_OPT_* range (0x100...). */
 enum {

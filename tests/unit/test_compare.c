@@ -19,6 +19,9 @@
 #include "compare.h"
 #include "dynload.h"
 #include "testutil.h"
+#include "errors.h"
+#include "str.h"
+#include "xalloc.h"
 
 #define H100	"tests/fixtures/gpu/h100/capture.json"
 

@@ -18,6 +18,8 @@
 #include "manifest.h"
 #include "policy.h"
 #include "python.h"
+#include "strv.h"
+#include "xalloc.h"
 
 /* --- build_info.py ------------------------------------------------- */
 

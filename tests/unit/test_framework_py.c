@@ -19,6 +19,8 @@
 #include "manifest.h"
 #include "policy.h"
 #include "python.h"
+#include "strv.h"
+#include "xalloc.h"
 
 /* --- Python assignments -------------------------------------------- */
 

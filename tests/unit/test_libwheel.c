@@ -24,6 +24,9 @@
 
 #include "libwheel.h"
 #include "outfile.h"
+#include "errors.h"
+#include "files.h"
+#include "xalloc.h"
 
 #define CUDART "/usr/local/cuda/lib64/libcudart.so.13"
 #define RUNTIME_RECORD "/usr/local/cuda/dist-info/" \

@@ -20,6 +20,10 @@
 #include "collect.h"
 #include "pyfixture.h"
 #include "python.h"
+#include "errors.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 /* --- pure functions ------------------------------------------------ */
 
