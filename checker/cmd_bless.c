@@ -20,6 +20,7 @@
 #include "storeopt.h"
 #include "errors.h"
 #include "xalloc.h"
+#include "hostname.h"
 
 static int cmd_bless_exec(const struct ep_cmd *, int, char **);
 
@@ -356,8 +357,7 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 	if (message == NULL) {
 		host = json_string_value(json_object_get(m->meta, "host"));
 		if (host == NULL || host[0] == '\0') {
-			if (gethostname(hostbuf, sizeof hostbuf - 1) < 0)
-				strcpy(hostbuf, "unknown");
+			ep_hostname(hostbuf, sizeof hostbuf);
 			host = hostbuf;
 		}
 		/* One line: the host is the manifest's word. */

@@ -36,6 +36,7 @@
 #include "storeopt.h"
 #include "errors.h"
 #include "xalloc.h"
+#include "hostname.h"
 
 static int cmd_check_exec(const struct ep_cmd *, int, char **);
 
@@ -252,8 +253,7 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	ep_results_capture_warnings(&rs, current);
 	/* Which machine, in a report read far from it (the name is shown
 	 * cleaned, as any value is). */
-	if (gethostname(host, sizeof host - 1) < 0 || host[0] == '\0')
-		strcpy(host, "unknown");
+	ep_hostname(host, sizeof host);
 
 	/* The proof of what was checked, signed before anything is written
 	 * (a key that cannot sign leaves no output); then what was checked

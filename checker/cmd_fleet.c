@@ -30,6 +30,7 @@
 #include "files.h"
 #include "strv.h"
 #include "xalloc.h"
+#include "hostname.h"
 
 static int cmd_fleet_exec(const struct ep_cmd *, int, char **);
 
@@ -327,8 +328,7 @@ cmd_fleet_exec(const struct ep_cmd *self, int argc, char **argv)
 	if (golden != NULL)
 		ep_storeopt_history(&rs, &info, policy, now);
 
-	if (gethostname(host, sizeof host - 1) < 0 || host[0] == '\0')
-		strcpy(host, "unknown");
+	ep_hostname(host, sizeof host);
 	/* The proof of the fleet's verdict, whatever it is, before the
 	 * reports (every result counted). */
 	ain.command = "fleet";

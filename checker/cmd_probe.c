@@ -24,6 +24,7 @@
 #include "errors.h"
 #include "strv.h"
 #include "xalloc.h"
+#include "hostname.h"
 
 static int cmd_probe_exec(const struct ep_cmd *, int, char **);
 
@@ -177,8 +178,7 @@ cmd_probe_exec(const struct ep_cmd *self, int argc, char **argv)
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
-	if (gethostname(host, sizeof host - 1) < 0 || host[0] == '\0')
-		strcpy(host, "unknown");
+	ep_hostname(host, sizeof host);
 	ctx.command = "probe";
 	current_name = xasprintf("this machine (%s)", host);
 	ctx.current_name = current_name;
