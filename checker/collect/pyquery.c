@@ -1,5 +1,5 @@
 /*
- * pyprobe.c: ask an interpreter for its version and site directories by
+ * pyquery.c: ask an interpreter for its version and site directories by
  * running it once with a small script (pyscript.c), with a timeout, and
  * cache the answer under the identity of the real executable and
  * everything else the answer depends on.  A crash, a hang or garbage is an error that
@@ -35,13 +35,13 @@
 #include "strv.h"
 #include "xalloc.h"
 
-#define PROBE_OUT_MAX	(256 * 1024)	/* more than any real answer */
-#define PROBE_ERR_KEEP	1024
-#define PROBE_GRACE_MS	2000
+#define QUERY_OUT_MAX	(256 * 1024)	/* more than any real answer */
+#define QUERY_ERR_KEEP	1024
+#define QUERY_GRACE_MS	2000
 
-/* What the probe's answer depends on besides the executable itself (an
+/* What the query's answer depends on besides the executable itself (an
  * isolated interpreter reads no other PYTHON* variable). */
-static const char *const probe_env[] = {
+static const char *const query_env[] = {
 	"PYTHONNOUSERSITE", "PYTHONUSERBASE", "HOME", NULL,
 };
 
@@ -189,18 +189,18 @@ no_isolated_mode(const struct ep_child_result *r)
 {
 	return !r->timed_out && !r->overflow && WIFEXITED(r->status) &&
 	    WEXITSTATUS(r->status) == 2 && strstr(r->err, "-I") != NULL &&
-	    strstr(r->out, EP_PYPROBE_MARK) == NULL;
+	    strstr(r->out, EP_PYQUERY_MARK) == NULL;
 }
 
 int
-ep_pyprobe_run(struct ep_pyprobe *out, const char *exe,
-    const struct ep_pyprobe_venv *venv, int timeout_ms, struct ep_err *err)
+ep_pyquery_run(struct ep_pyquery *out, const char *exe,
+    const struct ep_pyquery_venv *venv, int timeout_ms, struct ep_err *err)
 {
 	struct ep_child_opts o = {
 		.timeout_ms = timeout_ms > 0 ? (unsigned)timeout_ms : 1,
-		.out_max = PROBE_OUT_MAX,
-		.err_keep = PROBE_ERR_KEEP,
-		.grace_ms = PROBE_GRACE_MS,
+		.out_max = QUERY_OUT_MAX,
+		.err_keep = QUERY_ERR_KEEP,
+		.grace_ms = QUERY_GRACE_MS,
 		.dir = "/",
 		.kind = EP_CHILD_PYTHON,
 	};
@@ -211,7 +211,7 @@ ep_pyprobe_run(struct ep_pyprobe *out, const char *exe,
 	struct ep_err perr = { 0 };
 	char *path = NULL, *cwd = NULL;
 	char *argv[] = { NULL, (char *)"-I", (char *)"-S", (char *)"-c",
-	    (char *)ep_pyprobe_script, NULL, NULL, NULL, NULL };
+	    (char *)ep_pyquery_script, NULL, NULL, NULL, NULL };
 	char *root = venv != NULL ? (char *)venv->root : NULL;
 	char *flag = venv == NULL ? NULL : venv->system_site ?
 	    (char *)"true" : (char *)"false";
@@ -252,7 +252,7 @@ ep_pyprobe_run(struct ep_pyprobe *out, const char *exe,
 		argv[2] = (char *)"-s";
 		argv[3] = (char *)"-S";
 		argv[4] = (char *)"-c";
-		argv[5] = (char *)ep_pyprobe_script;
+		argv[5] = (char *)ep_pyquery_script;
 		argv[6] = root;
 		argv[7] = flag;
 		ep_child_result_clear(&r);
@@ -269,7 +269,7 @@ ep_pyprobe_run(struct ep_pyprobe *out, const char *exe,
 	}
 	if (r.overflow) {
 		ep_err_set(err, EP_E_IO, "%s: more than %d bytes of output; "
-		    "killed", exe, PROBE_OUT_MAX);
+		    "killed", exe, QUERY_OUT_MAX);
 		goto done;
 	}
 	if (WIFSIGNALED(status)) {
@@ -284,7 +284,7 @@ ep_pyprobe_run(struct ep_pyprobe *out, const char *exe,
 		    WEXITSTATUS(status), *l ? ": " : "", l);
 		goto done;
 	}
-	if (ep_pyprobe_parse(out, r.out, r.out_len, &perr) < 0) {
+	if (ep_pyquery_parse(out, r.out, r.out_len, &perr) < 0) {
 		ep_err_set(err, EP_E_IO, "%s: %s", exe, perr.msg);
 		goto done;
 	}
@@ -316,7 +316,7 @@ is_script(const char *path)
 /* The cache kind: the path run and the environment the answer depends
  * on, hashed so that any bytes in them are safe in the cache file. */
 static char *
-probe_kind(const char *exe, const struct ep_pyprobe_venv *venv)
+query_kind(const char *exe, const struct ep_pyquery_venv *venv)
 {
 	struct ep_strv parts = { 0 };
 	char hex[EP_SHA256_HEX], *buf;
@@ -326,12 +326,12 @@ probe_kind(const char *exe, const struct ep_pyprobe_venv *venv)
 	if (venv != NULL)
 		ep_strv_push_owned(&parts, xasprintf("venv %s system-site %d",
 		    venv->root, venv->system_site));
-	for (size_t i = 0; probe_env[i] != NULL; i++) {
-		const char *v = getenv(probe_env[i]);
+	for (size_t i = 0; query_env[i] != NULL; i++) {
+		const char *v = getenv(query_env[i]);
 
 		ep_strv_push_owned(&parts, v == NULL ?
-		    xasprintf("%s unset", probe_env[i]) :
-		    xasprintf("%s=%s", probe_env[i], v));
+		    xasprintf("%s unset", query_env[i]) :
+		    xasprintf("%s=%s", query_env[i], v));
 	}
 	for (size_t i = 0; i < parts.n; i++)
 		len += strlen(parts.v[i]) + 1;
@@ -348,12 +348,12 @@ probe_kind(const char *exe, const struct ep_pyprobe_venv *venv)
 	/* v3: the answer holds the marker environment.  v4: computed with
 	 * -S, no .pth file executed: an answer cached before may have been
 	 * made up by one (site.getsitepackages replaced, PREFIXES changed),
-	 * and is not taken. */
+	 * and is not taken.  (The kind's name is older than this file's.) */
 	return xasprintf("python-probe-v4:%s", hex);
 }
 
 static char *
-probe_encode(const struct ep_pyprobe *p)
+query_encode(const struct ep_pyquery *p)
 {
 	json_t *j = json_object(), *s = json_array(), *m;
 	char *t, *out;
@@ -374,14 +374,14 @@ probe_encode(const struct ep_pyprobe *p)
 	json_decref(j);
 	if (t == NULL)
 		return NULL;
-	out = xasprintf(EP_PYPROBE_MARK "%s", t);
+	out = xasprintf(EP_PYQUERY_MARK "%s", t);
 	free(t);
 	return out;
 }
 
 int
-ep_pyprobe_cached(struct ep_pyprobe *out, const char *exe,
-    const struct ep_pyprobe_venv *venv, struct ep_cache *cache,
+ep_pyquery_cached(struct ep_pyquery *out, const char *exe,
+    const struct ep_pyquery_venv *venv, struct ep_cache *cache,
     int timeout_ms, struct ep_err *err)
 {
 	char *real = realpath(exe, NULL), *kind = NULL, *val;
@@ -409,23 +409,23 @@ ep_pyprobe_cached(struct ep_pyprobe *out, const char *exe,
 
 		free(cwd);
 		if (target != NULL) {
-			rc = ep_pyprobe_cached(out, target, venv, cache,
+			rc = ep_pyquery_cached(out, target, venv, cache,
 			    timeout_ms, err);
 			free(target);
 			goto done;
 		}
 	} else if (cache != NULL) {
-		kind = probe_kind(exe, venv);
+		kind = query_kind(exe, venv);
 		hit = ep_cache_get(cache, kind, &st);
-		if (hit != NULL && ep_pyprobe_parse(out, hit, strlen(hit),
+		if (hit != NULL && ep_pyquery_parse(out, hit, strlen(hit),
 		    NULL) == 0) {
 			rc = 0;
 			goto done;
 		}
 	}
-	if (ep_pyprobe_run(out, exe, venv, timeout_ms, err) < 0)
+	if (ep_pyquery_run(out, exe, venv, timeout_ms, err) < 0)
 		goto done;
-	if (kind != NULL && (val = probe_encode(out)) != NULL) {
+	if (kind != NULL && (val = query_encode(out)) != NULL) {
 		ep_cache_put(cache, kind, &st, val);
 		free(val);
 	}
