@@ -192,6 +192,58 @@ no_isolated_mode(const struct ep_child_result *r)
 	    strstr(r->out, EP_PYQUERY_MARK) == NULL;
 }
 
+/* exe as an absolute path: it runs from "/", where a relative path would
+ * change meaning.  Not realpath(): a venv's python is a symlink, and it
+ * is the link's place that makes it the venv's.  A new string, or NULL
+ * with EP_E_IO. */
+static char *
+query_path(const char *exe, struct ep_err *err)
+{
+	char *cwd, *path;
+
+	if (exe[0] == '/')
+		return xstrdup(exe);
+	if ((cwd = getcwd(NULL, 0)) == NULL) {
+		ep_err_set(err, EP_E_IO, "%s: cannot run: %s", exe,
+		    strerror(errno));
+		return NULL;
+	}
+	path = xasprintf("%s/%s", cwd, exe);
+	free(cwd);
+	return path;
+}
+
+/* What the interpreter's run r gave: its answer in *out, or EP_E_IO
+ * naming exe and what went wrong (a hang, too much output, a signal, a
+ * failure, no answer). */
+static int
+query_answer(struct ep_pyquery *out, const char *exe,
+    const struct ep_child_result *r, int timeout_ms, struct ep_err *err)
+{
+	struct ep_err perr = { 0 };
+	int status = r->status;
+
+	if (r->timed_out)
+		return ep_err_set(err, EP_E_IO, "%s: no answer after %d ms; "
+		    "killed", exe, timeout_ms);
+	if (r->overflow)
+		return ep_err_set(err, EP_E_IO, "%s: more than %d bytes of "
+		    "output; killed", exe, QUERY_OUT_MAX);
+	if (WIFSIGNALED(status))
+		return ep_err_set(err, EP_E_IO, "%s: killed by signal %d "
+		    "(%s)", exe, WTERMSIG(status),
+		    strsignal(WTERMSIG(status)));
+	if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+		const char *l = last_line(r->err);
+
+		return ep_err_set(err, EP_E_IO, "%s: exited with status "
+		    "%d%s%s", exe, WEXITSTATUS(status), *l ? ": " : "", l);
+	}
+	if (ep_pyquery_parse(out, r->out, r->out_len, &perr) < 0)
+		return ep_err_set(err, EP_E_IO, "%s: %s", exe, perr.msg);
+	return 0;
+}
+
 int
 ep_pyquery_run(struct ep_pyquery *out, const char *exe,
     const struct ep_pyquery_venv *venv, int timeout_ms, struct ep_err *err)
@@ -209,27 +261,17 @@ ep_pyquery_run(struct ep_pyquery *out, const char *exe,
 	struct ep_child_fs fs = { 0 };
 	struct ep_strv env = { 0 };
 	struct ep_err perr = { 0 };
-	char *path = NULL, *cwd = NULL;
+	char *path;
 	char *argv[] = { NULL, (char *)"-I", (char *)"-S", (char *)"-c",
 	    (char *)ep_pyquery_script, NULL, NULL, NULL, NULL };
 	char *root = venv != NULL ? (char *)venv->root : NULL;
 	char *flag = venv == NULL ? NULL : venv->system_site ?
 	    (char *)"true" : (char *)"false";
-	int status, rc = -1;
+	int rc = -1;
 
 	memset(out, 0, sizeof *out);
-	/* It runs from "/": a relative path must not change meaning.  Not
-	 * realpath(): a venv's python is a symlink, and it is the link's
-	 * place that makes it the venv's. */
-	if (exe[0] == '/')
-		path = xstrdup(exe);
-	else if ((cwd = getcwd(NULL, 0)) != NULL)
-		path = xasprintf("%s/%s", cwd, exe);
-	else {
-		ep_err_set(err, EP_E_IO, "%s: cannot run: %s", exe,
-		    strerror(errno));
+	if ((path = query_path(exe, err)) == NULL)
 		goto done;
-	}
 	argv[0] = path;
 	argv[5] = root;
 	argv[6] = flag;
@@ -261,33 +303,8 @@ ep_pyquery_run(struct ep_pyquery *out, const char *exe,
 			goto done;
 		}
 	}
-	status = r.status;
-	if (r.timed_out) {
-		ep_err_set(err, EP_E_IO, "%s: no answer after %d ms; killed",
-		    exe, timeout_ms);
+	if (query_answer(out, exe, &r, timeout_ms, err) < 0)
 		goto done;
-	}
-	if (r.overflow) {
-		ep_err_set(err, EP_E_IO, "%s: more than %d bytes of output; "
-		    "killed", exe, QUERY_OUT_MAX);
-		goto done;
-	}
-	if (WIFSIGNALED(status)) {
-		ep_err_set(err, EP_E_IO, "%s: killed by signal %d (%s)", exe,
-		    WTERMSIG(status), strsignal(WTERMSIG(status)));
-		goto done;
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-		const char *l = last_line(r.err);
-
-		ep_err_set(err, EP_E_IO, "%s: exited with status %d%s%s", exe,
-		    WEXITSTATUS(status), *l ? ": " : "", l);
-		goto done;
-	}
-	if (ep_pyquery_parse(out, r.out, r.out_len, &perr) < 0) {
-		ep_err_set(err, EP_E_IO, "%s: %s", exe, perr.msg);
-		goto done;
-	}
 	rc = 0;
 done:
 	ep_child_result_clear(&r);
@@ -295,7 +312,6 @@ done:
 	ep_child_fs_clear(&fs);
 	ep_strv_clear(&env);
 	free(path);
-	free(cwd);
 	return rc;
 }
 
