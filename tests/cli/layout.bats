@@ -23,11 +23,12 @@ EP_BUILD_DIR=${EP_BUILD:-$REPO_ROOT/build}
 }
 
 # A small tree that breaks each rule once: the check must say so.
-@test "the layout check finds a missing README, an arrow up, a circle, a second libcurl user and the probe using more than util/" {
+@test "the layout check finds a missing README, an arrow up, a circle, a second libcurl user, a header hiding <glob.h> and the probe using more than util/" {
 	mkdir -p r/checker/core r/checker/store r/reports r/gpu_probes b/obj/checker/core b/obj/checker/store
 	echo "# store" >r/checker/store/README.md
 	printf '#include "store.h"\n#include <curl/curl.h>\nint core_a(void);\nint store_b(void);\nint core_a(void) { return store_b(); }\n' >r/checker/core/a.c
 	printf 'int store_b(void);\nint core_a(void);\n' >r/checker/store/store.h
+	: >r/checker/store/glob.h
 	printf '#include "store.h"\nint store_b(void) { return core_a(); }\n' >r/checker/store/b.c
 	printf '#include "store.h"\n#include <dlfcn.h>\n' >r/gpu_probes/x.c
 	# (its object without the includes, which need not exist here)
@@ -38,6 +39,7 @@ EP_BUILD_DIR=${EP_BUILD:-$REPO_ROOT/build}
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"checker/core/ has no README.md"* ]]
 	[[ "$output" == *"gpu_probes/ has no README.md"* ]]
+	[[ "$output" == *"checker/store/glob.h: hides <glob.h> of /usr/include"* ]]
 	[[ "$output" == *"gpu_probes/x.c:1: includes checker/store/store.h: gpu_probes/ may use only util/"* ]]
 	[[ "$output" == *"gpu_probes/x.c:2: includes <dlfcn.h>, which only gpu_probes/loader.c may"* ]]
 	[[ "$output" == *"checker/core/a.c:1: includes checker/store/store.h: core/ may not use store/"* ]]

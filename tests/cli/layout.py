@@ -12,7 +12,8 @@ it (tests/cli/layout.bats runs it).
  - no circle between objects, inside a folder or across folders: the
    callers of a function are above the file that defines it (and the
    same in envparity-probe, gpu_probes/, objects in BUILD/probe);
- - each external library has one owner (OWNERS below);
+ - each external library has one owner (OWNERS below), and no header
+   of ours hides a system header of the same name;
  - gpu_probes/ (envparity-probe) includes only its own headers and
    util/'s, and <dlfcn.h> in loader.c alone.
 The objects are read with nm, so a call through a header that declares
@@ -48,6 +49,12 @@ OWNERS = {
     "dlfcn.h": r"^checker/collect/dynload\.c$",
     "libxml/": r"^reports/junit\.c$",
 }
+
+
+# The system's headers a header of ours would hide, <glob.h> as "glob.h"
+# (the -I folders are searched before them, for <> as well).
+SYSTEM_INCLUDE = ("/usr/include", "/usr/include/x86_64-linux-gnu",
+                  "/usr/include/aarch64-linux-gnu")
 
 
 def folder(rel):
@@ -93,6 +100,11 @@ def check_includes(repo, problems):
                                 "(headers are found by name)" %
                                 (headers[name], rel))
             headers[name] = rel
+            for sysdir in SYSTEM_INCLUDE:
+                if os.path.isfile(os.path.join(sysdir, name)):
+                    problems.append("%s: hides <%s> of %s (every folder "
+                                    "is on the -I path)" %
+                                    (rel, name, sysdir))
     inc = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
     for rel in sources(repo):
         me = folder(rel)
