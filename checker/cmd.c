@@ -7,6 +7,8 @@
 #include "manifest.h"
 #include "outfile.h"
 #include "report.h"
+#include "errors.h"
+#include "xalloc.h"
 
 #include <getopt.h>
 #include <stdarg.h>

@@ -8,8 +8,10 @@
 #ifndef EP_CMD_H
 #define EP_CMD_H
 
+#include <stddef.h>
+
+#include "errors.h"
 #include "opt.h"
-#include "util.h"
 
 struct ep_cmd {
 	const char *name;

@@ -22,6 +22,8 @@
 #include "dsse.h"
 #include "opt.h"
 #include "outfile.h"
+#include "errors.h"
+#include "files.h"
 
 static int cmd_attest_exec(const struct ep_cmd *, int, char **);
 

@@ -10,7 +10,7 @@
 #include "clean.h"
 #include "capture.h"
 #include "cmd.h"
-#include "compare.h"
+#include "results.h"
 #include "factdiff.h"
 #include "opt.h"
 #include "policy.h"
@@ -18,6 +18,9 @@
 #include "resolve.h"
 #include "store.h"
 #include "storeopt.h"
+#include "errors.h"
+#include "xalloc.h"
+#include "hostname.h"
 
 static int cmd_bless_exec(const struct ep_cmd *, int, char **);
 
@@ -285,8 +288,7 @@ bless_message(const struct ep_manifest *m, const char *profile)
 
 	host = json_string_value(json_object_get(m->meta, "host"));
 	if (host == NULL || host[0] == '\0') {
-		if (gethostname(hostbuf, sizeof hostbuf - 1) < 0)
-			strcpy(hostbuf, "unknown");
+		ep_hostname(hostbuf, sizeof hostbuf);
 		host = hostbuf;
 	}
 	line = xasprintf("bless %s from %s", profile, host);

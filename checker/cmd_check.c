@@ -25,13 +25,18 @@
 #include "attestopt.h"
 #include "capture.h"
 #include "cmd.h"
+#include "results.h"
 #include "compare.h"
+#include "checks.h"
 #include "opt.h"
 #include "policy.h"
 #include "probeopt.h"
 #include "report.h"
 #include "resolve.h"
 #include "storeopt.h"
+#include "errors.h"
+#include "xalloc.h"
+#include "hostname.h"
 
 static int cmd_check_exec(const struct ep_cmd *, int, char **);
 
@@ -120,8 +125,7 @@ check_judge(struct ep_results *rs, struct ep_manifest **current,
 	if (ep_probeopt_run(rs, *current, &o->popt, err) < 0)
 		return -1;
 	ep_results_waive(rs, from, r->policy, now);
-	if (ep_compare(rs, r->golden, *current, r->policy, now, err) < 0)
-		return -1;
+	ep_compare(rs, r->golden, *current, r->policy, now);
 	ep_checks_run(rs, *current, r->policy, now);
 	ep_storeopt_history(rs, &r->info, r->policy, now);
 	ep_waivers_review(rs, r->policy, now, o->expiry);
@@ -198,8 +202,7 @@ cmd_check_exec(const struct ep_cmd *self, int argc, char **argv)
 	}
 	/* Which machine, in a report read far from it (the name is shown
 	 * cleaned, as any value is). */
-	if (gethostname(host, sizeof host - 1) < 0 || host[0] == '\0')
-		strcpy(host, "unknown");
+	ep_hostname(host, sizeof host);
 	if (check_record(&o, &r, &rs, current, host, now, &err) < 0) {
 		rc = ep_cmd_fail(self, &err);
 		goto done;

@@ -12,7 +12,9 @@
 #include "cmd.h"
 #include "progress.h"
 #include "image.h"
+#include "errors.h"
 #include "opt.h"
+#include "xalloc.h"
 
 #define EP_DIGEST_SCHEMA "envparity/digest@1"
 

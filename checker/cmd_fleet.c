@@ -17,7 +17,7 @@
 
 #include "attestopt.h"
 #include "cmd.h"
-#include "compare.h"
+#include "results.h"
 #include "fleet.h"
 #include "hostlist.h"
 #include "nodesig.h"
@@ -26,6 +26,11 @@
 #include "report.h"
 #include "resolve.h"
 #include "storeopt.h"
+#include "errors.h"
+#include "files.h"
+#include "strv.h"
+#include "xalloc.h"
+#include "hostname.h"
 
 static int cmd_fleet_exec(const struct ep_cmd *, int, char **);
 
@@ -199,8 +204,7 @@ fleet_record(struct fleet_opts *o, struct ep_resolved *r,
 	struct ep_attest_in ain = { 0 };
 	char host[256] = "";
 
-	if (gethostname(host, sizeof host - 1) < 0 || host[0] == '\0')
-		strcpy(host, "unknown");
+	ep_hostname(host, sizeof host);
 	ain.command = "fleet";
 	ain.rs = rs;
 	ain.fleet = view;

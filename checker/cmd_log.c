@@ -18,6 +18,8 @@
 #include "policy.h"
 #include "store.h"
 #include "storeopt.h"
+#include "errors.h"
+#include "xalloc.h"
 
 static int cmd_log_exec(const struct ep_cmd *, int, char **);
 

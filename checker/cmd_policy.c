@@ -16,6 +16,8 @@
 #include "resolve.h"
 #include "store.h"
 #include "storeopt.h"
+#include "errors.h"
+#include "xalloc.h"
 
 static int cmd_policy_exec(const struct ep_cmd *, int, char **);
 

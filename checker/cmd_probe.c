@@ -21,6 +21,10 @@
 #include "report.h"
 #include "resolve.h"
 #include "version.h"
+#include "errors.h"
+#include "strv.h"
+#include "xalloc.h"
+#include "hostname.h"
 
 static int cmd_probe_exec(const struct ep_cmd *, int, char **);
 
@@ -163,8 +167,7 @@ cmd_probe_exec(const struct ep_cmd *self, int argc, char **argv)
 		goto done;
 	}
 	ep_results_count(&rs, counts);
-	if (gethostname(host, sizeof host - 1) < 0 || host[0] == '\0')
-		strcpy(host, "unknown");
+	ep_hostname(host, sizeof host);
 	ctx.command = "probe";
 	current_name = xasprintf("this machine (%s)", host);
 	ctx.current_name = current_name;

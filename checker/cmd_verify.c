@@ -25,6 +25,9 @@
 #include "opt.h"
 #include "sigkey.h"
 #include "store.h"
+#include "errors.h"
+#include "files.h"
+#include "xalloc.h"
 
 static int cmd_verify_exec(const struct ep_cmd *, int, char **);
 

@@ -21,6 +21,8 @@
 #include "resolve.h"
 #include "store.h"
 #include "storeopt.h"
+#include "errors.h"
+#include "xalloc.h"
 
 static int cmd_waive_exec(const struct ep_cmd *, int, char **);
 

@@ -12,6 +12,8 @@
 
 #include "cmd.h"
 #include "opt.h"
+#include "strv.h"
+#include "xalloc.h"
 
 /* The help's second column (after tmux's and GNU's: a name that does
  * not leave two spaces before it takes the line's rest). */

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "util.h"
+#include "errors.h"
 
 struct ep_cmd;
 

@@ -10,6 +10,7 @@
 #include "clean.h"
 #include "cmd.h"
 #include "resolve.h"
+#include "xalloc.h"
 
 int
 ep_resolve_outputs(struct ep_resolved *r, const struct ep_need *n,

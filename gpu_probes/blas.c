@@ -14,7 +14,8 @@
 #include "gpu.h"
 #include "probe.h"
 #include "spec.h"
-#include "util.h"
+#include "clock.h"
+#include "xalloc.h"
 
 static const char *const blas_work[] = { "sgemm_pedantic", "sgemm_default" };
 static const int blas_modes[] = { PBLAS_PEDANTIC_MATH, PBLAS_DEFAULT_MATH };

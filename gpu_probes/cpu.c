@@ -16,7 +16,7 @@
 #include "parallel.h"
 #include "probe.h"
 #include "spec.h"
-#include "util.h"
+#include "clock.h"
 
 /* The generator and the tree vectorise with AVX2 (8 lanes of 32-bit
  * multiplies); integer arithmetic and the fixed tree give the same bits

@@ -13,7 +13,8 @@
 #include "gpu.h"
 #include "probe.h"
 #include "spec.h"
-#include "util.h"
+#include "clock.h"
+#include "xalloc.h"
 
 static const char *const cuda_work[] = { "kat", "gemm", "reduce", "atomic" };
 

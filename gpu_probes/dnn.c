@@ -12,7 +12,8 @@
 #include "gpu.h"
 #include "probe.h"
 #include "spec.h"
-#include "util.h"
+#include "clock.h"
+#include "xalloc.h"
 
 static const char *const dnn_work[] = { "conv_fwd" };
 

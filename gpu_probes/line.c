@@ -21,7 +21,9 @@
 #include <openssl/evp.h>
 
 #include "probe.h"
-#include "util.h"
+#include "clock.h"
+#include "str.h"
+#include "xalloc.h"
 
 int
 probe_err_set(struct probe_err *err, int status, const char *fmt, ...)

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "probe.h"
-#include "util.h"
+#include "xalloc.h"
 
 static const char usage_text[] =
     "usage: envparity-probe --backend cpu|cuda|cublas|cudnn "

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "parallel.h"
-#include "util.h"
+#include "xalloc.h"
 
 struct par_arg {
 	void (*fn)(void *, int, int);

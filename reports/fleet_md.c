@@ -13,6 +13,7 @@
 
 #include "hostlist.h"
 #include "md_int.h"
+#include "xalloc.h"
 
 #define GROUPS_SHOWN	3	/* value groups shown as cells of a row */
 #define NODES_MAX	300	/* bytes of a node list in a cell */

@@ -21,6 +21,8 @@
 
 #include "outfile.h"
 #include "report.h"
+#include "errors.h"
+#include "xalloc.h"
 
 /* GitHub shows 10 error annotations per step; past a screenful the rest
  * are in the reports. */

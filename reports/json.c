@@ -13,6 +13,8 @@
 #include "outfile.h"
 #include "report.h"
 #include "version.h"
+#include "errors.h"
+#include "xalloc.h"
 
 static json_t *
 result_json(const struct ep_result *r)

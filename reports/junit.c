@@ -40,6 +40,8 @@
 
 #include "report.h"
 #include "version.h"
+#include "errors.h"
+#include "xalloc.h"
 
 struct jw {
 	xmlTextWriterPtr w;

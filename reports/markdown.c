@@ -24,6 +24,7 @@
 #include "md_int.h"
 #include "report.h"
 #include "version.h"
+#include "xalloc.h"
 
 #define SKIP_KEYS	10	/* keys listed for one reason of skip */
 

@@ -16,6 +16,10 @@
 #include <string.h>
 
 #include "report.h"
+#include "errors.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 struct metric {
 	const char *name, *help;

@@ -19,7 +19,7 @@
 #include <jansson.h>
 
 #include "clean.h"
-#include "compare.h"
+#include "results.h"
 #include "fleetview.h"
 #include "manifest.h"
 

@@ -17,6 +17,10 @@
 
 #include "outfile.h"
 #include "report.h"
+#include "clock.h"
+#include "errors.h"
+#include "hostname.h"
+#include "xalloc.h"
 
 /* GitHub drops a step summary past 1 MiB, whole: ours is cut to fit
  * beside what the file holds already, and to this many rows a table, which
@@ -181,9 +185,7 @@ prepare(struct ep_report_ctx *ctx)
 	const char *area;
 	size_t n = 0;
 
-	memset(ctx->host, 0, sizeof ctx->host);
-	if (gethostname(ctx->host, sizeof ctx->host - 1) < 0)
-		strcpy(ctx->host, "unknown");
+	ep_hostname(ctx->host, sizeof ctx->host);
 	if (ctx->current != NULL)
 		obj = json_object_get(ctx->current->meta, "unavailable");
 	if (json_is_object(obj)) {

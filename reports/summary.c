@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "xalloc.h"
 
 static const char *
 or_dash(const char *s)

@@ -10,6 +10,8 @@
 #include <strings.h>
 
 #include "report.h"
+#include "str.h"
+#include "xalloc.h"
 
 /* Cut *s (clean UTF-8) to at most max bytes (0: no limit) on a character
  * boundary, marking the cut with an ellipsis. */

@@ -13,6 +13,10 @@
 #include "dsse.h"
 #include "hash.h"
 #include "version.h"
+#include "errors.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 void
 ep_attest_git_blob(char hex[41], const char *text, size_t n)

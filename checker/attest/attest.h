@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "compare.h"
+#include "results.h"
 #include "fleetview.h"
 #include "manifest.h"
 #include "sigkey.h"

@@ -15,6 +15,9 @@
 
 #include "attest.h"
 #include "dsse.h"
+#include "errors.h"
+#include "str.h"
+#include "xalloc.h"
 
 void
 ep_attestation_free(struct ep_attestation *a)

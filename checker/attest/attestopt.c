@@ -9,6 +9,8 @@
 #include "attestopt.h"
 #include "dsse.h"
 #include "outfile.h"
+#include "errors.h"
+#include "xalloc.h"
 
 const char *
 ep_attestopt_unpaired(const struct ep_attestopt *o)

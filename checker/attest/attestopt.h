@@ -17,7 +17,7 @@
 
 #include "attest.h"
 #include "sigkey.h"
-#include "util.h"
+#include "errors.h"
 
 struct ep_attestopt {
 	const char *file;		/* --attest */

@@ -9,6 +9,8 @@
 
 #include "b64.h"
 #include "dsse.h"
+#include "errors.h"
+#include "xalloc.h"
 
 unsigned char *
 ep_dsse_pae(size_t *len, const char *type, size_t typelen, const void *body,

@@ -18,7 +18,7 @@
 #include <stddef.h>
 
 #include "sigkey.h"
-#include "util.h"
+#include "errors.h"
 
 #define EP_DSSE_INTOTO	"application/vnd.in-toto+json"
 

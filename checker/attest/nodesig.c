@@ -16,6 +16,8 @@
 #include "dsse.h"
 #include "nodesig.h"
 #include "sigkey.h"
+#include "errors.h"
+#include "xalloc.h"
 
 struct ep_nodekeys {
 	char *dir;

@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 
-#include "util.h"
+#include "errors.h"
 
 #define EP_NODESIG_TYPE	"application/vnd.envparity.manifest+json"
 

@@ -22,6 +22,9 @@
 #include "outfile.h"
 #include "reap.h"
 #include "sigkey.h"
+#include "errors.h"
+#include "files.h"
+#include "xalloc.h"
 
 /* How long a process left behind gets to die before the key is read. */
 #define REAP_GRACE_MS	5000

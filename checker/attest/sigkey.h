@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 
-#include "util.h"
+#include "errors.h"
 
 #define EP_ED25519_SIG	64	/* bytes of an Ed25519 signature */
 #define EP_SIGKEY_MAX	(64u << 10)	/* a PEM file larger is no key */

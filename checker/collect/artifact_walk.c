@@ -21,6 +21,10 @@
 #include <unistd.h>
 
 #include "artifact_walk.h"
+#include "errors.h"
+#include "files.h"
+#include "strv.h"
+#include "xalloc.h"
 
 /* Symbolic links followed on the way from the top to one entry: the
  * kernel's own limit (MAXSYMLINKS; one more is ELOOP), so that every

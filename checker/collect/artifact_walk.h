@@ -7,7 +7,8 @@
 
 #include <sys/stat.h>
 
-#include "util.h"
+#include "errors.h"
+#include "strv.h"
 
 /*
  * The files of the directory arg (st its stat(2)), depth first, each

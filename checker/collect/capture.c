@@ -13,6 +13,12 @@
 #include "hash.h"
 #include "hostlist.h"
 #include "version.h"
+#include "cachedir.h"
+#include "clock.h"
+#include "errors.h"
+#include "strv.h"
+#include "xalloc.h"
+#include "hostname.h"
 
 void
 ep_capture_opts_clear(struct ep_capture_opts *o)
@@ -83,8 +89,8 @@ ep_capture_node(char **out, const char *node, struct ep_err *err)
 		*out = xstrdup(slurm);
 		return 0;
 	}
-	if (gethostname(host, sizeof host - 1) < 0 || !ep_hostlist_name_ok(host))
-		strcpy(host, "unknown");
+	if (ep_hostname(host, sizeof host) < 0 || !ep_hostlist_name_ok(host))
+		strcpy(host, EP_HOSTNAME_UNKNOWN);
 	*out = xstrdup(host);
 	return 0;
 }
@@ -96,8 +102,7 @@ ep_capture_meta(struct ep_manifest *m, const char *node)
 	time_t now = time(NULL);
 	struct tm tm;
 
-	if (gethostname(host, sizeof host - 1) < 0)
-		strcpy(host, "unknown");
+	ep_hostname(host, sizeof host);
 	ep_manifest_meta_set(m, "host", host);
 	if (ep_capture_node(&name, node, NULL) == 0) {
 		ep_manifest_meta_set(m, "node", name);

@@ -21,7 +21,8 @@
 #include "hash.h"
 #include "image.h"
 #include "manifest.h"
-#include "util.h"
+#include "errors.h"
+#include "strv.h"
 
 struct ep_policy;		/* policy.h */
 

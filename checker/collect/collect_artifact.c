@@ -36,6 +36,10 @@
 #include "artifact_walk.h"
 #include "collect.h"
 #include "hash.h"
+#include "errors.h"
+#include "files.h"
+#include "strv.h"
+#include "xalloc.h"
 
 /* Files in one artifact (and directories walked, which bounds a tree of
  * links to links): ENVPARITY_ARTIFACT_MAX_FILES, else this. */

@@ -17,6 +17,11 @@
 #include <jansson.h>
 
 #include "collect.h"
+#include "errors.h"
+#include "files.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 /* A conda-meta record lists every file of the package; a big one is a few
  * MB.  Anything this large is not a record. */

@@ -34,6 +34,11 @@
 #include "gpudrv.h"
 #include "libsearch.h"
 #include "libwheel.h"
+#include "clock.h"
+#include "errors.h"
+#include "files.h"
+#include "strv.h"
+#include "xalloc.h"
 
 #define LOAD_TIMEOUT_MS	20000
 /* Bump when what a cached entry means changes. */

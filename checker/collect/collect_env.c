@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "collect.h"
+#include "errors.h"
+#include "xalloc.h"
 
 /* Sorted.  Each entry changes what a framework computes or on which device:
  * determinism switches, math modes, thread counts (reduction order),

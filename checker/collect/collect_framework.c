@@ -14,6 +14,11 @@
 #include "collect.h"
 #include "framework.h"
 #include "python.h"
+#include "errors.h"
+#include "files.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 #define SOURCE_MAX	(256 * 1024)	/* a generated file is a few KB */
 

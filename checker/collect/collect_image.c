@@ -27,6 +27,10 @@
 #include "collect.h"
 #include "image.h"
 #include "policy.h"
+#include "errors.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 /* One reference to resolve: refs[i] with want[i]. */
 struct want {

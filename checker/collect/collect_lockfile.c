@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,10 @@
 
 #include "collect.h"
 #include "lockfile.h"
+#include "errors.h"
+#include "files.h"
+#include "strv.h"
+#include "xalloc.h"
 
 /* At most this many lockfiles are picked up from the current directory,
  * and those are hashed up to this size. */

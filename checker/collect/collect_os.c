@@ -10,6 +10,11 @@
 #include <unistd.h>
 
 #include "collect.h"
+#include "errors.h"
+#include "files.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 /* CPU features that change which kernels numerical libraries pick, and so
  * the bits they compute: SIMD width, FMA, reduced-precision dot products,

@@ -35,6 +35,10 @@
 #include "collect.h"
 #include "python.h"
 #include "requires.h"
+#include "errors.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 /* The header block is almost always within the first read. */
 #define HEAD_FIRST	(16 * 1024)

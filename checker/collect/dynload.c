@@ -144,7 +144,7 @@ emit_intp(void *h, const char *sym, const char *field)
 }
 
 static void
-probe_cublas(void *h)
+query_cublas(void *h)
 {
 	static const char *const fields[] = { "major", "minor", "patch" };
 	void *p = own_sym(h, "cublasGetProperty", 1);
@@ -167,7 +167,7 @@ probe_cublas(void *h)
 }
 
 static void
-probe_nvrtc(void *h)
+query_nvrtc(void *h)
 {
 	void *p = own_sym(h, "nvrtcVersion", 1);
 	int (*ver)(int *, int *);
@@ -207,7 +207,7 @@ emit_deps(struct dl_phdr_info *info, size_t size, void *arg)
  * heuristic libraries export nothing that says a version.  Symbols that
  * a release lacks are simply not reported. */
 static void
-probe_cudnn_sub(void *h, const char *sub, const char *self)
+query_cudnn_sub(void *h, const char *sub, const char *self)
 {
 	char sym[96], cap[32];
 	void *p;
@@ -238,7 +238,7 @@ probe_cudnn_sub(void *h, const char *sub, const char *self)
 /* NVML: resolve the table gpudrv_nvml.c asks through (the versioned
  * names are the ones nvml.h's #defines select), then let it ask. */
 static void
-probe_nvml(void *h)
+query_nvml(void *h)
 {
 	const struct ep_nvml_sym *syms;
 	struct ep_nvml t;
@@ -262,7 +262,7 @@ probe_nvml(void *h)
 /* libcuda's own answer, to check NVML's against.  Never a stub: the
  * caller does not pass one, and a stub says so with 34. */
 static void
-probe_libcuda(const char *path)
+query_libcuda(const char *path)
 {
 	void *h, *p;
 	intp_fn f;
@@ -285,7 +285,7 @@ probe_libcuda(const char *path)
 }
 
 static void
-probe(const struct ep_dynload_job *j, int fd)
+query_library(const struct ep_dynload_job *j, int fd)
 {
 	void *h;
 
@@ -299,13 +299,13 @@ probe(const struct ep_dynload_job *j, int fd)
 		return;
 	}
 	if (strcmp(j->name, "gpu") == 0) {
-		probe_nvml(h);
+		query_nvml(h);
 		if (j->aux != NULL)
-			probe_libcuda(j->aux);
+			query_libcuda(j->aux);
 	} else if (strcmp(j->name, "cudart") == 0)
 		emit_intp(h, "cudaRuntimeGetVersion", "runtime");
 	else if (strcmp(j->name, "cublas") == 0)
-		probe_cublas(h);
+		query_cublas(h);
 	else if (strcmp(j->name, "cublaslt") == 0) {
 		emit_size(h, "cublasLtGetVersion", "code", 1);
 		emit_size(h, "cublasLtGetCudartVersion", "cudart_code", 1);
@@ -313,11 +313,11 @@ probe(const struct ep_dynload_job *j, int fd)
 		emit_size(h, "cudnnGetVersion", "code", 1);
 		emit_size(h, "cudnnGetCudartVersion", "cudart_code", 1);
 	} else if (strncmp(j->name, "cudnn_", 6) == 0)
-		probe_cudnn_sub(h, j->name + 6, j->path);
+		query_cudnn_sub(h, j->name + 6, j->path);
 	else if (strcmp(j->name, "nccl") == 0)
 		emit_intp(h, "ncclGetVersion", "code");
 	else if (strcmp(j->name, "nvrtc") == 0)
-		probe_nvrtc(h);
+		query_nvrtc(h);
 	if (sticky[0] != '\0')
 		emit("error", "%s", sticky);
 	/* No dlclose: the process ends here, and some libraries' destructors
@@ -353,7 +353,7 @@ ep_dynload_main(int argc, char **argv)
 	dup2(null, 2);
 	if (null > 2)
 		close(null);
-	probe(&j, fd);
+	query_library(&j, fd);
 	/* No exit handler of ours, nor the libraries' destructors. */
 	_exit(0);
 }

@@ -41,7 +41,8 @@
 
 #include <stddef.h>
 
-#include "util.h"
+#include "errors.h"
+#include "strv.h"
 
 enum ep_dl_status {
 	EP_DL_OK,		/* the child exited with status 0 */
@@ -57,7 +58,7 @@ enum ep_dl_status {
 #define EP_DYNLOAD_HELPER	"__dlopen-helper"
 
 struct ep_dynload_job {
-	const char *name;	/* in: "cudnn_ops", "gpu"; picks the probe */
+	const char *name;	/* in: "cudnn_ops", "gpu"; picks the query */
 	const char *path;	/* in: the file to dlopen */
 	const char *aux;	/* in: gpu only: a libcuda.so.1 to ask for
 				   its driver version too, or NULL */

@@ -32,6 +32,11 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "clock.h"
+#include "errors.h"
+#include "files.h"
+#include "strv.h"
+#include "xalloc.h"
 
 #define OUT_MAX		(256 * 1024)	/* a helper says a few hundred bytes */
 #define ERR_KEEP	512

@@ -12,6 +12,8 @@
 
 #include "framework.h"
 #include "python.h"
+#include "strv.h"
+#include "xalloc.h"
 
 struct lit {
 	const char *p, *end;

@@ -21,7 +21,7 @@
 
 #include <stddef.h>
 
-#include "util.h"
+#include "strv.h"
 
 /* build_info.py: its pairs, keys into *keys and values into *vals (each
  * value as text: a string as itself, True/False as "true"/"false", None

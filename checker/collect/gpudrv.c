@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "gpudrv.h"
+#include "str.h"
+#include "xalloc.h"
 
 #define NVML_SONAME	"libnvidia-ml.so.1"
 

@@ -5,6 +5,10 @@
  * an exec per capture would cost more than the whole warm capture may.
  */
 #include "libsearch.h"
+#include "errors.h"
+#include "files.h"
+#include "strv.h"
+#include "xalloc.h"
 
 #include <dirent.h>
 #include <errno.h>

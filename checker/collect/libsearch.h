@@ -13,7 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util.h"
+#include "errors.h"
+#include "strv.h"
 
 /* Where glibc's loader keeps its cache. */
 #define EP_LDCACHE_PATH	"/etc/ld.so.cache"

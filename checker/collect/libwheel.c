@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,12 @@
 
 #include "libwheel.h"
 #include "python.h"
+#include "b64.h"
+#include "errors.h"
+#include "files.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 /* Bump when what a cached entry means changes. */
 #define CACHE_KIND	"wheel1"
@@ -49,51 +56,26 @@ ep_libwheel_clear(struct ep_libwheel *w)
 	memset(w, 0, sizeof *w);
 }
 
-static int
-b64_value(int c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '-' || c == '+')
-		return 62;
-	if (c == '_' || c == '/')
-		return 63;
-	return -1;
-}
-
 int
-ep_b64_to_hex(char *hex, size_t size, const char *b64, size_t len)
+ep_libwheel_digest_hex(char *hex, size_t size, const char *b64, size_t len)
 {
 	static const char digits[] = "0123456789abcdef";
-	unsigned acc = 0;
-	int bits = 0, v;
-	size_t n = 0;
+	unsigned char *bytes;
+	size_t n;
 
-	while (len > 0 && b64[len - 1] == '=')
-		len--;
-	/* One leftover character carries only 6 of a byte's 8 bits. */
-	if (len % 4 == 1)
+	if (ep_b64_decode_as(&bytes, &n, b64, len, EP_B64_RECORD, "hash",
+	    NULL) < 0)
 		return -1;
-	for (size_t i = 0; i < len; i++) {
-		if ((v = b64_value((unsigned char)b64[i])) < 0)
-			return -1;
-		acc = (acc << 6 | (unsigned)v) & 0xffff;
-		if ((bits += 6) < 8)
-			continue;
-		bits -= 8;
-		if (2 * n + 3 > size)
-			return -1;
-		hex[2 * n] = digits[(acc >> (bits + 4)) & 0xf];
-		hex[2 * n + 1] = digits[(acc >> bits) & 0xf];
-		n++;
+	if (size == 0 || 2 * n + 1 > size || n > INT_MAX) {
+		free(bytes);
+		return -1;
 	}
-	if (size == 0)
-		return -1;
+	for (size_t i = 0; i < n; i++) {
+		hex[2 * i] = digits[bytes[i] >> 4];
+		hex[2 * i + 1] = digits[bytes[i] & 0xf];
+	}
 	hex[2 * n] = '\0';
+	free(bytes);
 	return (int)n;
 }
 
@@ -281,7 +263,7 @@ record_match(struct walk *w, const char *buf, size_t len, const char *root,
 			found = this;
 			if (hashend - rest <= 7 ||
 			    strncmp(rest, "sha256=", 7) != 0 ||
-			    ep_b64_to_hex(hex, EP_SHA256_HEX, rest + 7,
+			    ep_libwheel_digest_hex(hex, EP_SHA256_HEX, rest + 7,
 			    (size_t)(hashend - rest - 7)) != 32)
 				*hex = '\0';
 		}

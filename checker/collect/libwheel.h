@@ -26,7 +26,6 @@
 #include "cache.h"
 #include "hash.h"
 #include "manifest.h"
-#include "util.h"
 
 /* Directories above the library's own that are looked at: enough for
  * site/nvidia/<x>/lib (3) with one to spare. */
@@ -66,12 +65,14 @@ void ep_libwheel_collect(struct ep_manifest *m, struct ep_cache *cache,
 
 /* Parts exposed for the unit tests. */
 
-/* Decode base64 (the URL-safe alphabet of RECORD files, or the standard
- * one; '=' padding optional) of len bytes at b64 and write the bytes as
- * lowercase hex to hex (size bytes, NUL included).  Returns the number of
- * bytes decoded, or -1 for a character outside the alphabet, a length no
- * base64 text has, or a hex buffer too small. */
-int ep_b64_to_hex(char *hex, size_t size, const char *b64, size_t len);
+/* A RECORD hash's digest, len bytes at b64 in URL-safe base64 without
+ * padding (PEP 376, PEP 427; util/b64.c reads it), as lowercase hex in
+ * hex (size bytes, NUL included).  Returns the number of bytes decoded,
+ * or -1 for text that is not such base64 (the standard alphabet, '='
+ * padding, a length no base64 text has, bits left over) or a hex buffer
+ * too small. */
+int ep_libwheel_digest_hex(char *hex, size_t size, const char *b64,
+    size_t len);
 
 /* The "X.Y.Z" of wheel when api is "X.Y" and wheel is "X.Y.Z" or
  * "X.Y.Z.W..." (digits only: 13.0.96rc1 comes before 13.0.96 and is not

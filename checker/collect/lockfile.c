@@ -6,6 +6,8 @@
  * them: the pin list (lockfile_pins.c) and the text (lockfile_text.c).
  */
 #include "lockfile.h"
+#include "errors.h"
+#include "str.h"
 
 #include <string.h>
 

@@ -20,7 +20,8 @@
 
 #include <stddef.h>
 
-#include "util.h"
+#include "errors.h"
+#include "strv.h"
 
 /* Files larger than this are hashed but not parsed (the 2 GB file that
  * happens to be called requirements.txt must not be read into memory). */

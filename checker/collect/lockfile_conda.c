@@ -4,6 +4,9 @@
  * a line, name-version-build.
  */
 #include "lockfile.h"
+#include "errors.h"
+#include "str.h"
+#include "xalloc.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -4,6 +4,8 @@
  * scrubbing for direct references.
  */
 #include "lockfile.h"
+#include "strv.h"
+#include "xalloc.h"
 
 #include <ctype.h>
 #include <stdarg.h>

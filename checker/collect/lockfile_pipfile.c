@@ -3,6 +3,9 @@
  * sections' names and "==V" versions.
  */
 #include "lockfile.h"
+#include "errors.h"
+#include "str.h"
+#include "xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -13,6 +13,9 @@
  */
 #include "lockfile.h"
 #include "vercmp.h"
+#include "errors.h"
+#include "str.h"
+#include "xalloc.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -5,6 +5,7 @@
  * decoded to UTF-8.
  */
 #include "lockfile.h"
+#include "xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>

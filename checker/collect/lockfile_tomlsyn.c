@@ -9,6 +9,10 @@
  * string but tab.
  */
 #include "lockfile_toml.h"
+#include "errors.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  *
  * Starting CPython costs ~25 ms (~50 ms on a loaded machine), against
  * ~11 ms for a whole warm capture, so the answer is cached under the
- * binary's identity (pyprobe.c) and a warm capture runs nothing.  A virtual environment's pyvenv.cfg is not
+ * binary's identity (pyquery.c) and a warm capture runs nothing.  A virtual environment's pyvenv.cfg is not
  * taken for the answer, cheap as reading it would be: any wheel can
  * install a pyvenv.cfg of its own into the venv's root (a "data" file),
  * and the patch level it names could not be told from the interpreter's
@@ -25,6 +25,11 @@
 
 #include "child.h"
 #include "python.h"
+#include "errors.h"
+#include "files.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 static void
 markers_clear(char *m[EP_MV_N])
@@ -95,7 +100,7 @@ ep_pymarkers_uname(char *markers[EP_MV_N])
 
 /* The interpreter's own answer, with uname(2)'s fields read now. */
 static void
-markers_from_probe(struct ep_pyenv *out, struct ep_pyprobe *p)
+markers_from_query(struct ep_pyenv *out, struct ep_pyquery *p)
 {
 	struct utsname u;
 
@@ -194,7 +199,7 @@ venv_lone_site(struct ep_strv *sites, const char *root)
  * (site.venv(): "venv takes precedence over user-site"), then the
  * base's: those of p's sites under root first. */
 static void
-add_venv_sites(struct ep_pyenv *out, const struct ep_pyprobe *p,
+add_venv_sites(struct ep_pyenv *out, const struct ep_pyquery *p,
     const char *root)
 {
 	size_t n = strlen(root);
@@ -210,7 +215,7 @@ add_venv_sites(struct ep_pyenv *out, const struct ep_pyprobe *p,
 }
 
 static void
-add_probe_sites(struct ep_pyenv *out, const struct ep_pyprobe *p)
+add_query_sites(struct ep_pyenv *out, const struct ep_pyquery *p)
 {
 	/* site.main() puts the user site ahead of the system ones. */
 	if (p->user_site != NULL)
@@ -227,8 +232,8 @@ venv_resolve(struct ep_pyenv *out, const char *exe, const char *root,
     struct ep_cache *cache, int timeout_ms, struct ep_err *err)
 {
 	struct ep_pyvenv cfg = { 0 };
-	struct ep_pyprobe p = { 0 };
-	struct ep_pyprobe_venv v = { 0 };
+	struct ep_pyquery p = { 0 };
+	struct ep_pyquery_venv v = { 0 };
 	struct ep_err perr = { 0 };
 	char *path, *text = NULL, *base = NULL, *warn = NULL, *aroot = NULL;
 	char *cwd = NULL;
@@ -255,18 +260,18 @@ venv_resolve(struct ep_pyenv *out, const char *exe, const char *root,
 	}
 	v.root = aroot;
 	v.system_site = cfg.system_site;
-	if (ep_pyprobe_cached(&p, base, &v, cache, timeout_ms, err) < 0)
+	if (ep_pyquery_cached(&p, base, &v, cache, timeout_ms, err) < 0)
 		goto done;
 	out->version = p.version;
 	p.version = NULL;
 	add_venv_sites(out, &p, aroot);
-	markers_from_probe(out, &p);
+	markers_from_query(out, &p);
 	out->warning = warn;
 	warn = NULL;
 	rc = 0;
 done:
 	ep_pyvenv_clear(&cfg);
-	ep_pyprobe_clear(&p);
+	ep_pyquery_clear(&p);
 	free(path);
 	free(text);
 	free(base);
@@ -280,7 +285,7 @@ int
 ep_pyinterp_resolve(struct ep_pyenv *out, const char *exe,
     struct ep_cache *cache, int timeout_ms, struct ep_err *err)
 {
-	struct ep_pyprobe p = { 0 };
+	struct ep_pyquery p = { 0 };
 	char *root;
 	int rc = -1;
 
@@ -290,16 +295,16 @@ ep_pyinterp_resolve(struct ep_pyenv *out, const char *exe,
 		rc = venv_resolve(out, exe, root, cache, timeout_ms, err);
 		goto done;
 	}
-	if (ep_pyprobe_cached(&p, exe, NULL, cache, timeout_ms, err) < 0)
+	if (ep_pyquery_cached(&p, exe, NULL, cache, timeout_ms, err) < 0)
 		goto done;
 	out->version = p.version;
 	p.version = NULL;
-	add_probe_sites(out, &p);
-	markers_from_probe(out, &p);
+	add_query_sites(out, &p);
+	markers_from_query(out, &p);
 	rc = 0;
 done:
 	if (rc < 0)
 		ep_pyenv_clear(out);
-	ep_pyprobe_clear(&p);
+	ep_pyquery_clear(&p);
 	return rc;
 }

@@ -10,6 +10,9 @@
 #include <strings.h>
 
 #include "python.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 void
 ep_pymeta_clear(struct ep_pymeta *m)

@@ -1,8 +1,8 @@
 /*
  * pyscript.c: what envparity asks an interpreter, and how its answer is
- * read: the probe script (its version, its site directories, its PEP 508
+ * read: the query script (its version, its site directories, its PEP 508
  * marker environment, as one marked JSON line), and the parser of that
- * line among whatever else the interpreter prints.  pyprobe.c runs it,
+ * line among whatever else the interpreter prints.  pyquery.c runs it,
  * confined, and caches the answer.
  */
 #include <ctype.h>
@@ -12,6 +12,9 @@
 #include <jansson.h>
 
 #include "python.h"
+#include "errors.h"
+#include "strv.h"
+#include "xalloc.h"
 
 /*
  * Runs on Python 2.7 and 3.x, with -S: site.py's main() never runs, so no
@@ -44,7 +47,7 @@
  * once: the answer is cached.  json.dumps escapes everything outside
  * ASCII, so the answer is one line.
  */
-const char ep_pyprobe_script[] =
+const char ep_pyquery_script[] =
     "import sys, os, json, platform\n"
     "if sys.version_info[0] >= 3:\n"
     "    import site\n"
@@ -101,12 +104,12 @@ const char ep_pyprobe_script[] =
     "'platform_python_implementation': platform.python_implementation(), "
     "'python_version': '.'.join(platform.python_version_tuple()[:2]), "
     "'sys_platform': sys.platform}\n"
-    "sys.stdout.write('" EP_PYPROBE_MARK "' + json.dumps({'version': "
+    "sys.stdout.write('" EP_PYQUERY_MARK "' + json.dumps({'version': "
     "sys.version.split()[0], 'user': u, 'site': s, 'markers': m}) + "
     "'\\n')\n";
 
 void
-ep_pyprobe_clear(struct ep_pyprobe *p)
+ep_pyquery_clear(struct ep_pyquery *p)
 {
 	free(p->version);
 	free(p->user_site);
@@ -119,7 +122,7 @@ ep_pyprobe_clear(struct ep_pyprobe *p)
 }
 
 int
-ep_pyprobe_parse(struct ep_pyprobe *out, const char *text, size_t len,
+ep_pyquery_parse(struct ep_pyquery *out, const char *text, size_t len,
     struct ep_err *err)
 {
 	const char *p = text, *end = text + len, *le;
@@ -132,15 +135,15 @@ ep_pyprobe_parse(struct ep_pyprobe *out, const char *text, size_t len,
 	/* sitecustomize may print; find our line among whatever else. */
 	for (;;) {
 		le = memchr(p, '\n', (size_t)(end - p));
-		if ((size_t)(end - p) >= sizeof EP_PYPROBE_MARK - 1 &&
-		    memcmp(p, EP_PYPROBE_MARK, sizeof EP_PYPROBE_MARK - 1) == 0)
+		if ((size_t)(end - p) >= sizeof EP_PYQUERY_MARK - 1 &&
+		    memcmp(p, EP_PYQUERY_MARK, sizeof EP_PYQUERY_MARK - 1) == 0)
 			break;
 		if (le == NULL)
 			return ep_err_set(err, EP_E_IO, "no answer in its "
 			    "output");
 		p = le + 1;
 	}
-	p += sizeof EP_PYPROBE_MARK - 1;
+	p += sizeof EP_PYQUERY_MARK - 1;
 	if (le == NULL)
 		le = end;
 	if ((j = json_loadb(p, (size_t)(le - p), 0, &jerr)) == NULL) {
@@ -192,7 +195,7 @@ ep_pyprobe_parse(struct ep_pyprobe *out, const char *text, size_t len,
 	rc = 0;
 done:
 	if (rc < 0)
-		ep_pyprobe_clear(out);
+		ep_pyquery_clear(out);
 	json_decref(j);
 	return rc;
 }

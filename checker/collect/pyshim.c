@@ -17,6 +17,10 @@
 #include <unistd.h>
 
 #include "python.h"
+#include "errors.h"
+#include "files.h"
+#include "str.h"
+#include "xalloc.h"
 
 /* A shim is small; more than this is not one. */
 #define SHIM_MAX	8192

@@ -7,7 +7,7 @@
  * Implemented in collect_python.c (distributions), pymeta.c (METADATA,
  * names), pyinterp.c (choosing the interpreter), pyvenv.c (virtual
  * environments' pyvenv.cfg, and the interpreter a venv's python is),
- * pyscript.c (what an interpreter is asked) and pyprobe.c (running
+ * pyscript.c (what an interpreter is asked) and pyquery.c (running
  * one).
  */
 #ifndef EP_PYTHON_H
@@ -17,7 +17,8 @@
 
 #include "cache.h"
 #include "pep508.h"
-#include "util.h"
+#include "errors.h"
+#include "strv.h"
 
 /* How long an interpreter may take to answer before it is killed. */
 #define EP_PYTHON_TIMEOUT_MS	10000
@@ -107,38 +108,39 @@ int ep_pyvenv_interp(char **base, char **warn, const char *exe,
 
 /* What an interpreter reports: its version, its user site directory
  * (NULL when user site-packages are off) and site.getsitepackages(). */
-struct ep_pyprobe {
+struct ep_pyquery {
 	char *version;
 	char *user_site;
 	struct ep_strv sites;
 	char *markers[EP_MV_N];	/* its PEP 508 marker environment; NULL
 				   where it did not say */
 };
-void ep_pyprobe_clear(struct ep_pyprobe *p);
+void ep_pyquery_clear(struct ep_pyquery *p);
 
-/* What starts the answer's line. */
-#define EP_PYPROBE_MARK	"envparity-probe-v1 "
+/* What starts the answer's line (its words older than this file's name:
+ * answers cached before read the same). */
+#define EP_PYQUERY_MARK	"envparity-probe-v1 "
 
 /* The script the interpreter runs, and a parser for what it prints (one
  * marked JSON line among any other output): pyscript.c.  *out is filled with strings
- * the caller owns (ep_pyprobe_clear).  -1 when no valid answer is in
+ * the caller owns (ep_pyquery_clear).  -1 when no valid answer is in
  * text, with err (EP_E_IO, may be NULL) saying what was wrong. */
-extern const char ep_pyprobe_script[];
-int ep_pyprobe_parse(struct ep_pyprobe *out, const char *text, size_t len,
+extern const char ep_pyquery_script[];
+int ep_pyquery_parse(struct ep_pyquery *out, const char *text, size_t len,
     struct ep_err *err);
 
 /* A virtual environment the interpreter is asked about from outside:
  * its root, and whether its pyvenv.cfg includes the system
  * site-packages. */
-struct ep_pyprobe_venv {
+struct ep_pyquery_venv {
 	const char *root;
 	int system_site;
 };
 
-/* Run exe with the probe script, isolated from the checkout and without
+/* Run exe with the query script, isolated from the checkout and without
  * site.py's start-up (no .pth file runs): -I -S (-E -s -S where the
  * interpreter has no -I), from "/", as a confined helper (child.h) with
- * an interpreter's environment (pyprobe.c says which PYTHON* variables
+ * an interpreter's environment (pyquery.c says which PYTHON* variables
  * stay), PYENV_DIR set to the current directory for a pyenv shim.  With
  * venv (else NULL), exe is a venv's base binary run where it lies, and
  * the site directories are those a run of the venv's python would have
@@ -146,15 +148,15 @@ struct ep_pyprobe_venv {
  * read).  Killed, with everything it started, when it ends or after
  * timeout_ms.  -1 with err (EP_E_IO) naming exe when it cannot be
  * started, crashes, exits non-zero, hangs or prints no answer. */
-int ep_pyprobe_run(struct ep_pyprobe *out, const char *exe,
-    const struct ep_pyprobe_venv *venv, int timeout_ms, struct ep_err *err);
+int ep_pyquery_run(struct ep_pyquery *out, const char *exe,
+    const struct ep_pyquery_venv *venv, int timeout_ms, struct ep_err *err);
 
-/* ep_pyprobe_run through cache (may be NULL), keyed on the stat of the
+/* ep_pyquery_run through cache (may be NULL), keyed on the stat of the
  * real (symlink-resolved) executable under a kind that folds in the path
  * run, venv and the environment variables the answer depends on.
- * Scripts ("#!") are run every time.  Fails as ep_pyprobe_run does. */
-int ep_pyprobe_cached(struct ep_pyprobe *out, const char *exe,
-    const struct ep_pyprobe_venv *venv, struct ep_cache *cache,
+ * Scripts ("#!") are run every time.  Fails as ep_pyquery_run does. */
+int ep_pyquery_cached(struct ep_pyquery *out, const char *exe,
+    const struct ep_pyquery_venv *venv, struct ep_cache *cache,
     int timeout_ms, struct ep_err *err);
 
 /* When exe is a pyenv shim, the interpreter it would run, found by pyenv's

@@ -13,7 +13,7 @@
  * outside the venv, or a copy of the one its home holds (venv --copies).
  * Shared by pyinterp.c, which then asks that binary (outside the venv,
  * so that no pyvenv.cfg of the venv's chooses its standard library), and
- * pyprobe.c, which lets a confined interpreter read its base.
+ * pyquery.c, which lets a confined interpreter read its base.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -26,6 +26,11 @@
 #include <unistd.h>
 
 #include "python.h"
+#include "errors.h"
+#include "files.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 void
 ep_pyvenv_clear(struct ep_pyvenv *v)

@@ -1,6 +1,6 @@
 /*
  * checks.c: the checks that need no golden manifest (ep_checks_run in
- * compare.h), read from the current manifest's facts alone.  Each check
+ * results.h), read from the current manifest's facts alone.  Each check
  * gives results keyed "stack.<check>": pass (so reports show what was
  * checked), fail, or skip with the reason it could not apply.  A policy
  * rule "ignore" on a check's key turns it off; waivers apply as to any
@@ -39,8 +39,12 @@
 #include <strings.h>
 
 #include "checks_int.h"
-#include "compare.h"
+#include "results.h"
+#include "checks.h"
 #include "vercmp.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 /* NVIDIA's minimum Linux driver for each CUDA major release under
  * minor-version compatibility (shared/research/gpu-stack.md, "Minimum

@@ -36,6 +36,8 @@
 
 #include "checks_int.h"
 #include "vercmp.h"
+#include "str.h"
+#include "xalloc.h"
 
 /* TensorFlow's tested cuDNN (tensorflow/docs, site/en/install/source.md)
  * for builds whose build_info records only the major and whose METADATA

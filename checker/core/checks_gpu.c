@@ -60,6 +60,7 @@
 #include <jansson.h>
 
 #include "checks_int.h"
+#include "xalloc.h"
 
 /* More allocated than this on a GPU is someone else's work. */
 #define BUSY_BASELINE	(256ULL << 20)

@@ -9,7 +9,7 @@
 #ifndef EP_CHECKS_INT_H
 #define EP_CHECKS_INT_H
 
-#include "compare.h"
+#include "results.h"
 
 struct checks {
 	struct ep_results *out;

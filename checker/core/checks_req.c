@@ -21,6 +21,8 @@
 
 #include "checks_int.h"
 #include "vercmp.h"
+#include "strv.h"
+#include "xalloc.h"
 
 /* One distribution's findings as sentences, in pip check's order. */
 struct unmet {

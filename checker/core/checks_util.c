@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "checks_int.h"
+#include "xalloc.h"
 
 void
 ep_checks_add(struct checks *k, const char *key, int status,

@@ -7,7 +7,7 @@
 #define EP_FACTDIFF_H
 
 #include "manifest.h"
-#include "util.h"
+#include "strv.h"
 
 struct ep_factdiff {
 	struct ep_strv added;	/* keys only the new manifest has */

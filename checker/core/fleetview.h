@@ -1,6 +1,6 @@
 /*
  * fleetview.h: what `envparity fleet` found besides its results (which
- * are ordinary results, compare.h, each with its node): the nodes and
+ * are ordinary results, results.h, each with its node): the nodes and
  * their verdicts, and every fact whose values split the nodes, with the
  * value groups and their nodes in hostlist syntax.  checker/fleet/ fills
  * it; the report writers render it (the Markdown matrix, the JSON
@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "compare.h"
+#include "results.h"
 
 #define EP_FLEET_SCHEMA	"envparity/fleet@1"
 

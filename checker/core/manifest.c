@@ -5,6 +5,10 @@
 #include "hash.h"
 #include "outfile.h"
 #include "manifest.h"
+#include "errors.h"
+#include "files.h"
+#include "str.h"
+#include "xalloc.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

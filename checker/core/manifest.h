@@ -15,7 +15,7 @@
 
 #include <jansson.h>
 
-#include "util.h"
+#include "errors.h"
 
 #define EP_MANIFEST_SCHEMA "envparity/manifest@1"
 

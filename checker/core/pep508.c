@@ -20,6 +20,10 @@
 #include <strings.h>
 
 #include "pep508_int.h"
+#include "errors.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 /* --- requirements ------------------------------------------------------- */
 

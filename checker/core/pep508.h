@@ -23,7 +23,8 @@
 
 #include <stddef.h>
 
-#include "util.h"
+#include "errors.h"
+#include "strv.h"
 
 /* The marker environment (packaging's default_environment()), in name
  * order: the order of meta.python.markers too. */

@@ -11,6 +11,7 @@
 
 #include "pep508.h"
 #include "vercmp.h"
+#include "verrange.h"
 
 enum { OP_LT, OP_LE, OP_EQ, OP_NE, OP_GE, OP_GT, OP_COMPAT, OP_ARB, OP_IN,
     OP_NOTIN };

@@ -7,6 +7,10 @@
 #include <strings.h>
 
 #include "pep508_int.h"
+#include "errors.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 #define DEPTH_MAX	64
 

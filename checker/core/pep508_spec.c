@@ -9,6 +9,10 @@
 #include <strings.h>
 
 #include "pep508_int.h"
+#include "errors.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 const char *const pep508_op_text[] = { "<", "<=", "==", "!=", ">=", ">",
     "~=", "===", "in", "not in" };

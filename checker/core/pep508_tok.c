@@ -8,6 +8,9 @@
 #include <strings.h>
 
 #include "pep508_int.h"
+#include "errors.h"
+#include "str.h"
+#include "xalloc.h"
 
 /* --- tokens ----------------------------------------------------------- */
 

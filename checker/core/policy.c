@@ -43,8 +43,13 @@
 #include <jansson.h>
 
 #include "policy.h"
+#include "keyglob.h"
 #include "policy_int.h"
-#include "vercmp.h"
+#include "verrange.h"
+#include "errors.h"
+#include "files.h"
+#include "strv.h"
+#include "xalloc.h"
 
 static const char default_policy[] =
 "{\"schema\": \"" EP_POLICY_SCHEMA "\", \"rules\": ["

@@ -19,8 +19,12 @@
 
 #include "clean.h"
 #include "policy.h"
+#include "keyglob.h"
 #include "policy_int.h"
-#include "vercmp.h"
+#include "verrange.h"
+#include "errors.h"
+#include "str.h"
+#include "xalloc.h"
 
 /* The text of root, as files are written: two spaces, members in order,
  * a final newline, made safe for CI logs as every JSON we write. */

@@ -1,6 +1,6 @@
 /*
  * policy_guard.c: the waivers and rules a policy may not hold, decided
- * from each glob itself (glob.c's ep_glob_names and ep_glob_covers), not
+ * from each glob itself (keyglob.c's ep_glob_names and ep_glob_covers), not
  * by trying sample keys: a glob such as "*[!]]" or "[!r]*" missed every
  * sample and hid every finding.
  *
@@ -25,7 +25,9 @@
 #include <string.h>
 
 #include "policy.h"
+#include "keyglob.h"
 #include "policy_int.h"
+#include "xalloc.h"
 
 /* The areas of the keys envparity writes: facts (docs/manifest.md),
  * results and meta. */

@@ -7,6 +7,7 @@
 #define EP_POLICY_INT_H
 
 #include "policy.h"
+#include "strv.h"
 
 struct ep_policy {
 	struct ep_rule *rules;

@@ -8,8 +8,9 @@
 #include <time.h>
 
 #include "policy.h"
+#include "keyglob.h"
 #include "policy_int.h"
-#include "vercmp.h"
+#include "verrange.h"
 
 const struct ep_rule *
 ep_policy_match(const struct ep_policy *p, const char *key)

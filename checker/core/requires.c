@@ -7,6 +7,10 @@
 #include <string.h>
 
 #include "requires.h"
+#include "errors.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 /* The installed version of the distribution named norm, or NULL. */
 static const char *

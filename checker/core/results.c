@@ -1,13 +1,15 @@
 /*
  * results.c: the results every comparison, check and probe run gives
- * (compare.h): the list, its order, its bounds and its counts, and what
+ * (results.h): the list, its order, its bounds and its counts, and what
  * the policy's waivers do to it (waived findings, stale and expiring
  * waivers), and the capture's warnings as results of their own.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
+#include "results.h"
+#include "errors.h"
+#include "xalloc.h"
 
 static char *
 dup_or_null(const char *s)

@@ -12,6 +12,8 @@
 #include <strings.h>
 
 #include "vercmp_int.h"
+#include "str.h"
+#include "xalloc.h"
 
 int
 ep_ver_num_cmp(struct ep_verspan a, struct ep_verspan b)

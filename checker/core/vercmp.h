@@ -1,8 +1,8 @@
 /*
  * vercmp.h: version-aware comparison of the versions facts carry
  * (580.65.06, 13.0.96, 9.19.0.56, 2.1.0+cu121, 1.0rc1, 2.0.0.post1) and
- * of version ranges as a policy writes them (">=580.65,<590", "==13.*",
- * "~=2.1", "!=2.0.0").  Not string order: 580.65.06 < 580.159.04.
+ * (ranges of them are verrange.h's).  Not string order: 580.65.06 <
+ * 580.159.04.
  *
  * A version is [v][EPOCH!]N(.N)* followed by PEP 440 suffixes (a, b, rc
  * and their spellings, .postN, -N, .devN, +local) or, where the rest is
@@ -21,7 +21,6 @@
 
 #include <stddef.h>
 
-#include "util.h"
 
 /* <0, 0 or >0 as a is older than, the same as, or newer than b.  A total
  * order: strings that are not versions sort before every version and
@@ -47,37 +46,5 @@ char *ep_version_pep440_norm(const char *v);
  * Returns how many v has (possibly more than max), 0 if v is not a
  * version. */
 size_t ep_version_release(unsigned long *parts, size_t max, const char *v);
-
-/*
- * A range: clauses separated by commas, all of which must hold.  Each is
- * an operator and a version: ==, !=, <, <=, >, >=, ~= (compatible
- * release: ~=2.1 is >=2.1,==2.*), === (the same string); == and != also
- * take a release prefix ending in .* (==13.*).  As PEP 440 says, a local
- * label on the candidate is ignored unless the clause names one
- * (==2.1.0 holds for 2.1.0+cu121) and an ordered comparison cannot name
- * one (>=1.0+abc is malformed); <V does not admit pre-releases of V unless
- * V is one (1.0rc1 is not in <1.0, but is in <1.0.post1), >V does not
- * admit post-releases of V unless V is one (1.0.post1 is not in >1.0, but
- * 1.0.post0 is in >1.0.dev1).  Pre-releases are otherwise admitted: a
- * range checks the version a machine has, it does not choose one.
- */
-struct ep_verrange;
-
-/* Parse text into *out (the caller frees it with ep_verrange_free).  A
- * malformed range is EP_E_INPUT with a message that quotes the range and
- * the offending clause ("range \">=580.65,x590\": clause \"x590\": no
- * operator ..."), for the caller to prefix with where it came from. */
-int ep_verrange_parse(struct ep_verrange **out, const char *text,
-    struct ep_err *err);
-
-/* 1 if version lies in r, 0 if not, -1 if version is not a version
- * (unless every clause is ===, which compares strings: "foobar" is in
- * ===foobar). */
-int ep_verrange_match(const struct ep_verrange *r, const char *version);
-
-/* The range as written (trimmed), borrowed from r. */
-const char *ep_verrange_text(const struct ep_verrange *r);
-
-void ep_verrange_free(struct ep_verrange *r);	/* accepts NULL */
 
 #endif

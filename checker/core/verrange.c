@@ -1,5 +1,5 @@
 /*
- * verrange.c: version ranges (vercmp.h), clauses of PEP 440 operators
+ * verrange.c: version ranges (verrange.h), clauses of PEP 440 operators
  * matched as pypa/packaging matches them, over the versions vercmp.c
  * parses and orders.
  */
@@ -8,6 +8,10 @@
 #include <strings.h>
 
 #include "vercmp_int.h"
+#include "verrange.h"
+#include "errors.h"
+#include "str.h"
+#include "xalloc.h"
 
 enum { OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_COMPAT, OP_ARB };
 

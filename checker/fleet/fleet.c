@@ -10,8 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks.h"
 #include "clean.h"
+#include "compare.h"
 #include "fleet_int.h"
+#include "errors.h"
+#include "xalloc.h"
 
 static int
 node_cmp(const void *key, const void *elem)
@@ -97,14 +101,13 @@ struct rowgroup {
 };
 
 /* The golden comparison and the checks for g's facts. */
-static int
+static void
 judge_row(struct rowgroup *g, const struct fl_fleet *f,
-    const struct ep_fleet_opts *o, struct ep_err *err)
+    const struct ep_fleet_opts *o)
 {
 	struct ep_manifest *cur = ep_manifest_new();
 	struct ep_results tmp = { 0 }, checks = { 0 };
 	const struct fl_node *first = g->nodes[0];
-	int rc = -1;
 
 	for (size_t i = 0; i < first->nrow; i++)
 		ep_manifest_set(cur, f->keys.s[FL_KID(first->row[i])],
@@ -115,9 +118,8 @@ judge_row(struct rowgroup *g, const struct fl_fleet *f,
 	for (size_t i = 1; i < g->n; i++)
 		memcpy(g->nodes[i]->facts_sha256, g->nodes[0]->facts_sha256,
 		    sizeof g->nodes[i]->facts_sha256);
-	if (o->golden != NULL && ep_compare(&tmp, o->golden, cur, o->policy,
-	    o->now, err) < 0)
-		goto done;
+	if (o->golden != NULL)
+		ep_compare(&tmp, o->golden, cur, o->policy, o->now);
 	/* The checks that need no golden, but not their skips: "not set
 	 * here" ten thousand times says nothing a node's capture does not. */
 	ep_checks_run(&checks, cur, o->policy, o->now);
@@ -130,12 +132,9 @@ judge_row(struct rowgroup *g, const struct fl_fleet *f,
 		else
 			ep_results_add(&g->rs, &tmp.v[i]);
 	}
-	rc = 0;
-done:
 	ep_results_clear(&tmp);
 	ep_results_clear(&checks);
 	ep_manifest_free(cur);
-	return rc;
 }
 
 static int
@@ -237,21 +236,20 @@ common_free(struct common *c)
 
 /* Each distinct set of facts judged once; a finding every node has is
  * said once, for the fleet ("on all N nodes"), the others per node. */
-static int
+static void
 judge_rows(struct ep_results *rs, struct fl_fleet *f,
-    const struct ep_fleet_opts *o, struct ep_err *err)
+    const struct ep_fleet_opts *o)
 {
 	struct fl_node **ok = xcalloc(f->n ? f->n : 1, sizeof *ok);
 	struct rowgroup *g = NULL;
 	struct common com = { 0 };
 	size_t n = 0, ng = 0, cap = 0, i, j;
-	int rc = 0;
 
 	for (i = 0; i < f->n; i++)
 		if (f->nodes[i].state == EP_NODE_OK)
 			ok[n++] = &f->nodes[i];
 	qsort(ok, n, sizeof *ok, row_order);
-	for (i = 0; i < n && rc == 0; i = j) {
+	for (i = 0; i < n; i = j) {
 		for (j = i + 1; j < n && row_order(&ok[i], &ok[j]) == 0; j++)
 			;
 		if (ng == cap) {
@@ -261,11 +259,11 @@ judge_rows(struct ep_results *rs, struct fl_fleet *f,
 		memset(&g[ng], 0, sizeof *g);
 		g[ng].nodes = ok + i;
 		g[ng].n = j - i;
-		rc = judge_row(&g[ng++], f, o, err);
+		judge_row(&g[ng++], f, o);
 	}
-	if (ng > 0 && rc == 0)
+	if (ng > 0)
 		common_init(&com, g, ng);
-	for (size_t k = 0; k < ng && rc == 0; k++) {
+	for (size_t k = 0; k < ng; k++) {
 		for (i = 0; i < g[k].rs.n; i++) {
 			struct ep_result r = g[k].rs.v[i];
 			char *msg;
@@ -298,7 +296,6 @@ judge_rows(struct ep_results *rs, struct fl_fleet *f,
 		ep_results_clear(&g[k].rs);
 	free(g);
 	free(ok);
-	return rc;
 }
 
 static int
@@ -431,8 +428,7 @@ ep_fleet_run(struct ep_results *rs, struct ep_fleet_view **view,
 		if (n != NULL && n->state == EP_NODE_OK)
 			ep_results_add(rs, &f.own.v[i]);
 	}
-	if (judge_rows(rs, &f, o, err) < 0)
-		goto done;
+	judge_rows(rs, &f, o);
 	ep_fl_odd(rs, v, &f, o->policy, o->now);
 	ep_waivers_review(rs, o->policy, o->now, o->expiry_days);
 	if (v->nsplits > 1)

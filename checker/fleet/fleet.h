@@ -3,7 +3,7 @@
  * a Slurm job or a Kubernetes Job filled), each against the golden when
  * there is one, every fact against the fleet's majority, probe hashes
  * node against node within a determinism domain, and the nodes expected
- * that did not report.  Its results are ordinary results (compare.h),
+ * that did not report.  Its results are ordinary results (results.h),
  * each carrying its node; what else the reports show is a fleetview.h.
  */
 #ifndef EP_FLEET_H
@@ -11,7 +11,7 @@
 
 #include <time.h>
 
-#include "compare.h"
+#include "results.h"
 #include "fleetview.h"
 #include "manifest.h"
 #include "policy.h"

@@ -17,6 +17,8 @@
 #include "clean.h"
 #include "fleet_int.h"
 #include "hostlist.h"
+#include "errors.h"
+#include "xalloc.h"
 
 /* Clocks of the nodes and of the aggregation differ a little. */
 #define SKEW	300

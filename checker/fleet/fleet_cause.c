@@ -16,6 +16,8 @@
 
 #include "clean.h"
 #include "fleet_int.h"
+#include "str.h"
+#include "xalloc.h"
 
 #define CAUSES_MAX	5
 

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "fleet_int.h"
+#include "str.h"
+#include "xalloc.h"
 
 /* Which keys differ at all: absent on a node read, or two values. */
 static uint8_t *

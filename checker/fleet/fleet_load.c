@@ -19,6 +19,11 @@
 #include "fleet_int.h"
 #include "hostlist.h"
 #include "progress.h"
+#include "errors.h"
+#include "files.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 static uint64_t
 hash_bytes(const char *s, size_t n)

@@ -31,6 +31,8 @@
 
 #include "clean.h"
 #include "fleet_int.h"
+#include "str.h"
+#include "xalloc.h"
 
 static const struct fl_fleet *order_fleet;
 

@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "fleet_int.h"
+#include "errors.h"
+#include "xalloc.h"
 
 #define DEPTH_MAX	64
 

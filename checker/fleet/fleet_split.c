@@ -22,6 +22,7 @@
 #include "clean.h"
 #include "fleet_int.h"
 #include "hostlist.h"
+#include "xalloc.h"
 
 #define MSG_GROUPS	8
 

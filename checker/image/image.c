@@ -14,6 +14,9 @@
 #include "imglocal.h"
 #include "regauth.h"
 #include "registry.h"
+#include "errors.h"
+#include "strv.h"
+#include "xalloc.h"
 
 void
 ep_imgopt_init(struct ep_imgopt *o)

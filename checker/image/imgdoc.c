@@ -15,6 +15,8 @@
 #include <jansson.h>
 
 #include "hash.h"
+#include "errors.h"
+#include "xalloc.h"
 
 int
 ep_digest_matches(const char *digest, const void *data, size_t len)

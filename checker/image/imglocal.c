@@ -26,6 +26,10 @@
 
 #include "hash.h"
 #include "imgtar.h"
+#include "errors.h"
+#include "files.h"
+#include "str.h"
+#include "xalloc.h"
 
 #define REF_NAME	"org.opencontainers.image.ref.name"
 #define CTD_NAME	"io.containerd.image.name"

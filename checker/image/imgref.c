@@ -11,6 +11,9 @@
  * after the prefix as skopeo does, so DIR and FILE cannot hold ':'.
  */
 #include "imgtypes.h"
+#include "errors.h"
+#include "str.h"
+#include "xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,6 +6,8 @@
  * docker and skopeo write; no libarchive.
  */
 #include "imgtar.h"
+#include "errors.h"
+#include "xalloc.h"
 
 #include <ctype.h>
 #include <errno.h>

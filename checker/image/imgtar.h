@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "util.h"
+#include "errors.h"
 
 struct ep_tar {
 	int fd;

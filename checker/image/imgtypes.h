@@ -13,7 +13,8 @@
 
 #include <stddef.h>
 
-#include "util.h"
+#include "errors.h"
+#include "strv.h"
 
 enum ep_imgkind {
 	EP_IMG_REGISTRY = 1,	/* [host[:port]/]name[:tag][@sha256:hex] */

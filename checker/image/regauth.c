@@ -5,6 +5,10 @@
  * file only parses and looks up.
  */
 #include "regauth.h"
+#include "errors.h"
+#include "files.h"
+#include "strv.h"
+#include "xalloc.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -14,7 +14,8 @@
 
 #include <stddef.h>
 
-#include "util.h"
+#include "errors.h"
+#include "strv.h"
 
 enum ep_chal_scheme {
 	EP_CHAL_NONE = 0,	/* none we can answer */

@@ -35,6 +35,8 @@
 #include "regauth.h"
 #include "regxfer.h"
 #include "version.h"
+#include "str.h"
+#include "xalloc.h"
 
 /* One request in flight. */
 struct reg_xfer {

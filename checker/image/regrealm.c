@@ -5,6 +5,8 @@
  * regauth.h; no network.
  */
 #include "regauth.h"
+#include "strv.h"
+#include "xalloc.h"
 
 #include <ctype.h>
 #include <stdlib.h>

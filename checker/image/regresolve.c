@@ -28,6 +28,10 @@
 
 #include "hash.h"
 #include "outfile.h"
+#include "clock.h"
+#include "errors.h"
+#include "files.h"
+#include "xalloc.h"
 
 void
 reg_rq_fail(struct reg_rq *rq, const char *fmt, ...)

@@ -9,6 +9,11 @@
  */
 #include "progress.h"
 #include "regxfer.h"
+#include "cachedir.h"
+#include "clock.h"
+#include "errors.h"
+#include "strv.h"
+#include "xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>

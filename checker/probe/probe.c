@@ -5,6 +5,8 @@
  * the lines, probe_run.c runs the probe.
  */
 #include "probe.h"
+#include "strv.h"
+#include "xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * envparity-probe (gpu_probes/) N times per backend, each run a fresh
  * process with a deadline, checks every line of its output against the
  * probe contract (envparity/probe@1), and turns the runs into results
- * (struct ep_result, compare.h) and facts (probe.<backend>.<workload>.sha256,
+ * (struct ep_result, results.h) and facts (probe.<backend>.<workload>.sha256,
  * probe.cpu.domain, probe.domain).  Shared by `probe` and `check`.
  *
  * The pure half is unit-tested with canned lines: probe_line.c reads
@@ -44,9 +44,10 @@
 
 #include <jansson.h>
 
-#include "compare.h"
+#include "results.h"
 #include "manifest.h"
-#include "util.h"
+#include "errors.h"
+#include "strv.h"
 
 #define EP_PROBE_SCHEMA		"envparity/probe@1"
 #define EP_PROBE_BINARY		"envparity-probe"

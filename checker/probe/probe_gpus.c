@@ -6,6 +6,9 @@
  * feed this file facts.
  */
 #include "probe.h"
+#include "errors.h"
+#include "strv.h"
+#include "xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,6 +7,8 @@
  * standard output, is an error result and never a silent pass.
  */
 #include "probe.h"
+#include "errors.h"
+#include "xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -22,6 +22,10 @@
 
 #include "child.h"
 #include "progress.h"
+#include "errors.h"
+#include "files.h"
+#include "strv.h"
+#include "xalloc.h"
 
 /* The contract's output is a few lines; more than this is garbage, and
  * the bound keeps a runaway probe from filling our memory. */

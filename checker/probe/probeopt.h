@@ -7,7 +7,7 @@
 #ifndef EP_PROBEOPT_H
 #define EP_PROBEOPT_H
 
-#include "compare.h"
+#include "results.h"
 #include "manifest.h"
 #include "probe.h"
 

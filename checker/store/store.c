@@ -11,6 +11,11 @@
  * index are never touched.
  */
 #include "store_int.h"
+#include "errors.h"
+#include "files.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 #include <errno.h>
 #include <ftw.h>

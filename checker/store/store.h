@@ -19,7 +19,8 @@
 #include <time.h>
 
 #include "policy.h"
-#include "util.h"
+#include "errors.h"
+#include "strv.h"
 
 struct ep_store;
 

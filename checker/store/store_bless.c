@@ -24,6 +24,9 @@
 
 #include "clean.h"
 #include "storeopt.h"
+#include "errors.h"
+#include "xalloc.h"
+#include "hostname.h"
 
 #define MAX_ATTEMPTS	16
 
@@ -59,7 +62,7 @@ make_sig(git_signature **sig, git_repository *repo,
 	if (git_signature_default(sig, repo) == 0)
 		return 0;
 	git_error_clear();
-	if (gethostname(host, sizeof host - 1) < 0 || host[0] == '\0')
+	if (ep_hostname(host, sizeof host) < 0)
 		strcpy(host, "localhost");
 	email = xasprintf("envparity@%s", host);
 	rc = git_signature_now(sig, "envparity", email);

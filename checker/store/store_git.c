@@ -5,6 +5,10 @@
  * tree.  It calls nothing else in store/.
  */
 #include "store_int.h"
+#include "errors.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 #include <errno.h>
 #include <ftw.h>

@@ -19,6 +19,8 @@
  * none of them uses it up.
  */
 #include "store_int.h"
+#include "errors.h"
+#include "xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -8,6 +8,9 @@
 
 #include "policy.h"
 #include "storeopt.h"
+#include "errors.h"
+#include "strv.h"
+#include "xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -30,6 +30,11 @@
 #include <unistd.h>
 
 #include "hash.h"
+#include "cachedir.h"
+#include "errors.h"
+#include "files.h"
+#include "str.h"
+#include "xalloc.h"
 
 static int
 push_status_cb(const char *ref, const char *status, void *payload)

@@ -5,6 +5,9 @@
  * secrets to scrub from every message.
  */
 #include "store_int.h"
+#include "errors.h"
+#include "strv.h"
+#include "xalloc.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -7,6 +7,10 @@
  */
 #include "progress.h"
 #include "storeopt.h"
+#include "ci.h"
+#include "errors.h"
+#include "str.h"
+#include "xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -133,7 +137,7 @@ ep_storeopt_bless_hint(const struct ep_store_opts *so, const char *profile)
 	return cmd;
 }
 
-/* "CI is set" when this runs in CI (util.h's ep_ci_var: only the
+/* "CI is set" when this runs in CI (ci.h's ep_ci_var: only the
  * name is shown, a value such as JENKINS_URL may hold credentials), or
  * NULL. */
 static char *

@@ -10,10 +10,10 @@
 
 #include <time.h>
 
-#include "compare.h"
+#include "results.h"
 #include "policy.h"
 #include "store.h"
-#include "util.h"
+#include "errors.h"
 
 /* What the command line said; NULL where it said nothing.  The strings
  * are borrowed from argv. */

@@ -31,6 +31,9 @@
  */
 #include "cache_int.h"
 #include "outfile.h"
+#include "errors.h"
+#include "files.h"
+#include "xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>

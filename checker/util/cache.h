@@ -16,7 +16,7 @@
 
 #include <sys/stat.h>
 
-#include "util.h"
+#include "errors.h"
 
 struct ep_cache;
 

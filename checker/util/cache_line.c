@@ -4,6 +4,7 @@
  * The map itself (memory, look-ups, load and save) is cache.c's.
  */
 #include "cache_int.h"
+#include "xalloc.h"
 
 #include <inttypes.h>
 #include <stdio.h>

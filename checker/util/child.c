@@ -10,6 +10,9 @@
  * child, or to us through an orphan that started after the child did.
  */
 #include "child.h"
+#include "clock.h"
+#include "procstat.h"
+#include "xalloc.h"
 
 #include <ctype.h>
 #include <dirent.h>

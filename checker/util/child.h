@@ -35,7 +35,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "util.h"
+#include "errors.h"
+#include "strv.h"
 
 /* --- the environment (childenv.c) ---------------------------------- */
 

@@ -6,6 +6,11 @@
  * is killed with it (child.c).
  */
 #include "child.h"
+#include "clock.h"
+#include "errors.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -22,6 +22,10 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "errors.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 extern char **environ;
 

@@ -22,6 +22,9 @@
  * (meta.confinement).
  */
 #include "child_int.h"
+#include "errors.h"
+#include "strv.h"
+#include "xalloc.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -18,6 +18,10 @@
  */
 #include "child_int.h"
 #include "outfile.h"
+#include "errors.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>

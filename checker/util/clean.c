@@ -12,7 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "util.h"
+#include "str.h"
+#include "xalloc.h"
 
 /* Characters a reader cannot see or that reorder what is shown around
  * them: bidirectional controls (Trojan Source), zero-width and other

@@ -1,13 +1,20 @@
 /*
- * files.c: the file helpers every module shares (util.h): reading a file
- * whole within a size cap, opening only regular files, a file's
- * identity, making folders, and the cache folder envparity trusts.
+ * files.c: the file helpers every module shares: reading a file whole
+ * within a size cap, opening only regular files, a file's identity,
+ * making folders (files.h); the cache folder envparity trusts
+ * (cachedir.h); a process's /proc/PID/stat (procstat.h).
  */
-#include "util.h"
+#include "cachedir.h"
+#include "ci.h"
+#include "errors.h"
+#include "files.h"
+#include "procstat.h"
+#include "xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

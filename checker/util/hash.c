@@ -10,6 +10,9 @@
  */
 #include "hash.h"
 #include "progress.h"
+#include "errors.h"
+#include "files.h"
+#include "xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>

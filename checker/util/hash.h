@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "cache.h"
-#include "util.h"
+#include "errors.h"
 
 #define EP_SHA256_HEX 65	/* 64 hex digits and a NUL */
 

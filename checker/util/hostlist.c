@@ -10,6 +10,10 @@
  */
 #include "hostlist.h"
 #include "hostlist_int.h"
+#include "errors.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

@@ -31,7 +31,8 @@
 
 #include <stddef.h>
 
-#include "util.h"
+#include "errors.h"
+#include "strv.h"
 
 /* Node names are at most this long. */
 #define EP_HOSTLIST_NAME_MAX	255

@@ -7,6 +7,8 @@
  */
 #include "hostlist.h"
 #include "hostlist_int.h"
+#include "str.h"
+#include "xalloc.h"
 
 #include <inttypes.h>
 #include <stdint.h>

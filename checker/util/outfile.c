@@ -7,6 +7,9 @@
  * rename cannot redirect the write either.
  */
 #include "outfile.h"
+#include "errors.h"
+#include "files.h"
+#include "xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>

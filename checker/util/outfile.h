@@ -29,7 +29,7 @@
 
 #include <stddef.h>
 
-#include "util.h"
+#include "errors.h"
 
 struct stat;
 

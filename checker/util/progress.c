@@ -11,7 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "ci.h"
+#include "clock.h"
 
 #define PROGRESS_EVERY_NS	100000000ull	/* at most 10 a second */
 #define PROGRESS_LINE_MAX	160

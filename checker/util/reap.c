@@ -4,6 +4,9 @@
  * have not waited for cannot be reused, so what is killed is ours.
  */
 #include "reap.h"
+#include "clock.h"
+#include "errors.h"
+#include "procstat.h"
 
 #include <ctype.h>
 #include <dirent.h>

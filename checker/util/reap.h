@@ -9,7 +9,7 @@
 #ifndef EP_REAP_H
 #define EP_REAP_H
 
-#include "util.h"
+#include "errors.h"
 
 /* Kill (SIGKILL) and reap every child of this process, and every orphan
  * that becomes one as they die, until none is left: 0.  -1 with err

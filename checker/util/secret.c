@@ -18,7 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "procstat.h"
+#include "xalloc.h"
 
 extern char **environ;
 

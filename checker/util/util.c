@@ -1,9 +1,16 @@
 /*
- * util.c: allocation that aborts on out-of-memory (after tmux's xmalloc.c),
- * errors, string vectors, the string helpers every module shares (the
- * file helpers are files.c's), and telling that this runs in CI.
+ * util.c: the small helpers every module shares, each declared by the
+ * header of its concern: allocation that aborts on out-of-memory (after
+ * tmux's xmalloc.c; xalloc.h), errors (errors.h), string vectors
+ * (strv.h), strings (str.h), the clock (clock.h) and telling that this
+ * runs in CI (ci.h).  The file helpers are files.c's.
  */
-#include "util.h"
+#include "ci.h"
+#include "clock.h"
+#include "errors.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -23,12 +23,14 @@ EP_BUILD_DIR=${EP_BUILD:-$REPO_ROOT/build}
 }
 
 # A small tree that breaks each rule once: the check must say so.
-@test "the layout check finds a missing README, an arrow up, a circle and a second libcurl user" {
-	mkdir -p r/checker/core r/checker/store r/reports b/obj/checker/core b/obj/checker/store
+@test "the layout check finds a missing README, an arrow up, a circle, a second libcurl user, a header hiding <glob.h> and the probe using more than util/" {
+	mkdir -p r/checker/core r/checker/store r/reports r/gpu_probes b/obj/checker/core b/obj/checker/store
 	echo "# store" >r/checker/store/README.md
 	printf '#include "store.h"\n#include <curl/curl.h>\nint core_a(void);\nint store_b(void);\nint core_a(void) { return store_b(); }\n' >r/checker/core/a.c
 	printf 'int store_b(void);\nint core_a(void);\n' >r/checker/store/store.h
+	: >r/checker/store/glob.h
 	printf '#include "store.h"\nint store_b(void) { return core_a(); }\n' >r/checker/store/b.c
+	printf '#include "store.h"\n#include <dlfcn.h>\n' >r/gpu_probes/x.c
 	# (its object without the includes, which need not exist here)
 	cc -c -o b/obj/checker/core/a.o -x c - <<<'int store_b(void); int core_a(void) { return store_b(); }'
 	cc -c -o b/obj/checker/store/b.o -Ir/checker/store r/checker/store/b.c
@@ -36,6 +38,10 @@ EP_BUILD_DIR=${EP_BUILD:-$REPO_ROOT/build}
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"checker/core/ has no README.md"* ]]
+	[[ "$output" == *"gpu_probes/ has no README.md"* ]]
+	[[ "$output" == *"checker/store/glob.h: hides <glob.h> of /usr/include"* ]]
+	[[ "$output" == *"gpu_probes/x.c:1: includes checker/store/store.h: gpu_probes/ may use only util/"* ]]
+	[[ "$output" == *"gpu_probes/x.c:2: includes <dlfcn.h>, which only gpu_probes/loader.c may"* ]]
 	[[ "$output" == *"checker/core/a.c:1: includes checker/store/store.h: core/ may not use store/"* ]]
 	[[ "$output" == *"includes <curl/curl.h>, which only"* ]]
 	[[ "$output" == *"checker/core/a calls checker/store/b (store_b): core/ may not use store/"* ]]

@@ -5,14 +5,17 @@ it (tests/cli/layout.bats runs it).
     layout.py REPO BUILD            check everything below
     layout.py REPO BUILD --graph    print the folder graph and exit
 
- - every folder of checker/ opens with a README.md;
+ - every folder of checker/, and gpu_probes/, opens with a README.md;
  - arrows point down: a file includes headers, and its object calls
    functions, only of its own folder and of the folders its folder may
    use (ALLOWED below, the table each README repeats);
  - no circle between objects, inside a folder or across folders: the
    callers of a function are above the file that defines it (and the
    same in envparity-probe, gpu_probes/, objects in BUILD/probe);
- - each external library has one owner (OWNERS below).
+ - each external library has one owner (OWNERS below), and no header
+   of ours hides a system header of the same name;
+ - gpu_probes/ (envparity-probe) includes only its own headers and
+   util/'s, and <dlfcn.h> in loader.c alone.
 The objects are read with nm, so a call through a header that declares
 another folder's function is seen even when no include gives it away.
 """
@@ -48,6 +51,12 @@ OWNERS = {
 }
 
 
+# The system's headers a header of ours would hide, <glob.h> as "glob.h"
+# (the -I folders are searched before them, for <> as well).
+SYSTEM_INCLUDE = ("/usr/include", "/usr/include/x86_64-linux-gnu",
+                  "/usr/include/aarch64-linux-gnu")
+
+
 def folder(rel):
     """The folder a path (or an object's path) below the root belongs to."""
     parts = rel.split("/")
@@ -67,6 +76,10 @@ def sources(repo):
 
 
 def check_readmes(repo, problems):
+    # envparity-probe's folder is one of the tree's, README included.
+    if os.path.isdir(os.path.join(repo, "gpu_probes")) and not \
+            os.path.isfile(os.path.join(repo, "gpu_probes", "README.md")):
+        problems.append("gpu_probes/ has no README.md")
     for d in sorted(os.listdir(os.path.join(repo, "checker"))):
         p = os.path.join(repo, "checker", d)
         if os.path.isdir(p) and not os.path.isfile(
@@ -87,6 +100,11 @@ def check_includes(repo, problems):
                                 "(headers are found by name)" %
                                 (headers[name], rel))
             headers[name] = rel
+            for sysdir in SYSTEM_INCLUDE:
+                if os.path.isfile(os.path.join(sysdir, name)):
+                    problems.append("%s: hides <%s> of %s (every folder "
+                                    "is on the -I path)" %
+                                    (rel, name, sysdir))
     inc = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
     for rel in sources(repo):
         me = folder(rel)
@@ -111,6 +129,41 @@ def check_includes(repo, problems):
                 if there != me and there not in ALLOWED[me]:
                     problems.append("%s:%d: includes %s: %s/ may not use "
                                     "%s/" % (rel, no, target, me, there))
+
+
+def check_probe_includes(repo, problems):
+    """gpu_probes/ (envparity-probe) uses its own headers and util/'s, and
+    loader.c alone opens libraries."""
+    top = os.path.join(repo, "gpu_probes")
+    if not os.path.isdir(top):
+        return
+    headers = {}
+    for rel in sources(repo):
+        if rel.endswith(".h"):
+            headers.setdefault(os.path.basename(rel), rel)
+    inc = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
+    for f in sorted(os.listdir(top)):
+        if not f.endswith((".c", ".h")):
+            continue
+        rel = "gpu_probes/" + f
+        with open(os.path.join(top, f), encoding="utf-8") as fh:
+            for no, line in enumerate(fh, 1):
+                m = inc.match(line)
+                if m is None:
+                    continue
+                kind, name = m.groups()
+                if kind == "<":
+                    if name == "dlfcn.h" and f != "loader.c":
+                        problems.append("%s:%d: includes <dlfcn.h>, which "
+                                        "only gpu_probes/loader.c may" %
+                                        (rel, no))
+                    continue
+                if os.path.isfile(os.path.join(top, name)):
+                    continue
+                target = headers.get(name)
+                if target is not None and folder(target) != "util":
+                    problems.append("%s:%d: includes %s: gpu_probes/ may "
+                                    "use only util/" % (rel, no, target))
 
 
 def source_of(repo, sub, name):
@@ -237,6 +290,7 @@ def main():
     if not show:
         check_readmes(repo, problems)
         check_includes(repo, problems)
+        check_probe_includes(repo, problems)
     check_calls(repo, build, problems, show)
     for p in problems:
         print(p)

@@ -18,6 +18,10 @@
 #include <sys/stat.h>
 
 #include "fuzz.h"
+#include "errors.h"
+#include "files.h"
+#include "strv.h"
+#include "xalloc.h"
 
 /* The harnesses that need one define it; the rest get this. */
 __attribute__((weak)) int

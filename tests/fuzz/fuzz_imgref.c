@@ -10,6 +10,8 @@
  */
 #include "fuzz.h"
 #include "image.h"
+#include "errors.h"
+#include "str.h"
 
 static int
 local_prefix(const char *s)

@@ -6,7 +6,9 @@
  * and a golden and a current manifest made of those keys are compared
  * under it.
  */
+#include "results.h"
 #include "compare.h"
+#include "checks.h"
 #include "fuzz.h"
 #include "manifest.h"
 #include "policy.h"
@@ -95,8 +97,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ep_manifest_set(current, waivers[i].key, waivers[i].reason);
 	}
 	for (size_t d = 0; d < sizeof dates / sizeof *dates; d++) {
-		FZ_CHECK(ep_compare(&rs, golden, current, p, dates[d],
-		    &err) == 0);
+		ep_compare(&rs, golden, current, p, dates[d]);
 		ep_checks_run(&rs, current, p, dates[d]);
 		ep_waivers_review(&rs, p, dates[d], EP_EXPIRY_WARNING_DAYS);
 		ep_results_clear(&rs);

@@ -9,7 +9,7 @@
  * byte moving on to the next backend; a run that starts with 0x02 is one
  * that crashed (its output is not read, as probe_run.c does).
  */
-#include "compare.h"
+#include "results.h"
 #include "fuzz.h"
 #include "manifest.h"
 #include "probe.h"

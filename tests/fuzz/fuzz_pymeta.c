@@ -13,6 +13,9 @@
 #include "fuzz.h"
 #include "manifest.h"
 #include "python.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

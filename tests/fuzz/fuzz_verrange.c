@@ -1,12 +1,13 @@
 /*
- * fuzz_verrange.c: versions and version ranges (vercmp.h), as policy
- * rules and the stack checks use them.  The input is a range, a newline,
+ * fuzz_verrange.c: versions and version ranges (vercmp.h, verrange.h),
+ * as policy rules and the stack checks use them.  The input is a range, a newline,
  * then versions one per line.  The range is parsed and matched against
  * each version; the versions are compared pairwise and with themselves,
  * holding ep_vercmp to the total order its header promises.
  */
 #include "fuzz.h"
 #include "vercmp.h"
+#include "verrange.h"
 
 #define MAXV	6
 

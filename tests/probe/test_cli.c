@@ -21,7 +21,7 @@
 
 #include "probe.h"
 #include "probeutil.h"
-#include "util.h"
+#include "xalloc.h"
 
 struct out {
 	char *text;

@@ -20,7 +20,7 @@
 #include "cpu.h"
 #include "probe.h"
 #include "spec.h"
-#include "util.h"
+#include "xalloc.h"
 
 /* envparity-probe 1, default seed: the hashes any x86-64 must give. */
 #define PIN_KAT \

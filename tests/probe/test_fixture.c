@@ -17,7 +17,9 @@
 #include <string.h>
 
 #include "probe.h"
-#include "util.h"
+#include "errors.h"
+#include "files.h"
+#include "xalloc.h"
 
 #define FIXTURES	PU_SRCDIR "/tests/fixtures/gpu/h100"
 #define RUNS		5

@@ -31,7 +31,7 @@
 
 #include "gpu.h"
 #include "probeutil.h"
-#include "util.h"
+#include "xalloc.h"
 
 #define FAKE_NVML_VERSION	"580.159.04"
 

@@ -48,6 +48,9 @@
 #include <jansson.h>
 
 #include "compare.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 /* One block of a case file.  Strings are owned; NULL: not given. */
 struct tc_case {

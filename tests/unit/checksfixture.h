@@ -9,7 +9,8 @@
 
 #include <string.h>
 
-#include "compare.h"
+#include "results.h"
+#include "checks.h"
 #include "policy.h"
 
 #define CKFX_UNUSED __attribute__((unused))

@@ -15,7 +15,8 @@
 
 #include "checksfixture.h"
 #include "manifest.h"
-#include "util.h"
+#include "str.h"
+#include "xalloc.h"
 
 #define CFFX_UNUSED __attribute__((unused))
 

@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "hostlist.h"
-#include "util.h"
+#include "errors.h"
+#include "strv.h"
+#include "xalloc.h"
 
 #define HLFX_UNUSED __attribute__((unused))
 

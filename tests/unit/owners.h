@@ -21,7 +21,7 @@
 
 #include <jansson.h>
 
-#include "util.h"
+#include "xalloc.h"
 
 /* The fixture at tests/fixtures/owners/REL (a new string). */
 static inline char *

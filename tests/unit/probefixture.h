@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "probe.h"
+#include "strv.h"
+#include "xalloc.h"
 
 #define PRFX_UNUSED __attribute__((unused))
 

@@ -23,6 +23,9 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "errors.h"
+#include "files.h"
+#include "xalloc.h"
 
 static char tmpdir[64];
 

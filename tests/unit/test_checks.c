@@ -19,9 +19,12 @@
 
 #include "capture.h"
 #include "checksfixture.h"
-#include "compare.h"
+#include "results.h"
 #include "dynload.h"
 #include "testutil.h"
+#include "errors.h"
+#include "str.h"
+#include "xalloc.h"
 
 #define H100	"tests/fixtures/gpu/h100/capture.json"
 #define EXAMPLE	"manifests/examples/default/policy.json"

@@ -18,7 +18,8 @@
 
 #include "checksfixture.h"
 #include "checksfwfixture.h"
-#include "compare.h"
+#include "results.h"
+#include "checks.h"
 #include "framework.h"
 #include "manifest.h"
 #include "policy.h"

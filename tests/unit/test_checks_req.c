@@ -17,9 +17,12 @@
 #include <string.h>
 
 #include "checksfixture.h"
-#include "compare.h"
+#include "results.h"
+#include "checks.h"
 #include "manifest.h"
 #include "requires.h"
+#include "errors.h"
+#include "str.h"
 
 /* A manifest with python.pkg facts and meta.python as capture writes
  * it: the requirement lines (name -> list) judged under the markers of a

@@ -25,6 +25,10 @@
 
 #include "child.h"
 #include "testutil.h"
+#include "clock.h"
+#include "errors.h"
+#include "strv.h"
+#include "xalloc.h"
 
 #define SECRET	"s3cr3t-v4lue"
 

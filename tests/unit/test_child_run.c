@@ -20,6 +20,9 @@
 
 #include "child.h"
 #include "testutil.h"
+#include "clock.h"
+#include "errors.h"
+#include "xalloc.h"
 
 static char tmp[256];
 

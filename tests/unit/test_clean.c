@@ -12,7 +12,8 @@
 #include <string.h>
 
 #include "clean.h"
-#include "util.h"
+#include "str.h"
+#include "xalloc.h"
 
 static void
 line_is(const char *in, const char *want)

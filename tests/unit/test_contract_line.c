@@ -16,6 +16,8 @@
 
 #include "probe.h"
 #include "probefixture.h"
+#include "errors.h"
+#include "xalloc.h"
 
 static void
 test_garbage_line(void **state)

@@ -19,6 +19,9 @@
 #include <unistd.h>
 
 #include "dynload.h"
+#include "errors.h"
+#include "files.h"
+#include "xalloc.h"
 
 #define CUDA "/usr/local/cuda"
 

@@ -14,11 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
+#include "results.h"
 #include "framework.h"
 #include "manifest.h"
 #include "policy.h"
 #include "python.h"
+#include "strv.h"
+#include "xalloc.h"
 
 /* --- Python assignments -------------------------------------------- */
 

@@ -14,7 +14,9 @@
 
 #include "hostlist.h"
 #include "hostlistfixture.h"
-#include "util.h"
+#include "errors.h"
+#include "strv.h"
+#include "xalloc.h"
 
 static void
 check_expand(const char *text, const char *want)

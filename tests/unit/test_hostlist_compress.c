@@ -18,7 +18,10 @@
 
 #include "hostlist.h"
 #include "hostlistfixture.h"
-#include "util.h"
+#include "errors.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 static char tmpdir[64];
 

@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "image.h"
+#include "errors.h"
+#include "str.h"
 
 #define HEX64 \
 	"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"

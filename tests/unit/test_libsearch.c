@@ -23,6 +23,10 @@
 
 #include "libsearch.h"
 #include "outfile.h"
+#include "errors.h"
+#include "files.h"
+#include "str.h"
+#include "xalloc.h"
 
 #define CUDA_LIB64 "/usr/local/cuda/lib64"
 

@@ -24,6 +24,9 @@
 
 #include "libwheel.h"
 #include "outfile.h"
+#include "errors.h"
+#include "files.h"
+#include "xalloc.h"
 
 #define CUDART "/usr/local/cuda/lib64/libcudart.so.13"
 #define RUNTIME_RECORD "/usr/local/cuda/dist-info/" \
@@ -115,35 +118,50 @@ find(struct ep_libwheel *w, const char *librel, struct ep_cache *cache)
 }
 
 static void
-test_b64_to_hex(void **state)
+test_digest_hex(void **state)
 {
 	char hex[EP_SHA256_HEX], small[8];
 
 	(void)state;
 	/* SHA-256 of "" and of "abc", as RECORD files write them. */
-	assert_int_equal(ep_b64_to_hex(hex, sizeof hex,
+	assert_int_equal(ep_libwheel_digest_hex(hex, sizeof hex,
 	    "47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU", 43), 32);
 	assert_string_equal(hex, "e3b0c44298fc1c149afbf4c8996fb924"
 	    "27ae41e4649b934ca495991b7852b855");
-	assert_int_equal(ep_b64_to_hex(hex, sizeof hex,
+	assert_int_equal(ep_libwheel_digest_hex(hex, sizeof hex,
 	    "ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0", 43), 32);
 	assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223"
 	    "b00361a396177a9cb410ff61f20015ad");
-	/* The standard alphabet with padding decodes the same. */
-	assert_int_equal(ep_b64_to_hex(hex, sizeof hex,
-	    "ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=", 44), 32);
-	assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223"
-	    "b00361a396177a9cb410ff61f20015ad");
-	assert_int_equal(ep_b64_to_hex(hex, sizeof hex, "TWFu", 4), 3);
+	assert_int_equal(ep_libwheel_digest_hex(hex, sizeof hex, "TWFu", 4),
+	    3);
 	assert_string_equal(hex, "4d616e");
-	assert_int_equal(ep_b64_to_hex(hex, sizeof hex, "", 0), 0);
+	assert_int_equal(ep_libwheel_digest_hex(hex, sizeof hex, "", 0), 0);
 	assert_string_equal(hex, "");
-	/* Not base64, a length base64 cannot have, no room. */
-	assert_int_equal(ep_b64_to_hex(hex, sizeof hex, "ab$d", 4), -1);
-	assert_int_equal(ep_b64_to_hex(hex, sizeof hex, "abcde", 5), -1);
-	assert_int_equal(ep_b64_to_hex(small, sizeof small, "TWFuTWFu", 8),
+	/* RECORD's base64 is URL-safe without padding (PEP 376, PEP 427):
+	 * the standard alphabet, padding, or both are not a RECORD hash. */
+	assert_int_equal(ep_libwheel_digest_hex(hex, sizeof hex,
+	    "ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=", 44), -1);
+	assert_int_equal(ep_libwheel_digest_hex(hex, sizeof hex,
+	    "ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0", 43), -1);
+	assert_int_equal(ep_libwheel_digest_hex(hex, sizeof hex,
+	    "ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0=", 44), -1);
+	/* Not base64, a length base64 cannot have, bits left over, two
+	 * alphabets, no room. */
+	assert_int_equal(ep_libwheel_digest_hex(hex, sizeof hex, "ab$d", 4),
 	    -1);
-	assert_int_equal(ep_b64_to_hex(small, 0, "", 0), -1);
+	assert_int_equal(ep_libwheel_digest_hex(hex, sizeof hex, "abcde", 5),
+	    -1);
+	assert_int_equal(ep_libwheel_digest_hex(hex, sizeof hex, "TWFv", 4),
+	    3);
+	assert_int_equal(ep_libwheel_digest_hex(hex, sizeof hex, "TWE", 3),
+	    2);
+	assert_int_equal(ep_libwheel_digest_hex(hex, sizeof hex, "TWF", 3),
+	    -1);
+	assert_int_equal(ep_libwheel_digest_hex(hex, sizeof hex, "a+b_", 4),
+	    -1);
+	assert_int_equal(ep_libwheel_digest_hex(small, sizeof small,
+	    "TWFuTWFu", 8), -1);
+	assert_int_equal(ep_libwheel_digest_hex(small, 0, "", 0), -1);
 }
 
 static void
@@ -402,7 +420,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_b64_to_hex),
+		cmocka_unit_test(test_digest_hex),
 		cmocka_unit_test(test_refine),
 		cmocka_unit_test_setup_teardown(test_site_packages, setup,
 		    teardown),

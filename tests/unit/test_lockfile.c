@@ -17,6 +17,10 @@
 #include <string.h>
 
 #include "lockfile.h"
+#include "errors.h"
+#include "files.h"
+#include "str.h"
+#include "xalloc.h"
 
 /* Parse text (a C string) as format f; the pins merged as the collector
  * merges them. */

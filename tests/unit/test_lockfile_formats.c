@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "lockfile.h"
+#include "errors.h"
+#include "xalloc.h"
 
 /* Parse the n bytes at text as format f, merged as the collector merges
  * them; the pins as "name=version " in name order, or the message. */

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "manifest.h"
+#include "errors.h"
+#include "xalloc.h"
 
 static void
 test_set_get_replace(void **state)

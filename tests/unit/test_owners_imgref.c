@@ -16,6 +16,8 @@
 
 #include "image.h"
 #include "owners.h"
+#include "errors.h"
+#include "str.h"
 
 static const struct difference {
 	const char *table, *input;

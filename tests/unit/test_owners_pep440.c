@@ -15,6 +15,7 @@
 
 #include "owners.h"
 #include "vercmp.h"
+#include "verrange.h"
 
 static json_t *versions, *specifiers;
 

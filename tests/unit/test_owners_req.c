@@ -20,6 +20,9 @@
 #include "lockfile.h"
 #include "owners.h"
 #include "vercmp.h"
+#include "errors.h"
+#include "str.h"
+#include "xalloc.h"
 
 static const char *const deliberate[] = {
 	/* Each file is read on its own: -r and -c name files envparity does

@@ -16,6 +16,11 @@
 
 #include "lockfile.h"
 #include "owners.h"
+#include "errors.h"
+#include "files.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 /* The .toml documents named in toml-test's lists for TOML 1.0.0 and
  * 1.1.0 whose path starts with prefix, each once, sorted. */

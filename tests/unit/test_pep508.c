@@ -20,6 +20,8 @@
 
 #include "pep508.h"
 #include "vercmp.h"
+#include "errors.h"
+#include "xalloc.h"
 
 /* A CPython 3.11.7 on Linux x86_64. */
 static const struct ep_markerenv linux311 = { {

@@ -23,6 +23,7 @@
 
 #include "outfile.h"
 #include "policy.h"
+#include "keyglob.h"
 #include "testutil.h"
 
 #define SCHEMA		"manifests/policy.schema.json"

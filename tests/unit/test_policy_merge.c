@@ -17,7 +17,7 @@
 
 #include <jansson.h>
 
-#include "compare.h"
+#include "results.h"
 #include "policy.h"
 
 /* 2026-11-22T12:00:00Z */

@@ -14,6 +14,9 @@
 #include <string.h>
 
 #include "probe.h"
+#include "errors.h"
+#include "strv.h"
+#include "xalloc.h"
 
 static struct ep_manifest *
 with_count(const char *n)

@@ -17,6 +17,8 @@
 
 #include "probe.h"
 #include "probefixture.h"
+#include "errors.h"
+#include "xalloc.h"
 
 static void
 test_identical_runs(void **state)

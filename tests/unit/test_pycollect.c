@@ -18,6 +18,10 @@
 #include "collect.h"
 #include "pyfixture.h"
 #include "python.h"
+#include "errors.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 /* --- the collector -------------------------------------------------- */
 

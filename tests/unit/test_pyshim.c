@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "python.h"
+#include "files.h"
+#include "xalloc.h"
 
 static char root[64];
 

@@ -1,6 +1,6 @@
 /*
  * test_python.c: the Python collector's parts: PEP 503 names, METADATA
- * headers, pyvenv.cfg, and the interpreter probe (against real scripts and
+ * headers, pyvenv.cfg, and the interpreter query (against real scripts and
  * the real python3).  The collector itself: test_pycollect.c.
  */
 #include <stdarg.h>
@@ -20,6 +20,10 @@
 #include "collect.h"
 #include "pyfixture.h"
 #include "python.h"
+#include "errors.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 /* --- pure functions ------------------------------------------------ */
 
@@ -243,9 +247,9 @@ test_pyvenv_parse(void **state)
 }
 
 static void
-test_probe_parse(void **state)
+test_query_parse(void **state)
 {
-	struct ep_pyprobe p;
+	struct ep_pyquery p;
 	struct ep_err err = { 0 };
 	const char *ok = "hello from sitecustomize\n"
 	    "envparity-probe-v1 {\"version\": \"3.11.7\", \"user\": null, "
@@ -256,33 +260,33 @@ test_probe_parse(void **state)
 	const char *bad;
 
 	(void)state;
-	assert_int_equal(ep_pyprobe_parse(&p, ok, strlen(ok), &err), 0);
+	assert_int_equal(ep_pyquery_parse(&p, ok, strlen(ok), &err), 0);
 	assert_string_equal(p.version, "3.11.7");
 	assert_null(p.user_site);
 	assert_int_equal(p.sites.n, 2);
 	assert_string_equal(p.sites.v[1], "/b");
 	assert_null(p.markers[EP_MV_OS_NAME]);
-	ep_pyprobe_clear(&p);
+	ep_pyquery_clear(&p);
 
 	/* The marker environment: strings where given, others unknown. */
-	assert_int_equal(ep_pyprobe_parse(&p, mk, strlen(mk), &err), 0);
+	assert_int_equal(ep_pyquery_parse(&p, mk, strlen(mk), &err), 0);
 	assert_string_equal(p.markers[EP_MV_OS_NAME], "posix");
 	assert_string_equal(p.markers[EP_MV_PYTHON_VERSION], "3.11");
 	assert_null(p.markers[EP_MV_SYS_PLATFORM]);
-	ep_pyprobe_clear(&p);
+	ep_pyquery_clear(&p);
 	bad = "envparity-probe-v1 {\"version\": \"3.1\", \"user\": null, "
 	    "\"site\": [], \"markers\": {\"os_name\": 1}}";
-	assert_int_equal(ep_pyprobe_parse(&p, bad, strlen(bad), &err), -1);
+	assert_int_equal(ep_pyquery_parse(&p, bad, strlen(bad), &err), -1);
 	assert_non_null(strstr(err.msg, "bad marker os_name"));
 
-	assert_int_equal(ep_pyprobe_parse(&p, "3.11.7\n", 7, &err), -1);
+	assert_int_equal(ep_pyquery_parse(&p, "3.11.7\n", 7, &err), -1);
 	assert_non_null(strstr(err.msg, "no answer"));
-	assert_int_equal(ep_pyprobe_parse(&p, "envparity-probe-v1 {oops",
+	assert_int_equal(ep_pyquery_parse(&p, "envparity-probe-v1 {oops",
 	    24, &err), -1);
 	assert_non_null(strstr(err.msg, "garbled"));
-	assert_int_equal(ep_pyprobe_parse(&p, "envparity-probe-v1 "
+	assert_int_equal(ep_pyquery_parse(&p, "envparity-probe-v1 "
 	    "{\"version\": 3, \"user\": null, \"site\": []}", 56, &err), -1);
-	assert_int_equal(ep_pyprobe_parse(&p, "envparity-probe-v1 "
+	assert_int_equal(ep_pyquery_parse(&p, "envparity-probe-v1 "
 	    "{\"version\": \"3.1\", \"user\": null, \"site\": 1}", 58, &err), -1);
 	assert_null(p.version);
 }
@@ -331,10 +335,10 @@ test_which(void **state)
 }
 
 static void
-test_probe_real(void **state)
+test_query_real(void **state)
 {
 	struct ep_err err = { 0 };
-	struct ep_pyprobe p;
+	struct ep_pyquery p;
 	char *exe, *cmd, *want = NULL;
 	size_t n = 0;
 	FILE *f;
@@ -342,7 +346,7 @@ test_probe_real(void **state)
 	(void)state;
 	if (ep_pyinterp_which(&exe, "python3", &err) < 0)
 		skip();
-	assert_int_equal(ep_pyprobe_run(&p, exe, NULL, EP_PYTHON_TIMEOUT_MS,
+	assert_int_equal(ep_pyquery_run(&p, exe, NULL, EP_PYTHON_TIMEOUT_MS,
 	    &err), 0);
 	cmd = xasprintf("'%s' -c 'import sys; print(sys.version.split()[0])'",
 	    exe);
@@ -373,57 +377,57 @@ test_probe_real(void **state)
 	assert_non_null(p.markers[EP_MV_PYTHON_VERSION]);
 	assert_non_null(p.markers[EP_MV_IMPLEMENTATION_VERSION]);
 	assert_null(p.markers[EP_MV_PLATFORM_RELEASE]);
-	ep_pyprobe_clear(&p);
+	ep_pyquery_clear(&p);
 	free(want);
 	free(cmd);
 	free(exe);
 }
 
 static void
-test_probe_failures(void **state)
+test_query_failures(void **state)
 {
 	struct ep_err err = { 0 };
-	struct ep_pyprobe p;
+	struct ep_pyquery p;
 	char *exe;
 
 	(void)state;
 	exe = script("hang", "sleep 30");
-	assert_int_equal(ep_pyprobe_run(&p, exe, NULL, 300, &err), -1);
+	assert_int_equal(ep_pyquery_run(&p, exe, NULL, 300, &err), -1);
 	assert_int_equal(err.kind, EP_E_IO);
 	assert_non_null(strstr(err.msg, "no answer after 300 ms"));
 	free(exe);
 
 	/* A shim that leaves a child holding the pipe: killed too. */
 	exe = script("forks", "sleep 30 & wait");
-	assert_int_equal(ep_pyprobe_run(&p, exe, NULL, 300, &err), -1);
+	assert_int_equal(ep_pyquery_run(&p, exe, NULL, 300, &err), -1);
 	assert_non_null(strstr(err.msg, "no answer after"));
 	free(exe);
 
 	exe = script("crash", "kill -SEGV $$");
-	assert_int_equal(ep_pyprobe_run(&p, exe, NULL, 5000, &err), -1);
+	assert_int_equal(ep_pyquery_run(&p, exe, NULL, 5000, &err), -1);
 	assert_non_null(strstr(err.msg, "killed by signal 11"));
 	assert_non_null(strstr(err.msg, exe));
 	free(exe);
 
 	exe = script("fails", "echo 'Traceback:' >&2; "
 	    "echo 'ImportError: no site' >&2; exit 3");
-	assert_int_equal(ep_pyprobe_run(&p, exe, NULL, 5000, &err), -1);
+	assert_int_equal(ep_pyquery_run(&p, exe, NULL, 5000, &err), -1);
 	assert_non_null(strstr(err.msg, "exited with status 3: "
 	    "ImportError: no site"));
 	free(exe);
 
 	exe = script("garbage", "echo 'Python 3.11.7'");
-	assert_int_equal(ep_pyprobe_run(&p, exe, NULL, 5000, &err), -1);
+	assert_int_equal(ep_pyquery_run(&p, exe, NULL, 5000, &err), -1);
 	assert_non_null(strstr(err.msg, "no answer in its output"));
 	free(exe);
 
 	exe = script("chatty", "head -c 1000000 /dev/zero");
-	assert_int_equal(ep_pyprobe_run(&p, exe, NULL, 5000, &err), -1);
+	assert_int_equal(ep_pyquery_run(&p, exe, NULL, 5000, &err), -1);
 	assert_non_null(strstr(err.msg, "bytes of output; killed"));
 	free(exe);
 
 	exe = xasprintf("%s/nothing", tmp);
-	assert_int_equal(ep_pyprobe_run(&p, exe, NULL, 5000, &err), -1);
+	assert_int_equal(ep_pyquery_run(&p, exe, NULL, 5000, &err), -1);
 	assert_non_null(strstr(err.msg, "cannot run"));
 	free(exe);
 }
@@ -578,11 +582,11 @@ main(void)
 		cmocka_unit_test(test_entry_name),
 		cmocka_unit_test(test_version_norm),
 		cmocka_unit_test(test_pyvenv_parse),
-		cmocka_unit_test(test_probe_parse),
+		cmocka_unit_test(test_query_parse),
 		cmocka_unit_test_setup_teardown(test_which, setup_tmp,
 		    teardown_tmp),
-		cmocka_unit_test(test_probe_real),
-		cmocka_unit_test_setup_teardown(test_probe_failures, setup_tmp,
+		cmocka_unit_test(test_query_real),
+		cmocka_unit_test_setup_teardown(test_query_failures, setup_tmp,
 		    teardown_tmp),
 		cmocka_unit_test_setup_teardown(test_resolve_venv, setup_tmp,
 		    teardown_tmp),

@@ -19,6 +19,11 @@
 #include "regauth.h"
 #include "regxfer.h"
 #include "testutil.h"
+#include "errors.h"
+#include "files.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 static void
 test_challenge(void **state)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "xalloc.h"
 
 static void
 fill(struct ep_results *rs)

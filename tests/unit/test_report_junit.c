@@ -19,6 +19,7 @@
 #include <libxml/xpath.h>
 
 #include "report.h"
+#include "xalloc.h"
 
 /* Every status, and every kind of hostile text: markup, a CDATA end,
  * control characters, an ANSI escape, invalid UTF-8, a C1 CSI, U+FFFF. */

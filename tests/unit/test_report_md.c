@@ -13,6 +13,9 @@
 
 #include "report.h"
 #include "testutil.h"
+#include "errors.h"
+#include "files.h"
+#include "xalloc.h"
 
 static void
 add(struct ep_results *rs, const char *key, int status, const char *exp,

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
+#include "results.h"
 #include "testutil.h"
 
 static void

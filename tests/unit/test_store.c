@@ -25,6 +25,9 @@
 #include "store.h"
 #include "store_int.h"
 #include "storefixture.h"
+#include "errors.h"
+#include "str.h"
+#include "xalloc.h"
 
 
 static void

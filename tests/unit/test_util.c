@@ -14,7 +14,12 @@
 #include <unistd.h>
 
 #include "outfile.h"
-#include "util.h"
+#include "cachedir.h"
+#include "errors.h"
+#include "files.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
 static char tmpdir[64];
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "vercmp.h"
+#include "verrange.h"
 
 static void
 test_order(void **state)

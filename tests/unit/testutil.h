@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "xalloc.h"
 
 /* Make /tmp/ep-<name>.XXXXXX into dir (size n); 0 ok, -1 on failure. */
 static inline int

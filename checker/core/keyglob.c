@@ -1,6 +1,6 @@
 /*
- * glob.c: the globs policies match fact keys with (policy.h): '*' any run
- * of bytes, dots included; '?' one byte; classes; '\\' quotes.  A
+ * keyglob.c: the globs policies match fact keys with (keyglob.h): '*'
+ * any run of bytes, dots included; '?' one byte; classes; '\\' quotes.  A
  * mismatch backtracks to the last '*' only, so matching takes at most the
  * pattern's length times the key's: never exponential on a crafted key.
  *
@@ -13,7 +13,8 @@
 #include <string.h>
 
 #include "policy.h"
-#include "util.h"
+#include "keyglob.h"
+#include "xalloc.h"
 
 /* One class after '[' at *pp against c: 1 or 0, *pp moved past ']'; -1
  * when the class is not closed. */

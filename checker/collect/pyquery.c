@@ -1,5 +1,5 @@
 /*
- * pyprobe.c: ask an interpreter for its version and site directories by
+ * pyquery.c: ask an interpreter for its version and site directories by
  * running it once with a small script (pyscript.c), with a timeout, and
  * cache the answer under the identity of the real executable and
  * everything else the answer depends on.  A crash, a hang or garbage is an error that
@@ -29,14 +29,19 @@
 #include "child.h"
 #include "hash.h"
 #include "python.h"
+#include "errors.h"
+#include "files.h"
+#include "str.h"
+#include "strv.h"
+#include "xalloc.h"
 
-#define PROBE_OUT_MAX	(256 * 1024)	/* more than any real answer */
-#define PROBE_ERR_KEEP	1024
-#define PROBE_GRACE_MS	2000
+#define QUERY_OUT_MAX	(256 * 1024)	/* more than any real answer */
+#define QUERY_ERR_KEEP	1024
+#define QUERY_GRACE_MS	2000
 
-/* What the probe's answer depends on besides the executable itself (an
+/* What the query's answer depends on besides the executable itself (an
  * isolated interpreter reads no other PYTHON* variable). */
-static const char *const probe_env[] = {
+static const char *const query_env[] = {
 	"PYTHONNOUSERSITE", "PYTHONUSERBASE", "HOME", NULL,
 };
 
@@ -184,18 +189,70 @@ no_isolated_mode(const struct ep_child_result *r)
 {
 	return !r->timed_out && !r->overflow && WIFEXITED(r->status) &&
 	    WEXITSTATUS(r->status) == 2 && strstr(r->err, "-I") != NULL &&
-	    strstr(r->out, EP_PYPROBE_MARK) == NULL;
+	    strstr(r->out, EP_PYQUERY_MARK) == NULL;
+}
+
+/* exe as an absolute path: it runs from "/", where a relative path would
+ * change meaning.  Not realpath(): a venv's python is a symlink, and it
+ * is the link's place that makes it the venv's.  A new string, or NULL
+ * with EP_E_IO. */
+static char *
+query_path(const char *exe, struct ep_err *err)
+{
+	char *cwd, *path;
+
+	if (exe[0] == '/')
+		return xstrdup(exe);
+	if ((cwd = getcwd(NULL, 0)) == NULL) {
+		ep_err_set(err, EP_E_IO, "%s: cannot run: %s", exe,
+		    strerror(errno));
+		return NULL;
+	}
+	path = xasprintf("%s/%s", cwd, exe);
+	free(cwd);
+	return path;
+}
+
+/* What the interpreter's run r gave: its answer in *out, or EP_E_IO
+ * naming exe and what went wrong (a hang, too much output, a signal, a
+ * failure, no answer). */
+static int
+query_answer(struct ep_pyquery *out, const char *exe,
+    const struct ep_child_result *r, int timeout_ms, struct ep_err *err)
+{
+	struct ep_err perr = { 0 };
+	int status = r->status;
+
+	if (r->timed_out)
+		return ep_err_set(err, EP_E_IO, "%s: no answer after %d ms; "
+		    "killed", exe, timeout_ms);
+	if (r->overflow)
+		return ep_err_set(err, EP_E_IO, "%s: more than %d bytes of "
+		    "output; killed", exe, QUERY_OUT_MAX);
+	if (WIFSIGNALED(status))
+		return ep_err_set(err, EP_E_IO, "%s: killed by signal %d "
+		    "(%s)", exe, WTERMSIG(status),
+		    strsignal(WTERMSIG(status)));
+	if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+		const char *l = last_line(r->err);
+
+		return ep_err_set(err, EP_E_IO, "%s: exited with status "
+		    "%d%s%s", exe, WEXITSTATUS(status), *l ? ": " : "", l);
+	}
+	if (ep_pyquery_parse(out, r->out, r->out_len, &perr) < 0)
+		return ep_err_set(err, EP_E_IO, "%s: %s", exe, perr.msg);
+	return 0;
 }
 
 int
-ep_pyprobe_run(struct ep_pyprobe *out, const char *exe,
-    const struct ep_pyprobe_venv *venv, int timeout_ms, struct ep_err *err)
+ep_pyquery_run(struct ep_pyquery *out, const char *exe,
+    const struct ep_pyquery_venv *venv, int timeout_ms, struct ep_err *err)
 {
 	struct ep_child_opts o = {
 		.timeout_ms = timeout_ms > 0 ? (unsigned)timeout_ms : 1,
-		.out_max = PROBE_OUT_MAX,
-		.err_keep = PROBE_ERR_KEEP,
-		.grace_ms = PROBE_GRACE_MS,
+		.out_max = QUERY_OUT_MAX,
+		.err_keep = QUERY_ERR_KEEP,
+		.grace_ms = QUERY_GRACE_MS,
 		.dir = "/",
 		.kind = EP_CHILD_PYTHON,
 	};
@@ -204,27 +261,17 @@ ep_pyprobe_run(struct ep_pyprobe *out, const char *exe,
 	struct ep_child_fs fs = { 0 };
 	struct ep_strv env = { 0 };
 	struct ep_err perr = { 0 };
-	char *path = NULL, *cwd = NULL;
+	char *path;
 	char *argv[] = { NULL, (char *)"-I", (char *)"-S", (char *)"-c",
-	    (char *)ep_pyprobe_script, NULL, NULL, NULL, NULL };
+	    (char *)ep_pyquery_script, NULL, NULL, NULL, NULL };
 	char *root = venv != NULL ? (char *)venv->root : NULL;
 	char *flag = venv == NULL ? NULL : venv->system_site ?
 	    (char *)"true" : (char *)"false";
-	int status, rc = -1;
+	int rc = -1;
 
 	memset(out, 0, sizeof *out);
-	/* It runs from "/": a relative path must not change meaning.  Not
-	 * realpath(): a venv's python is a symlink, and it is the link's
-	 * place that makes it the venv's. */
-	if (exe[0] == '/')
-		path = xstrdup(exe);
-	else if ((cwd = getcwd(NULL, 0)) != NULL)
-		path = xasprintf("%s/%s", cwd, exe);
-	else {
-		ep_err_set(err, EP_E_IO, "%s: cannot run: %s", exe,
-		    strerror(errno));
+	if ((path = query_path(exe, err)) == NULL)
 		goto done;
-	}
 	argv[0] = path;
 	argv[5] = root;
 	argv[6] = flag;
@@ -247,7 +294,7 @@ ep_pyprobe_run(struct ep_pyprobe *out, const char *exe,
 		argv[2] = (char *)"-s";
 		argv[3] = (char *)"-S";
 		argv[4] = (char *)"-c";
-		argv[5] = (char *)ep_pyprobe_script;
+		argv[5] = (char *)ep_pyquery_script;
 		argv[6] = root;
 		argv[7] = flag;
 		ep_child_result_clear(&r);
@@ -256,33 +303,8 @@ ep_pyprobe_run(struct ep_pyprobe *out, const char *exe,
 			goto done;
 		}
 	}
-	status = r.status;
-	if (r.timed_out) {
-		ep_err_set(err, EP_E_IO, "%s: no answer after %d ms; killed",
-		    exe, timeout_ms);
+	if (query_answer(out, exe, &r, timeout_ms, err) < 0)
 		goto done;
-	}
-	if (r.overflow) {
-		ep_err_set(err, EP_E_IO, "%s: more than %d bytes of output; "
-		    "killed", exe, PROBE_OUT_MAX);
-		goto done;
-	}
-	if (WIFSIGNALED(status)) {
-		ep_err_set(err, EP_E_IO, "%s: killed by signal %d (%s)", exe,
-		    WTERMSIG(status), strsignal(WTERMSIG(status)));
-		goto done;
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-		const char *l = last_line(r.err);
-
-		ep_err_set(err, EP_E_IO, "%s: exited with status %d%s%s", exe,
-		    WEXITSTATUS(status), *l ? ": " : "", l);
-		goto done;
-	}
-	if (ep_pyprobe_parse(out, r.out, r.out_len, &perr) < 0) {
-		ep_err_set(err, EP_E_IO, "%s: %s", exe, perr.msg);
-		goto done;
-	}
 	rc = 0;
 done:
 	ep_child_result_clear(&r);
@@ -290,7 +312,6 @@ done:
 	ep_child_fs_clear(&fs);
 	ep_strv_clear(&env);
 	free(path);
-	free(cwd);
 	return rc;
 }
 
@@ -311,7 +332,7 @@ is_script(const char *path)
 /* The cache kind: the path run and the environment the answer depends
  * on, hashed so that any bytes in them are safe in the cache file. */
 static char *
-probe_kind(const char *exe, const struct ep_pyprobe_venv *venv)
+query_kind(const char *exe, const struct ep_pyquery_venv *venv)
 {
 	struct ep_strv parts = { 0 };
 	char hex[EP_SHA256_HEX], *buf;
@@ -321,12 +342,12 @@ probe_kind(const char *exe, const struct ep_pyprobe_venv *venv)
 	if (venv != NULL)
 		ep_strv_push_owned(&parts, xasprintf("venv %s system-site %d",
 		    venv->root, venv->system_site));
-	for (size_t i = 0; probe_env[i] != NULL; i++) {
-		const char *v = getenv(probe_env[i]);
+	for (size_t i = 0; query_env[i] != NULL; i++) {
+		const char *v = getenv(query_env[i]);
 
 		ep_strv_push_owned(&parts, v == NULL ?
-		    xasprintf("%s unset", probe_env[i]) :
-		    xasprintf("%s=%s", probe_env[i], v));
+		    xasprintf("%s unset", query_env[i]) :
+		    xasprintf("%s=%s", query_env[i], v));
 	}
 	for (size_t i = 0; i < parts.n; i++)
 		len += strlen(parts.v[i]) + 1;
@@ -343,12 +364,12 @@ probe_kind(const char *exe, const struct ep_pyprobe_venv *venv)
 	/* v3: the answer holds the marker environment.  v4: computed with
 	 * -S, no .pth file executed: an answer cached before may have been
 	 * made up by one (site.getsitepackages replaced, PREFIXES changed),
-	 * and is not taken. */
+	 * and is not taken.  (The kind's name is older than this file's.) */
 	return xasprintf("python-probe-v4:%s", hex);
 }
 
 static char *
-probe_encode(const struct ep_pyprobe *p)
+query_encode(const struct ep_pyquery *p)
 {
 	json_t *j = json_object(), *s = json_array(), *m;
 	char *t, *out;
@@ -369,14 +390,14 @@ probe_encode(const struct ep_pyprobe *p)
 	json_decref(j);
 	if (t == NULL)
 		return NULL;
-	out = xasprintf(EP_PYPROBE_MARK "%s", t);
+	out = xasprintf(EP_PYQUERY_MARK "%s", t);
 	free(t);
 	return out;
 }
 
 int
-ep_pyprobe_cached(struct ep_pyprobe *out, const char *exe,
-    const struct ep_pyprobe_venv *venv, struct ep_cache *cache,
+ep_pyquery_cached(struct ep_pyquery *out, const char *exe,
+    const struct ep_pyquery_venv *venv, struct ep_cache *cache,
     int timeout_ms, struct ep_err *err)
 {
 	char *real = realpath(exe, NULL), *kind = NULL, *val;
@@ -404,23 +425,23 @@ ep_pyprobe_cached(struct ep_pyprobe *out, const char *exe,
 
 		free(cwd);
 		if (target != NULL) {
-			rc = ep_pyprobe_cached(out, target, venv, cache,
+			rc = ep_pyquery_cached(out, target, venv, cache,
 			    timeout_ms, err);
 			free(target);
 			goto done;
 		}
 	} else if (cache != NULL) {
-		kind = probe_kind(exe, venv);
+		kind = query_kind(exe, venv);
 		hit = ep_cache_get(cache, kind, &st);
-		if (hit != NULL && ep_pyprobe_parse(out, hit, strlen(hit),
+		if (hit != NULL && ep_pyquery_parse(out, hit, strlen(hit),
 		    NULL) == 0) {
 			rc = 0;
 			goto done;
 		}
 	}
-	if (ep_pyprobe_run(out, exe, venv, timeout_ms, err) < 0)
+	if (ep_pyquery_run(out, exe, venv, timeout_ms, err) < 0)
 		goto done;
-	if (kind != NULL && (val = probe_encode(out)) != NULL) {
+	if (kind != NULL && (val = query_encode(out)) != NULL) {
 		ep_cache_put(cache, kind, &st, val);
 		free(val);
 	}

@@ -1,5 +1,6 @@
 /*
- * b64.c: base64 (RFC 4648 sections 4 and 5) for DSSE envelopes.  Our
+ * b64.c: base64 (RFC 4648 sections 4 and 5), for DSSE envelopes and for
+ * the hashes of a wheel's RECORD (b64.h says what each accepts).  Our
  * own few lines rather than OpenSSL's EVP_DecodeBlock, which skips white
  * space, knows one alphabet and pads its output with zero bytes.
  */
@@ -8,6 +9,8 @@
 #include <string.h>
 
 #include "b64.h"
+#include "errors.h"
+#include "xalloc.h"
 
 static const char std_alphabet[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -47,8 +50,9 @@ ep_b64_encode(const void *data, size_t n)
 	return out;
 }
 
-/* The value of c in either alphabet, or -1; *alpha gets 1 for a
- * character of the standard alphabet only, 2 of the URL-safe one only. */
+/* The value of c in either alphabet, or -1; *alpha gets EP_B64_STD for a
+ * character of the standard alphabet only, EP_B64_URL of the URL-safe
+ * one only, 0 for one of both. */
 static int
 b64_value(unsigned char c, int *alpha)
 {
@@ -60,11 +64,11 @@ b64_value(unsigned char c, int *alpha)
 	if (c >= '0' && c <= '9')
 		return c - '0' + 52;
 	if (c == '+' || c == '/') {
-		*alpha = 1;
+		*alpha = EP_B64_STD;
 		return c == '+' ? 62 : 63;
 	}
 	if (c == '-' || c == '_') {
-		*alpha = 2;
+		*alpha = EP_B64_URL;
 		return c == '-' ? 62 : 63;
 	}
 	return -1;
@@ -87,30 +91,36 @@ not_b64(const char *what, struct ep_err *err, const char *fmt, ...)
 	return -1;
 }
 
-int
-ep_b64_decode(unsigned char **out, size_t *outlen, const char *s, size_t n,
+static const char *
+alphabet_name(int how)
+{
+	if ((how & EP_B64_DSSE) == EP_B64_DSSE)
+		return "both alphabets";
+	return how & EP_B64_URL ? "the URL-safe alphabet" :
+	    "the standard alphabet";
+}
+
+/* What the bytes of u are, then how many there are: 0 when the n bytes
+ * at u are base64 as how allows, *data the count before the padding. */
+static int
+b64_check(size_t *data, const unsigned char *u, size_t n, int how,
     const char *what, struct ep_err *err)
 {
-	const unsigned char *u = (const unsigned char *)s;
-	size_t data = n, pad = 0, i, o = 0;
-	unsigned char *buf;
-	unsigned acc = 0;
-	int alpha, seen = 0, bits = 0, v;
+	size_t d = n, pad = 0, i;
+	int alpha, seen = 0;
 
-	*out = NULL;
-	*outlen = 0;
-	while (data > 0 && u[data - 1] == '=') {
-		data--;
+	while (d > 0 && u[d - 1] == '=') {
+		d--;
 		pad++;
 	}
-	/* What the bytes are first, then how many there are. */
-	for (i = 0; i < data; i++) {
-		if (b64_value(u[i], &alpha) < 0) {
+	for (i = 0; i < d; i++) {
+		if (b64_value(u[i], &alpha) < 0 ||
+		    (alpha != 0 && !(how & alpha))) {
 			if (u[i] == '=')
 				return not_b64(what, err, "padding at byte "
 				    "%zu, before the end", i);
 			return not_b64(what, err, "byte %zu (0x%02x) is "
-			    "outside both alphabets", i, u[i]);
+			    "outside %s", i, u[i], alphabet_name(how));
 		}
 		if (alpha != 0) {
 			if (seen != 0 && seen != alpha)
@@ -120,17 +130,38 @@ ep_b64_decode(unsigned char **out, size_t *outlen, const char *s, size_t n,
 			seen = alpha;
 		}
 	}
+	if (pad > 0 && (how & EP_B64_NOPAD))
+		return not_b64(what, err, "padding (byte %zu) where none is "
+		    "allowed", d);
 	if (pad > 2)
 		return not_b64(what, err, "%zu padding characters", pad);
 	if (pad > 0 && n % 4 != 0)
 		return not_b64(what, err, "padded to %zu characters, not a "
 		    "multiple of 4", n);
-	if (data % 4 == 1)
+	if (d % 4 == 1)
 		return not_b64(what, err, "%zu characters cannot be a whole "
-		    "string (one too many)", data);
-	if (pad > 0 && (4 - data % 4) % 4 != pad)
+		    "string (one too many)", d);
+	if (pad > 0 && (4 - d % 4) % 4 != pad)
 		return not_b64(what, err, "%zu padding characters where the "
-		    "data needs %zu", pad, (4 - data % 4) % 4);
+		    "data needs %zu", pad, (4 - d % 4) % 4);
+	*data = d;
+	return 0;
+}
+
+int
+ep_b64_decode_as(unsigned char **out, size_t *outlen, const char *s,
+    size_t n, int how, const char *what, struct ep_err *err)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t data = 0, i, o = 0;
+	unsigned char *buf;
+	unsigned acc = 0;
+	int alpha, bits = 0, v;
+
+	*out = NULL;
+	*outlen = 0;
+	if (b64_check(&data, u, n, how, what, err) < 0)
+		return -1;
 	buf = xmalloc(data / 4 * 3 + 3);
 	for (i = 0; i < data; i++) {
 		v = b64_value(u[i], &alpha);
@@ -151,4 +182,11 @@ ep_b64_decode(unsigned char **out, size_t *outlen, const char *s, size_t n,
 	*out = buf;
 	*outlen = o;
 	return 0;
+}
+
+int
+ep_b64_decode(unsigned char **out, size_t *outlen, const char *s, size_t n,
+    const char *what, struct ep_err *err)
+{
+	return ep_b64_decode_as(out, outlen, s, n, EP_B64_DSSE, what, err);
 }
