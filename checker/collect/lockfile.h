@@ -55,6 +55,14 @@ enum ep_lock_format {
 struct ep_pin {
 	char *name;
 	char *version;
+	/* Where the format says so (NULL elsewhere; today conda-lock.yml
+	 * and pixi.lock): what the pin applies to ("linux-64 main": platform
+	 * and category; pixi.lock's "ENV:PLATFORM" pairs joined with ","),
+	 * where it comes from (the package's URL, credentials, query and
+	 * fragment removed) and its hash ("sha256:HEX", else "md5:HEX"). */
+	char *where;
+	char *source;
+	char *hash;
 };
 
 /* A lockfile gives at most this many pins; the rest are counted in
@@ -79,6 +87,11 @@ struct ep_pins {
  * p already holds EP_LOCK_PINS_MAX. */
 void ep_pins_add(struct ep_pins *p, const char *name, const char *version);
 
+/* The same, with where, source and hash (each copied, or NULL). */
+void ep_pins_add_at(struct ep_pins *p, const char *name,
+    const char *version, const char *where, const char *source,
+    const char *hash);
+
 /* Add a warning to p->warnings. */
 void ep_pins_warn(struct ep_pins *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -93,7 +106,8 @@ void ep_pins_clear(struct ep_pins *p);
 
 /* Sort by name and fold pins of the same name (a package pinned twice
  * under different markers) into one whose version is the sorted,
- * de-duplicated versions joined with ",". */
+ * de-duplicated versions joined with ","; where, source and hash are
+ * dropped (a fact holds the versions alone). */
 void ep_pins_merge(struct ep_pins *p);
 
 /* The format a file is read as, from its base name alone. */

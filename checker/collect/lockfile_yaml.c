@@ -21,10 +21,16 @@
  * by conda: or pypi: (version 5 and later) or with kind: (version 4);
  * name and version are the entry's own keys, or for a conda package
  * without them its file name's (NAME-VERSION-BUILD.conda).
+ *
+ * Each pin also keeps what it applies to (conda-lock: its platform and
+ * category; pixi: the ENV:PLATFORM pairs whose environments list its URL),
+ * its URL (scrubbed of credentials as ep_lock_url_scrub says) and its
+ * hash (sha256, else md5).
  */
 #include "lockfile.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,28 +122,42 @@ ly_text(struct ly *y, const char **out, yaml_node_t *map, const char *key)
 	return 0;
 }
 
+/* What a pin applies to, comes from and is hashed as. */
+struct ly_at {
+	const char *where, *url, *sha256, *md5;
+};
+
 /* One pin: a conda name as written (printable, no blank, no '/'), a
- * Python one valid and PEP 503 normalized. */
+ * Python one valid and PEP 503 normalized; its URL without what can hold
+ * a secret. */
 static int
 ly_pin(struct ly *y, struct ep_pins *pins, const yaml_node_t *at,
-    const char *pkg, const char *version, int python)
+    const char *pkg, const char *version, int python,
+    const struct ly_at *w)
 {
-	char *norm;
+	char *norm = NULL, *src = NULL, *hash = NULL;
 
 	if (python) {
 		if (!ep_lock_valid_name(pkg, strlen(pkg)))
 			return ly_fail(y, at, "package name is not a valid "
 			    "Python package name");
-		norm = ep_lock_pep503(pkg, strlen(pkg));
-		ep_pins_add(pins, norm, version);
-		free(norm);
-		return 0;
+		pkg = norm = ep_lock_pep503(pkg, strlen(pkg));
+	} else {
+		for (const char *c = pkg; *c != '\0'; c++)
+			if (*c == ' ' || *c == '/' || (unsigned char)*c >= 0x7f)
+				return ly_fail(y, at, "package name is not a "
+				    "conda package name");
 	}
-	for (const char *c = pkg; *c != '\0'; c++)
-		if (*c == ' ' || *c == '/' || (unsigned char)*c >= 0x7f)
-			return ly_fail(y, at, "package name is not a conda "
-			    "package name");
-	ep_pins_add(pins, pkg, version);
+	if (w->url != NULL)
+		src = ep_lock_url_scrub(w->url, strlen(w->url));
+	if (w->sha256 != NULL)
+		hash = xasprintf("sha256:%s", w->sha256);
+	else if (w->md5 != NULL)
+		hash = xasprintf("md5:%s", w->md5);
+	ep_pins_add_at(pins, pkg, version, w->where, src, hash);
+	free(norm);
+	free(src);
+	free(hash);
 	return 0;
 }
 
@@ -225,17 +245,39 @@ ly_version(struct ly *y, yaml_node_t *root, long lo, long hi,
 	return 0;
 }
 
+/* conda-lock's hash: {md5: HEX, sha256: HEX}, either or both. */
+static int
+conda_lock_hash(struct ly *y, struct ly_at *w, yaml_node_t *pkg)
+{
+	yaml_node_t *h;
+
+	if (ly_get(y, &h, pkg, "hash") < 0)
+		return -1;
+	if (h == NULL)
+		return 0;
+	if (h->type != YAML_MAPPING_NODE)
+		return ly_fail(y, h, "\"hash\" is not a mapping");
+	return ly_text(y, &w->sha256, h, "sha256") < 0 ||
+	    ly_text(y, &w->md5, h, "md5") < 0 ? -1 : 0;
+}
+
 static int
 conda_lock_pkg(struct ly *y, struct ep_pins *pins, yaml_node_t *pkg)
 {
-	const char *name, *version, *manager, *platform;
+	const char *name, *version, *manager, *platform, *category;
+	struct ly_at w = { 0 };
+	char *where;
+	int rc;
 
 	if (pkg->type != YAML_MAPPING_NODE)
 		return ly_fail(y, pkg, "a package is not a mapping");
 	if (ly_text(y, &name, pkg, "name") < 0 ||
 	    ly_text(y, &version, pkg, "version") < 0 ||
 	    ly_text(y, &manager, pkg, "manager") < 0 ||
-	    ly_text(y, &platform, pkg, "platform") < 0)
+	    ly_text(y, &platform, pkg, "platform") < 0 ||
+	    ly_text(y, &category, pkg, "category") < 0 ||
+	    ly_text(y, &w.url, pkg, "url") < 0 ||
+	    conda_lock_hash(y, &w, pkg) < 0)
 		return -1;
 	if (name == NULL || version == NULL || manager == NULL ||
 	    platform == NULL)
@@ -245,8 +287,14 @@ conda_lock_pkg(struct ly *y, struct ep_pins *pins, yaml_node_t *pkg)
 	if (strcmp(manager, "conda") != 0 && strcmp(manager, "pip") != 0)
 		return ly_fail(y, pkg, "package %s: manager is neither conda "
 		    "nor pip", name);
-	return ly_pin(y, pins, pkg, name, version,
-	    strcmp(manager, "pip") == 0);
+	/* conda-lock's own default category is "main". */
+	where = xasprintf("%s %s", platform, category != NULL ? category :
+	    "main");
+	w.where = where;
+	rc = ly_pin(y, pins, pkg, name, version, strcmp(manager, "pip") == 0,
+	    &w);
+	free(where);
+	return rc;
 }
 
 int
@@ -278,13 +326,184 @@ done:
 	return rc;
 }
 
+/* pixi.lock's environments, as what each package URL applies to: one
+ * entry per URL, its "ENV:PLATFORM" pairs joined with ",", sorted by URL
+ * for a binary search (built once: a URL listed a million times is
+ * joined once, never once per package). */
+struct pixi_ref {
+	const char *url;
+	char *where;
+};
+
+struct pixi_refs {
+	struct pixi_ref *v;
+	size_t n, cap;
+};
+
+static int
+cmp_ref(const void *a, const void *b)
+{
+	const struct pixi_ref *x = a, *y = b;
+	int c = strcmp(x->url, y->url);
+
+	return c != 0 ? c : strcmp(x->where, y->where);
+}
+
+static int
+cmp_url(const void *a, const void *b)
+{
+	return strcmp(((const struct pixi_ref *)a)->url,
+	    ((const struct pixi_ref *)b)->url);
+}
+
+static void
+refs_push(struct pixi_refs *r, const char *url, char *where)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 64;
+		r->v = xreallocarray(r->v, r->cap, sizeof *r->v);
+	}
+	r->v[r->n].url = url;
+	r->v[r->n++].where = where;
+}
+
+static void
+refs_clear(struct pixi_refs *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free(r->v[i].where);
+	free(r->v);
+	memset(r, 0, sizeof *r);
+}
+
+/* A key of environments or of an environment's packages: a plain name. */
+static const char *
+pixi_key(struct ly *y, yaml_node_pair_t *p, const char *what)
+{
+	yaml_node_t *k = yaml_document_get_node(&y->doc, p->key);
+	const char *s = ly_scalar(k);
+
+	if (s == NULL || s[0] == '\0' || strlen(s) != k->data.scalar.length) {
+		ly_fail(y, k, "%s is not a name", what);
+		return NULL;
+	}
+	for (const char *c = s; *c != '\0'; c++)
+		if ((unsigned char)*c <= ' ' || *c == ',' || *c == 0x7f) {
+			ly_fail(y, k, "%s is not a name", what);
+			return NULL;
+		}
+	return s;
+}
+
+/* One environment's packages: PLATFORM: [{conda: URL} or {pypi: URL}]. */
+static int
+pixi_env(struct ly *y, struct pixi_refs *r, const char *env,
+    yaml_node_t *pkgs)
+{
+	yaml_node_pair_t *p;
+	yaml_node_item_t *i;
+	yaml_node_t *list, *e;
+	const char *plat, *conda, *pypi;
+
+	if (pkgs->type != YAML_MAPPING_NODE)
+		return ly_fail(y, pkgs, "an environment's \"packages\" is not "
+		    "a mapping");
+	for (p = pkgs->data.mapping.pairs.start;
+	    p < pkgs->data.mapping.pairs.top; p++) {
+		if ((plat = pixi_key(y, p, "a platform")) == NULL)
+			return -1;
+		list = yaml_document_get_node(&y->doc, p->value);
+		if (list == NULL || list->type != YAML_SEQUENCE_NODE)
+			return ly_fail(y, list, "an environment's packages "
+			    "are not a list");
+		for (i = list->data.sequence.items.start;
+		    i < list->data.sequence.items.top; i++) {
+			e = yaml_document_get_node(&y->doc, *i);
+			if (e == NULL || e->type != YAML_MAPPING_NODE)
+				return ly_fail(y, e, "an environment's package "
+				    "is not a mapping");
+			if (ly_text(y, &conda, e, "conda") < 0 ||
+			    ly_text(y, &pypi, e, "pypi") < 0)
+				return -1;
+			if ((conda == NULL) == (pypi == NULL))
+				return ly_fail(y, e, "an environment's package "
+				    "is not one conda: or pypi:");
+			refs_push(r, conda != NULL ? conda : pypi,
+			    xasprintf("%s:%s", env, plat));
+		}
+	}
+	return 0;
+}
+
+/* Every environment's references, then one entry per URL. */
+static int
+pixi_refs(struct ly *y, struct pixi_refs *r, yaml_node_t *envs)
+{
+	yaml_node_pair_t *p;
+	yaml_node_t *env, *pkgs;
+	const char *name;
+	size_t i, j, k, o = 0, len;
+	char *w;
+
+	for (p = envs->data.mapping.pairs.start;
+	    p < envs->data.mapping.pairs.top; p++) {
+		if ((name = pixi_key(y, p, "an environment")) == NULL)
+			return -1;
+		env = yaml_document_get_node(&y->doc, p->value);
+		if (env == NULL || env->type != YAML_MAPPING_NODE)
+			return ly_fail(y, env, "environment %s is not a "
+			    "mapping", name);
+		if (ly_get(y, &pkgs, env, "packages") < 0 ||
+		    (pkgs != NULL && pixi_env(y, r, name, pkgs) < 0))
+			return -1;
+	}
+	if (r->n > 1)
+		qsort(r->v, r->n, sizeof *r->v, cmp_ref);
+	for (i = 0; i < r->n; i = j) {
+		len = 0;
+		for (j = i; j < r->n && strcmp(r->v[j].url, r->v[i].url) == 0;
+		    j++)
+			len += strlen(r->v[j].where) + 1;
+		w = xmalloc(len);
+		w[0] = '\0';
+		for (k = i, len = 0; k < j; k++) {
+			/* Sorted: a pair listed twice follows its twin. */
+			if (k > i && strcmp(r->v[k].where, r->v[k - 1].where) == 0)
+				continue;
+			len += (size_t)sprintf(w + len, "%s%s", len > 0 ? "," :
+			    "", r->v[k].where);
+		}
+		for (k = i; k < j; k++)
+			free(r->v[k].where);
+		r->v[o].url = r->v[i].url;
+		r->v[o++].where = w;
+	}
+	r->n = o;
+	return 0;
+}
+
+/* What the package at url applies to, or NULL. */
+static const char *
+pixi_where(const struct pixi_refs *r, const char *url)
+{
+	struct pixi_ref key = { .url = url, .where = (char *)"" };
+	const struct pixi_ref *f;
+
+	if (url == NULL || r->n == 0)
+		return NULL;
+	f = bsearch(&key, r->v, r->n, sizeof *r->v, cmp_url);
+	return f != NULL ? f->where : NULL;
+}
+
 /* One entry of pixi.lock's packages: which kind (conda or pypi), its
  * location, then name and version. */
 static int
-pixi_pkg(struct ly *y, struct ep_pins *pins, yaml_node_t *pkg)
+pixi_pkg(struct ly *y, struct ep_pins *pins, yaml_node_t *pkg,
+    const struct pixi_refs *refs)
 {
 	const char *conda, *pypi, *kind, *name, *version, *url;
 	char *fname = NULL, *fver = NULL;
+	struct ly_at w = { 0 };
 	int python, rc;
 
 	if (pkg->type != YAML_MAPPING_NODE)
@@ -295,6 +514,9 @@ pixi_pkg(struct ly *y, struct ep_pins *pins, yaml_node_t *pkg)
 	    ly_text(y, &name, pkg, "name") < 0 ||
 	    ly_text(y, &version, pkg, "version") < 0 ||
 	    ly_text(y, &url, pkg, "url") < 0)
+		return -1;
+	if (ly_text(y, &w.sha256, pkg, "sha256") < 0 ||
+	    ly_text(y, &w.md5, pkg, "md5") < 0)
 		return -1;
 	if ((conda != NULL) + (pypi != NULL) + (kind != NULL) != 1)
 		return ly_fail(y, pkg, "a package with %s of conda:, pypi: "
@@ -312,6 +534,8 @@ pixi_pkg(struct ly *y, struct ep_pins *pins, yaml_node_t *pkg)
 			return ly_fail(y, pkg, "a package without a url");
 	}
 	python = pypi != NULL;
+	w.url = python ? pypi : conda;
+	w.where = pixi_where(refs, w.url);
 	if (!python && name == NULL && version == NULL &&
 	    ep_lock_conda_filename(&fname, &fver, conda, strlen(conda)) == 0) {
 		name = fname;
@@ -321,7 +545,7 @@ pixi_pkg(struct ly *y, struct ep_pins *pins, yaml_node_t *pkg)
 		rc = ly_fail(y, pkg, "a package without %s", name == NULL ?
 		    "a name" : "a version");
 	else
-		rc = ly_pin(y, pins, pkg, name, version, python);
+		rc = ly_pin(y, pins, pkg, name, version, python, &w);
 	free(fname);
 	free(fver);
 	return rc;
@@ -334,6 +558,7 @@ ep_lock_parse_pixi(struct ep_pins *out, const char *buf, size_t len,
 	static const char what[] = "pixi.lock";
 	struct ly y = { .name = name, .err = err };
 	struct ep_pins pins = { 0 };
+	struct pixi_refs refs = { 0 };
 	yaml_node_t *root, *list, *envs;
 	yaml_node_item_t *i;
 	int rc = -1;
@@ -342,15 +567,18 @@ ep_lock_parse_pixi(struct ep_pins *out, const char *buf, size_t len,
 	    ly_version(&y, root, 4, 6, what) < 0 ||
 	    ly_need(&y, &envs, root, "environments", YAML_MAPPING_NODE,
 	    what) < 0 ||
-	    ly_need(&y, &list, root, "packages", YAML_SEQUENCE_NODE, what) < 0)
+	    ly_need(&y, &list, root, "packages", YAML_SEQUENCE_NODE, what) < 0 ||
+	    pixi_refs(&y, &refs, envs) < 0)
 		goto done;
 	for (i = list->data.sequence.items.start;
 	    i < list->data.sequence.items.top; i++)
-		if (pixi_pkg(&y, &pins, yaml_document_get_node(&y.doc, *i)) < 0)
+		if (pixi_pkg(&y, &pins, yaml_document_get_node(&y.doc, *i),
+		    &refs) < 0)
 			goto done;
 	ep_pins_take(out, &pins);
 	rc = 0;
 done:
+	refs_clear(&refs);
 	ep_pins_clear(&pins);
 	yaml_document_delete(&y.doc);
 	return rc;
