@@ -55,11 +55,14 @@ enum ep_lock_format {
 struct ep_pin {
 	char *name;
 	char *version;
-	/* Where the format says so (NULL elsewhere; today conda-lock.yml
-	 * and pixi.lock): what the pin applies to ("linux-64 main": platform
-	 * and category; pixi.lock's "ENV:PLATFORM" pairs joined with ","),
-	 * where it comes from (the package's URL, credentials, query and
-	 * fragment removed) and its hash ("sha256:HEX", else "md5:HEX"). */
+	/* Where the format says so (NULL elsewhere): what the pin applies
+	 * to (conda-lock.yml's "linux-64 main", platform and category;
+	 * pixi.lock's "ENV:PLATFORM" pairs joined with ","; Pipfile.lock's
+	 * category; pylock.toml's and pdm.lock's marker), where it comes
+	 * from (conda-lock.yml's and pixi.lock's package URL, pylock.toml's
+	 * index, credentials, query and fragment removed; Pipfile.lock's
+	 * index name) and its hash (conda-lock.yml, pixi.lock: "sha256:HEX",
+	 * else "md5:HEX"; Pipfile.lock: its first). */
 	char *where;
 	char *source;
 	char *hash;

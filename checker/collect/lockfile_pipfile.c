@@ -2,7 +2,8 @@
  * lockfile_pipfile.c: Pipfile.lock (JSON): the names and "==V" versions of
  * every category: "default" (Pipfile's [packages]), "develop"
  * ([dev-packages]) and each other one pipenv writes as a section of its
- * own ([gpu], [prereq]: every top-level key but "_meta").
+ * own ([gpu], [prereq]: every top-level key but "_meta"); each pin keeps
+ * its category, its index's name and its first hash.
  */
 #include "lockfile.h"
 
@@ -10,6 +11,18 @@
 #include <string.h>
 
 #include <jansson.h>
+
+/* The string at key of obj, or with key NULL the first string of the
+ * array obj; NULL when there is none (hashes and index are kept, never
+ * required). */
+static const char *
+pipfile_str(json_t *obj, const char *key)
+{
+	json_t *v = key != NULL ? json_object_get(obj, key) :
+	    json_array_get(obj, 0);
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
 
 /* Pipenv writes "version": "==1.2.3"; git and path entries have none. */
 static int
@@ -42,7 +55,11 @@ pipfile_section(struct ep_pins *pins, json_t *sect, const char *which,
 			v += 2;
 		text = ep_trim(xstrdup(v));
 		norm = ep_lock_pep503(pkg, strlen(pkg));
-		ep_pins_add(pins, norm, text[0] != '\0' ? text : "*");
+		/* What it applies to is its category; where it comes from,
+		 * the name of its index (a [[source]] of the Pipfile). */
+		ep_pins_add_at(pins, norm, text[0] != '\0' ? text : "*",
+		    which, pipfile_str(entry, "index"),
+		    pipfile_str(json_object_get(entry, "hashes"), NULL));
 		free(norm);
 		free(text);
 	}

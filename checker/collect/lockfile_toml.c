@@ -3,8 +3,10 @@
  * uv.lock and pdm.lock ([[package]] tables) and pylock.toml (PEP 751,
  * [[packages]] tables); the syntax under them: lockfile_tomlsyn.c.
  *
- * It keeps three things of each package: name, version, and whether it
- * comes from a source tree, which may leave it without a version (uv's
+ * It keeps of each package its name and version, pylock.toml's and
+ * pdm.lock's marker (what the pin applies to) and pylock.toml's index
+ * (where it comes from, scrubbed as ep_lock_url_scrub says), and whether
+ * it comes from a source tree, which may leave it without a version (uv's
  * workspace members: source = { editable = "." }, as an inline table or
  * dotted keys; pylock.toml's vcs, directory and archive; pdm.lock's path,
  * url and git).  Subtables such as [package.dependencies],
@@ -26,6 +28,8 @@ struct tp_flavour {
 	const char *const *local;	/* the keys that make a source tree */
 	int in_source;		/* uv: those keys are source's */
 	int warn_skip;		/* a package without a version is said */
+	int marker;		/* "marker" says what the pin applies to */
+	int index;		/* "index" says where it comes from */
 };
 
 static const char *const uv_local[] = { "editable", "virtual", "directory",
@@ -34,10 +38,12 @@ static const char *const pylock_local[] = { "vcs", "directory", "archive",
     NULL };
 static const char *const pdm_local[] = { "path", "url", "git", NULL };
 
-static const struct tp_flavour fl_poetry = { "package", uv_local, 1, 0 };
-static const struct tp_flavour fl_uv = { "package", uv_local, 1, 0 };
-static const struct tp_flavour fl_pylock = { "packages", pylock_local, 0, 1 };
-static const struct tp_flavour fl_pdm = { "package", pdm_local, 0, 1 };
+static const struct tp_flavour fl_poetry = { "package", uv_local, 1, 0, 0,
+    0 };
+static const struct tp_flavour fl_uv = { "package", uv_local, 1, 0, 0, 0 };
+static const struct tp_flavour fl_pylock = { "packages", pylock_local, 0, 1,
+    1, 1 };
+static const struct tp_flavour fl_pdm = { "package", pdm_local, 0, 1, 1, 0 };
 
 static int
 is_local_key(const struct tp_flavour *fl, const char *key)
@@ -53,6 +59,7 @@ struct tp_pkg {
 	int active;
 	unsigned line;		/* of its [[package]] header */
 	char *name, *version;
+	char *marker, *index;	/* pylock.toml's and pdm.lock's */
 	int local;		/* it comes from a source tree */
 	int sub;		/* in one of its subtables: no key is its own */
 };
@@ -62,6 +69,8 @@ pkg_reset(struct tp_pkg *k)
 {
 	free(k->name);
 	free(k->version);
+	free(k->marker);
+	free(k->index);
 	memset(k, 0, sizeof *k);
 }
 
@@ -72,7 +81,7 @@ static int
 pkg_finish(struct ep_toml *t, struct ep_pins *pins, struct tp_pkg *k,
     const struct tp_flavour *fl)
 {
-	char *norm;
+	char *norm, *src;
 
 	if (!k->active)
 		return 0;
@@ -97,7 +106,10 @@ pkg_finish(struct ep_toml *t, struct ep_pins *pins, struct tp_pkg *k,
 		return ep_toml_fail(t, k->line, "[[%s]] \"%s\" has an "
 		    "empty version", fl->table, k->name);
 	norm = ep_lock_pep503(k->name, strlen(k->name));
-	ep_pins_add(pins, norm, k->version);
+	src = k->index != NULL ? ep_lock_url_scrub(k->index,
+	    strlen(k->index)) : NULL;
+	ep_pins_add_at(pins, norm, k->version, k->marker, src, NULL);
+	free(src);
 	free(norm);
 skip:
 	pkg_reset(k);
@@ -169,6 +181,10 @@ pkg_keyval(struct ep_toml *t, struct tp_pkg *k, const struct ep_strv *segs,
 		slot = &k->name;
 	else if (strcmp(segs->v[0], "version") == 0)
 		slot = &k->version;
+	else if (fl->marker && strcmp(segs->v[0], "marker") == 0)
+		slot = &k->marker;
+	else if (fl->index && strcmp(segs->v[0], "index") == 0)
+		slot = &k->index;
 	else if (fl->in_source && strcmp(segs->v[0], "source") == 0)
 		k->local = local;
 	if (slot == NULL)
