@@ -10,9 +10,9 @@
  * still its hash.  A file found is chosen by its name; one the user named
  * is read by its name when that says its format, else by what it
  * contains (dev-requirements.txt, requirements/prod.txt, constraints.txt,
- * Rye's requirements.lock: requirements files under other names).  The formats
- * themselves are read by lockfile.c; the hashing is queued, so that it
- * runs in parallel and through the cache with every other file.
+ * Rye's requirements.lock: requirements files under other names).  The
+ * formats themselves are read by lockfile.c; the hashing is queued, so
+ * that it runs in parallel and through the cache with every other file.
  */
 #include <dirent.h>
 #include <errno.h>

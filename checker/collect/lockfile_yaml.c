@@ -8,7 +8,8 @@
  * collections, the three scalar styles, folded multi-line strings in
  * pixi's requires_dist) that a "safe subset" reader would either refuse
  * real files or misread them.  libyaml is YAML 1.1's reference parser in
- * C, kept in Debian, and already what PyYAML uses under the tests.  Its
+ * C, kept in Debian (and what PyYAML binds as its C loader; the tests
+ * check every pin against PyYAML's own pure-Python reader).  Its
  * document loader builds a node tree whose aliases are references (never
  * copies: no "billion laughs"), and only the few paths named below are
  * walked.  The text must be one document; a key kept (name, version,
@@ -340,6 +341,11 @@ struct pixi_refs {
 	size_t n, cap;
 };
 
+/* At most this many packages listed by the environments together: an
+ * alias can list one long list in a hundred thousand environments, a few
+ * bytes each, and that must not become 10^10 entries. */
+#define PIXI_REFS_MAX	((size_t)1 << 20)
+
 static int
 cmp_ref(const void *a, const void *b)
 {
@@ -428,6 +434,9 @@ pixi_env(struct ly *y, struct pixi_refs *r, const char *env,
 			if ((conda == NULL) == (pypi == NULL))
 				return ly_fail(y, e, "an environment's package "
 				    "is not one conda: or pypi:");
+			if (r->n >= PIXI_REFS_MAX)
+				return ly_fail(y, e, "more than %zu packages "
+				    "listed by the environments", PIXI_REFS_MAX);
 			refs_push(r, conda != NULL ? conda : pypi,
 			    xasprintf("%s:%s", env, plat));
 		}

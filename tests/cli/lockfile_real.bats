@@ -199,3 +199,20 @@ drift_names() { # file sed name old new
 	[ "$status" -eq 2 ]
 	[[ "$stderr" == *"empty.md: not a lockfile format envparity reads ("*"); as a requirements file, line 1: it names no package" ]]
 }
+
+@test "pixi.lock: one list aliased into thousands of environments is refused, not multiplied" {
+	{
+		printf 'version: 6\nenvironments:\n  e0:\n    packages:\n      linux-64: &l\n'
+		for i in $(seq 2000); do
+			printf '      - conda: https://c/a-1-0.conda\n'
+		done
+		for i in $(seq 1999); do
+			printf '  e%d:\n    packages:\n      linux-64: *l\n' "$i"
+		done
+		printf 'packages:\n- conda: https://c/a-1-0.conda\n'
+	} > pixi.lock
+	capture pixi.lock m.json
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == "envparity capture: pixi.lock:"*": more than 1048576 packages listed by the environments" ]]
+	[ ! -e m.json ]
+}
