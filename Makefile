@@ -15,7 +15,7 @@
 # linked: they are loaded at run time with dlopen.
 
 PKG_CONFIG ?= pkg-config
-PKGS       := libgit2 libcurl jansson libcrypto libxml-2.0
+PKGS       := libgit2 libcurl jansson libcrypto libxml-2.0 yaml-0.1
 PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
 MANDIR     ?= $(PREFIX)/share/man

@@ -102,14 +102,14 @@ bench_row() { # name times bytes ref [aim]
 		    dur(t), g, x, y, aim }'
 }
 
-# Compare envparity's lockfile.<path>.sha256 facts in MANIFEST with
+# Compare envparity's artifact.<path>.sha256 facts in MANIFEST with
 # sha256sum of each file; prints a short verdict.
 bench_check_digests() { # manifest file...
 	local m=$1 f want got bad=0
 	shift
 	for f in "$@"; do
 		want=$(sha256sum "$f" | cut -d' ' -f1)
-		got=$(jq -r --arg k "lockfile.$f.sha256" '.facts[$k] // empty' \
+		got=$(jq -r --arg k "artifact.$f.sha256" '.facts[$k] // empty' \
 		    "$m" 2>/dev/null)
 		[ "$want" = "$got" ] || bad=$((bad + 1))
 	done

@@ -86,8 +86,8 @@ else
 	total=$(stat -c %s "${libs[@]}" | awk '{ s += $1 } END { print s }')
 	largs="" lockargs=()
 	for f in "${libs[@]}"; do
-		largs+=" --lockfile $(printf %q "$f")"
-		lockargs+=(--lockfile "$f")
+		largs+=" --artifact $(printf %q "$f")"
+		lockargs+=(--artifact "$f")
 	done
 	# An empty --site-packages keeps the python interpreter out of it.
 	ep_hash="$(printf %q "$EP") capture -q --no-discover"

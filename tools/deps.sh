@@ -39,7 +39,7 @@ cd "$(dirname "$0")/.."
 build_needs="gcc:'command -v cc' make:'command -v make' pkg-config:'command -v pkg-config'
 libgit2-dev:'pkg-config --exists libgit2' libcurl4-openssl-dev:'pkg-config --exists libcurl'
 libjansson-dev:'pkg-config --exists jansson' libssl-dev:'pkg-config --exists libcrypto'
-libxml2-dev:'pkg-config --exists libxml-2.0'"
+libxml2-dev:'pkg-config --exists libxml-2.0' libyaml-dev:'pkg-config --exists yaml-0.1'"
 test_needs="$build_needs libcmocka-dev:'pkg-config --exists cmocka' bats:'command -v bats'
 jq:'command -v jq' git:'command -v git' libxml2-utils:'command -v xmllint'
 nodejs:'command -v node' npm:'command -v npm' python3:'command -v python3'

@@ -4,11 +4,15 @@
  * directory (unless --no-discover).
  *
  * This file decides which files are read, what their keys are, and what
- * trouble means: a file the user named that is missing, unreadable or
- * malformed stops the capture (exit 2), while one we merely found gets a
- * warning and, where it can be read, still its hash.  The formats
- * themselves are read by lockfile.c; the hashing is queued, so that it
- * runs in parallel and through the cache with every other file.
+ * trouble means: a file the user named that is missing, unreadable,
+ * malformed or in no format envparity reads stops the capture (exit 2),
+ * while one we merely found gets a warning and, where it can be read,
+ * still its hash.  A file found is chosen by its name; one the user named
+ * is read by its name when that says its format, else by what it
+ * contains (dev-requirements.txt, requirements/prod.txt, constraints.txt,
+ * Rye's requirements.lock: requirements files under other names).  The
+ * formats themselves are read by lockfile.c; the hashing is queued, so
+ * that it runs in parallel and through the cache with every other file.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -28,6 +32,7 @@
 #include "files.h"
 #include "strv.h"
 #include "xalloc.h"
+#include "str.h"
 
 /* At most this many lockfiles are picked up from the current directory,
  * and those are hashed up to this size. */
@@ -105,6 +110,41 @@ lock_pins(struct ep_collect *c, const char *key, struct ep_pins *pins)
 	}
 }
 
+/* The format of a file named with --lockfile whose name does not say it,
+ * from the len bytes at buf, or -1 with err set: a requirements file is
+ * the format without a mark of its own, so a text that is none of the
+ * others is one if it reads as one (and names a package, unless its name
+ * ends in .txt, .in or .lock: an empty constraints.txt is one, an empty
+ * notes.md is not). */
+static int
+lock_by_content(enum ep_lock_format *fmt, const char *buf, size_t len,
+    const char *path, struct ep_err *err)
+{
+	struct ep_pins pins = { 0 };
+	struct ep_err perr = { 0 };
+	int rc;
+
+	if ((*fmt = ep_lock_format_sniff(buf, len)) != EP_LOCK_OTHER)
+		return 0;
+	rc = ep_lock_parse_requirements(&pins, buf, len, path, &perr);
+	if (rc == 0 && pins.n == 0 && !ep_endswith(path, ".txt") &&
+	    !ep_endswith(path, ".in") && !ep_endswith(path, ".lock")) {
+		rc = -1;
+		ep_err_set(&perr, EP_E_INPUT, "%s:1: it names no package",
+		    path);
+	}
+	ep_pins_clear(&pins);
+	if (rc == 0) {
+		*fmt = EP_LOCK_REQUIREMENTS;
+		return 0;
+	}
+	/* perr.msg is "PATH:LINE: problem": the path is said once. */
+	return ep_err_set(err, EP_E_INPUT, "%s: not a lockfile format "
+	    "envparity reads (" EP_LOCK_FORMATS_KNOWN "); as a requirements "
+	    "file, line %s", path, ep_startswith(perr.msg, path) ?
+	    perr.msg + strlen(path) + 1 : perr.msg);
+}
+
 /* One lockfile: checks, the hash queued, the pins read. */
 static int
 lock_one(struct ep_collect *c, const char *path, int named, const char *cwd,
@@ -135,10 +175,8 @@ lock_one(struct ep_collect *c, const char *path, int named, const char *cwd,
 	}
 	key = lock_key(path, cwd);
 	fact = xasprintf("lockfile.%s.sha256", key);
-	ep_collect_hash_later(c, fact, path);
-	if (fmt == EP_LOCK_OTHER)
-		goto done;
 	if ((uintmax_t)st.st_size > EP_LOCK_PARSE_MAX) {
+		ep_collect_hash_later(c, fact, path);
 		/* Not an error even when named: the hash is still taken. */
 		ep_manifest_warn(c->m, "%s: too large to read pins (%jd bytes, "
 		    "limit %zu MiB); only its hash is recorded", path,
@@ -149,6 +187,15 @@ lock_one(struct ep_collect *c, const char *path, int named, const char *cwd,
 		rc = trouble(c, named, err, "%s", perr.msg);
 		goto done;
 	}
+	/* Named, of a name that says nothing: its content says, or it is
+	 * an error (never a file merely hashed, whose drift would name no
+	 * package). */
+	if (fmt == EP_LOCK_OTHER && lock_by_content(&fmt, buf, len, path,
+	    err) < 0) {
+		rc = -1;
+		goto done;
+	}
+	ep_collect_hash_later(c, fact, path);
 	if (ep_lock_parse(&pins, fmt, buf, len, path, &perr) < 0) {
 		if (named)
 			rc = trouble(c, named, err, "%s", perr.msg);

@@ -1,11 +1,13 @@
 /*
  * lockfile.h: the lockfile formats envparity reads pins from, as pure
- * functions over a buffer: the choice of format and the dispatch
- * (lockfile.c) on top of the parsers, requirements*.txt (lockfile_req.c),
- * poetry.lock and uv.lock (lockfile_toml.c, lockfile_tomlsyn.c),
- * Pipfile.lock (lockfile_pipfile.c) and conda explicit files, as
- * conda-lock's "explicit" render and `conda list --explicit` write them
- * (lockfile_conda.c); beneath them all the pin list, names and URL
+ * functions over a buffer: the choice of format, by name or by content,
+ * and the dispatch (lockfile.c) on top of the parsers, requirements files
+ * (lockfile_req.c), poetry.lock, uv.lock, pdm.lock and pylock.toml
+ * (lockfile_toml.c, lockfile_tomlsyn.c), Pipfile.lock
+ * (lockfile_pipfile.c), conda explicit files, as conda-lock's "explicit"
+ * render and `conda list --explicit` write them (lockfile_conda.c), and
+ * conda-lock.yml and pixi.lock (lockfile_yaml.c, through libyaml);
+ * beneath them all the pin list, names and URL
  * scrubbing (lockfile_pins.c) and the text (lockfile_text.c).  The parsers
  * never call the dispatch.  collect_lockfile.c decides which files to read
  * and what a failure means; nothing here touches the file system.
@@ -34,7 +36,17 @@ enum ep_lock_format {
 	EP_LOCK_UV,		/* uv.lock */
 	EP_LOCK_PIPFILE,	/* Pipfile.lock */
 	EP_LOCK_CONDA,		/* conda-*.lock, *.explicit.txt */
+	EP_LOCK_PYLOCK,		/* pylock.toml, pylock.*.toml (PEP 751) */
+	EP_LOCK_PDM,		/* pdm.lock */
+	EP_LOCK_CONDA_LOCK,	/* conda-lock.yml, *.conda-lock.yml */
+	EP_LOCK_PIXI,		/* pixi.lock */
 };
+
+/* The formats read, as a message names them to a user. */
+#define EP_LOCK_FORMATS_KNOWN	"requirements files, poetry.lock, uv.lock, " \
+	"pdm.lock, pylock.toml, Pipfile.lock, conda-lock.yml, pixi.lock, " \
+	"conda explicit files"
+
 
 /* One pin: a package name (PEP 503 normalized for the Python formats, as
  * written for conda) and its version.  The version is the exact version
@@ -44,6 +56,17 @@ enum ep_lock_format {
 struct ep_pin {
 	char *name;
 	char *version;
+	/* Where the format says so (NULL elsewhere): what the pin applies
+	 * to (conda-lock.yml's "linux-64 main", platform and category;
+	 * pixi.lock's "ENV:PLATFORM" pairs joined with ","; Pipfile.lock's
+	 * category; pylock.toml's and pdm.lock's marker), where it comes
+	 * from (conda-lock.yml's and pixi.lock's package URL, pylock.toml's
+	 * index, credentials, query and fragment removed; Pipfile.lock's
+	 * index name) and its hash (conda-lock.yml, pixi.lock: "sha256:HEX",
+	 * else "md5:HEX"; Pipfile.lock: its first). */
+	char *where;
+	char *source;
+	char *hash;
 };
 
 /* A lockfile gives at most this many pins; the rest are counted in
@@ -68,6 +91,11 @@ struct ep_pins {
  * p already holds EP_LOCK_PINS_MAX. */
 void ep_pins_add(struct ep_pins *p, const char *name, const char *version);
 
+/* The same, with where, source and hash (each copied, or NULL). */
+void ep_pins_add_at(struct ep_pins *p, const char *name,
+    const char *version, const char *where, const char *source,
+    const char *hash);
+
 /* Add a warning to p->warnings. */
 void ep_pins_warn(struct ep_pins *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -82,11 +110,23 @@ void ep_pins_clear(struct ep_pins *p);
 
 /* Sort by name and fold pins of the same name (a package pinned twice
  * under different markers) into one whose version is the sorted,
- * de-duplicated versions joined with ",". */
+ * de-duplicated versions joined with ","; where, source and hash are
+ * dropped (a fact holds the versions alone). */
 void ep_pins_merge(struct ep_pins *p);
 
 /* The format a file is read as, from its base name alone. */
 enum ep_lock_format ep_lock_format_of(const char *path);
+
+/* The format the len bytes at buf are written in, from their content
+ * alone (for a file named with --lockfile whose name says nothing): a
+ * JSON object is Pipfile.lock; an @EXPLICIT line a conda explicit file;
+ * YAML's top-level "package:" conda-lock.yml, "environments:" pixi.lock;
+ * TOML's [[packages]] pylock.toml, [[package]] with lock_version pdm.lock,
+ * with a root "version =" uv.lock, else poetry.lock.  Only lines that
+ * start in the first column are looked at; linear in len.  EP_LOCK_OTHER
+ * when none of these: the caller may then try it as a requirements file
+ * (which has no mark of its own). */
+enum ep_lock_format ep_lock_format_sniff(const char *buf, size_t len);
 
 /* "requirements", "poetry", ...; "other" for EP_LOCK_OTHER. */
 const char *ep_lock_format_name(enum ep_lock_format f);
@@ -111,6 +151,31 @@ int ep_lock_parse_conda(struct ep_pins *out, const char *buf, size_t len,
  * skipped; otherwise a package without a version is an error. */
 int ep_lock_parse_toml(struct ep_pins *out, const char *buf, size_t len,
     const char *name, int uv, struct ep_err *err);
+/* pylock.toml (PEP 751, [[packages]]) and pdm.lock ([[package]]): each
+ * package's name and version.  A package without a version is an error,
+ * unless it comes from a source tree (pylock.toml: vcs, directory or
+ * archive; pdm.lock: path, url or git), which gives a warning and no
+ * pin. */
+int ep_lock_parse_pylock(struct ep_pins *out, const char *buf, size_t len,
+    const char *name, struct ep_err *err);
+int ep_lock_parse_pdm(struct ep_pins *out, const char *buf, size_t len,
+    const char *name, struct ep_err *err);
+/* conda-lock.yml (conda-lock's lockfile, version 1) and pixi.lock
+ * (versions 4 to 6), YAML read with libyaml: every package of every
+ * platform, category and environment, conda packages under their conda
+ * name, PyPI ones PEP 503 normalized (a name at two versions on two
+ * platforms folds into one pin at both, as ep_pins_merge says). */
+int ep_lock_parse_conda_lock(struct ep_pins *out, const char *buf,
+    size_t len, const char *name, struct ep_err *err);
+int ep_lock_parse_pixi(struct ep_pins *out, const char *buf, size_t len,
+    const char *name, struct ep_err *err);
+
+/* lockfile_conda.c: the name and version in a conda package's file name
+ * at the end of the n bytes at url (.../NAME-VERSION-BUILD.conda or
+ * .tar.bz2, percent-escapes decoded, any #fragment dropped), as new
+ * strings; -1 when it is not one. */
+int ep_lock_conda_filename(char **pkg, char **version, const char *url,
+    size_t n);
 
 /* PEP 503 normalization of the n bytes at s: lowercase, each run of "-",
  * "_" and "." becomes one "-".  A new string. */

@@ -31,38 +31,29 @@ pct_decode(char *s)
 	*o = '\0';
 }
 
-/* One package line of an explicit file: a URL or path ending in
- * NAME-VERSION-BUILD.conda or .tar.bz2, with an optional #md5 or
- * #sha256 fragment.  Only name and version are kept: the channel part of
- * the URL can hold a token. */
-static int
-conda_line(struct ep_pins *pins, const char *s, size_t n, unsigned no,
-    const char *name, struct ep_err *err)
+int
+ep_lock_conda_filename(char **pkg, char **version, const char *url, size_t n)
 {
-	const char *frag = memchr(s, '#', n), *base;
+	const char *frag = memchr(url, '#', n), *base;
 	char *file, *ver, *build;
 	size_t blen;
-	int rc = -1;
 
+	*pkg = *version = NULL;
 	if (frag != NULL)
-		n = (size_t)(frag - s);
-	while (n > 0 && isspace((unsigned char)s[n - 1]))
+		n = (size_t)(frag - url);
+	while (n > 0 && isspace((unsigned char)url[n - 1]))
 		n--;
-	base = s + n;
-	while (base > s && base[-1] != '/')
+	base = url + n;
+	while (base > url && base[-1] != '/')
 		base--;
-	blen = (size_t)(s + n - base);
+	blen = (size_t)(url + n - base);
 	file = xstrndup(base, blen);
 	if (ep_endswith(file, ".conda"))
 		file[blen - strlen(".conda")] = '\0';
 	else if (ep_endswith(file, ".tar.bz2"))
 		file[blen - strlen(".tar.bz2")] = '\0';
-	else {
-		ep_err_set(err, EP_E_INPUT, "%s:%u: not a conda package URL "
-		    "(expected .../NAME-VERSION-BUILD.conda or .tar.bz2)",
-		    name, no);
-		goto done;
-	}
+	else
+		goto bad;
 	pct_decode(file);
 	if ((build = strrchr(file, '-')) == NULL || build == file ||
 	    build[1] == '\0')
@@ -72,15 +63,40 @@ conda_line(struct ep_pins *pins, const char *s, size_t n, unsigned no,
 	    ver[1] == '\0')
 		goto bad;
 	*ver++ = '\0';
-	ep_pins_add(pins, file, ver);
-	rc = 0;
-	goto done;
+	*version = xstrdup(ver);
+	*pkg = file;
+	return 0;
 bad:
-	ep_err_set(err, EP_E_INPUT, "%s:%u: package file name is not "
-	    "NAME-VERSION-BUILD", name, no);
-done:
 	free(file);
-	return rc;
+	return -1;
+}
+
+/* One package line of an explicit file: a URL or path ending in
+ * NAME-VERSION-BUILD.conda or .tar.bz2, with an optional #md5 or
+ * #sha256 fragment.  Only name and version are kept: the channel part of
+ * the URL can hold a token. */
+static int
+conda_line(struct ep_pins *pins, const char *s, size_t n, unsigned no,
+    const char *name, struct ep_err *err)
+{
+	const char *frag = memchr(s, '#', n);
+	char *pkg, *ver;
+	size_t m = frag != NULL ? (size_t)(frag - s) : n;
+
+	while (m > 0 && isspace((unsigned char)s[m - 1]))
+		m--;
+	if (!(m >= 6 && memcmp(s + m - 6, ".conda", 6) == 0) &&
+	    !(m >= 8 && memcmp(s + m - 8, ".tar.bz2", 8) == 0))
+		return ep_err_set(err, EP_E_INPUT, "%s:%u: not a conda package "
+		    "URL (expected .../NAME-VERSION-BUILD.conda or .tar.bz2)",
+		    name, no);
+	if (ep_lock_conda_filename(&pkg, &ver, s, n) < 0)
+		return ep_err_set(err, EP_E_INPUT, "%s:%u: package file name "
+		    "is not NAME-VERSION-BUILD", name, no);
+	ep_pins_add(pins, pkg, ver);
+	free(pkg);
+	free(ver);
+	return 0;
 }
 
 int

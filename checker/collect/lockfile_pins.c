@@ -13,8 +13,11 @@
 #include <string.h>
 
 void
-ep_pins_add(struct ep_pins *p, const char *name, const char *version)
+ep_pins_add_at(struct ep_pins *p, const char *name, const char *version,
+    const char *where, const char *source, const char *hash)
 {
+	struct ep_pin *v;
+
 	if (p->n >= EP_LOCK_PINS_MAX) {
 		p->dropped++;
 		return;
@@ -23,9 +26,29 @@ ep_pins_add(struct ep_pins *p, const char *name, const char *version)
 		p->cap = p->cap ? p->cap * 2 : 32;
 		p->v = xreallocarray(p->v, p->cap, sizeof *p->v);
 	}
-	p->v[p->n].name = xstrdup(name);
-	p->v[p->n].version = xstrdup(version);
-	p->n++;
+	v = &p->v[p->n++];
+	v->name = xstrdup(name);
+	v->version = xstrdup(version);
+	v->where = where != NULL ? xstrdup(where) : NULL;
+	v->source = source != NULL ? xstrdup(source) : NULL;
+	v->hash = hash != NULL ? xstrdup(hash) : NULL;
+}
+
+void
+ep_pins_add(struct ep_pins *p, const char *name, const char *version)
+{
+	ep_pins_add_at(p, name, version, NULL, NULL, NULL);
+}
+
+/* Free what a pin holds. */
+static void
+pin_free(struct ep_pin *v)
+{
+	free(v->name);
+	free(v->version);
+	free(v->where);
+	free(v->source);
+	free(v->hash);
 }
 
 void
@@ -42,7 +65,8 @@ void
 ep_pins_take(struct ep_pins *out, struct ep_pins *from)
 {
 	for (size_t i = 0; i < from->n; i++)
-		ep_pins_add(out, from->v[i].name, from->v[i].version);
+		ep_pins_add_at(out, from->v[i].name, from->v[i].version,
+		    from->v[i].where, from->v[i].source, from->v[i].hash);
 	for (size_t i = 0; i < from->warnings.n; i++)
 		ep_strv_push(&out->warnings, from->warnings.v[i]);
 	out->dropped += from->dropped;
@@ -52,10 +76,8 @@ ep_pins_take(struct ep_pins *out, struct ep_pins *from)
 void
 ep_pins_clear(struct ep_pins *p)
 {
-	for (size_t i = 0; i < p->n; i++) {
-		free(p->v[i].name);
-		free(p->v[i].version);
-	}
+	for (size_t i = 0; i < p->n; i++)
+		pin_free(&p->v[i]);
 	free(p->v);
 	p->v = NULL;
 	p->n = p->cap = p->dropped = 0;
@@ -95,13 +117,14 @@ ep_pins_merge(struct ep_pins *p)
 				w = stpcpy(w, p->v[k].version);
 			}
 		}
-		for (k = i + 1; k < j; k++) {
-			free(p->v[k].name);
-			free(p->v[k].version);
-		}
+		for (k = i + 1; k < j; k++)
+			pin_free(&p->v[k]);
 		free(p->v[i].version);
-		p->v[o].name = p->v[i].name;
-		p->v[o].version = joined;
+		free(p->v[i].where);
+		free(p->v[i].source);
+		free(p->v[i].hash);
+		p->v[o] = (struct ep_pin){ .name = p->v[i].name,
+		    .version = joined };
 		o++;
 	}
 	p->n = o;

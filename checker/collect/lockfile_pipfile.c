@@ -1,6 +1,9 @@
 /*
- * lockfile_pipfile.c: Pipfile.lock (JSON): the "default" and "develop"
- * sections' names and "==V" versions.
+ * lockfile_pipfile.c: Pipfile.lock (JSON): the names and "==V" versions of
+ * every category: "default" (Pipfile's [packages]), "develop"
+ * ([dev-packages]) and each other one pipenv writes as a section of its
+ * own ([gpu], [prereq]: every top-level key but "_meta"); each pin keeps
+ * its category, its index's name and its first hash.
  */
 #include "lockfile.h"
 #include "errors.h"
@@ -11,6 +14,18 @@
 #include <string.h>
 
 #include <jansson.h>
+
+/* The string at key of obj, or with key NULL the first string of the
+ * array obj; NULL when there is none (hashes and index are kept, never
+ * required). */
+static const char *
+pipfile_str(json_t *obj, const char *key)
+{
+	json_t *v = key != NULL ? json_object_get(obj, key) :
+	    json_array_get(obj, 0);
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
 
 /* Pipenv writes "version": "==1.2.3"; git and path entries have none. */
 static int
@@ -43,7 +58,11 @@ pipfile_section(struct ep_pins *pins, json_t *sect, const char *which,
 			v += 2;
 		text = ep_trim(xstrdup(v));
 		norm = ep_lock_pep503(pkg, strlen(pkg));
-		ep_pins_add(pins, norm, text[0] != '\0' ? text : "*");
+		/* What it applies to is its category; where it comes from,
+		 * the name of its index (a [[source]] of the Pipfile). */
+		ep_pins_add_at(pins, norm, text[0] != '\0' ? text : "*",
+		    which, pipfile_str(entry, "index"),
+		    pipfile_str(json_object_get(entry, "hashes"), NULL));
 		free(norm);
 		free(text);
 	}
@@ -54,12 +73,12 @@ int
 ep_lock_parse_pipfile(struct ep_pins *out, const char *buf, size_t len,
     const char *name, struct ep_err *err)
 {
-	static const char *const sections[] = { "default", "develop", NULL };
 	struct ep_pins pins = { 0 };
 	json_error_t je;
 	json_t *root, *sect;
+	const char *key;
 	char *near;
-	int found = 0, rc = -1;
+	int rc = -1;
 
 	buf = ep_lock_skip_bom(buf, &len);
 	if ((root = json_loadb(buf, len, 0, &je)) == NULL) {
@@ -75,14 +94,21 @@ ep_lock_parse_pipfile(struct ep_pins *out, const char *buf, size_t len,
 		    "level is not an object)", name);
 		goto done;
 	}
-	for (size_t i = 0; sections[i] != NULL; i++) {
-		if ((sect = json_object_get(root, sections[i])) == NULL)
+	json_object_foreach(root, key, sect) {
+		if (strcmp(key, "_meta") == 0)
 			continue;
-		found++;
-		if (pipfile_section(&pins, sect, sections[i], name, err) < 0)
+		/* A category is named in messages: a name of the kind a
+		 * Pipfile table has, never any text. */
+		if (!ep_lock_valid_name(key, strlen(key)) || strlen(key) > 64) {
+			ep_err_set(err, EP_E_INPUT, "%s: a category whose name "
+			    "is not letters, digits, '-', '_' and '.'", name);
+			goto done;
+		}
+		if (pipfile_section(&pins, sect, key, name, err) < 0)
 			goto done;
 	}
-	if (found == 0) {
+	if (json_object_get(root, "default") == NULL &&
+	    json_object_get(root, "develop") == NULL) {
 		ep_err_set(err, EP_E_INPUT, "%s:1: not a Pipfile.lock (no "
 		    "\"default\" or \"develop\" section)", name);
 		goto done;

@@ -1,30 +1,55 @@
 /*
- * lockfile_toml.c: the name and version of each [[package]] table of
- * poetry.lock and uv.lock (the syntax under them: lockfile_tomlsyn.c).
+ * lockfile_toml.c: the name and version of each package of poetry.lock,
+ * uv.lock and pdm.lock ([[package]] tables) and pylock.toml (PEP 751,
+ * [[packages]] tables); the syntax under them: lockfile_tomlsyn.c.
  *
- * It keeps three keys of each [[package]]: name, version, and whether
- * source is a local tree (uv's workspace members), written as an inline
- * table or as dotted keys.  Subtables such as [package.dependencies],
- * [package.extras], [[package.wheels]] and [metadata] end the package's
- * own keys, as TOML says they must.  A root key "package" holding an
- * array of inline tables is read as the same packages.  A kept value
- * holds no control character: a NUL would end the C string, and
- * "1.26.4\u0000rc1" would become the pin 1.26.4.
+ * It keeps of each package its name and version, pylock.toml's and
+ * pdm.lock's marker (what the pin applies to) and pylock.toml's index
+ * (where it comes from, scrubbed as ep_lock_url_scrub says), and whether
+ * it comes from a source tree, which may leave it without a version (uv's
+ * workspace members: source = { editable = "." }, as an inline table or
+ * dotted keys; pylock.toml's vcs, directory and archive; pdm.lock's path,
+ * url and git).  Subtables such as [package.dependencies],
+ * [package.extras], [[package.wheels]] hold none of the package's own
+ * keys, as TOML says; pylock.toml's [packages.vcs] says where it comes
+ * from.  A root key "package" (or "packages") holding an array of inline
+ * tables is read as the same packages.  A kept value holds no control
+ * character: a NUL would end the C string, and "1.26.4\u0000rc1" would
+ * become the pin 1.26.4.
  */
 #include "lockfile_toml.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* The keys of a uv source that make it a local tree. */
-static const char *const local_keys[] = { "editable", "virtual",
-    "directory", "path", NULL };
+/* What tells the formats apart. */
+struct tp_flavour {
+	const char *table;	/* "package", or pylock.toml's "packages" */
+	const char *const *local;	/* the keys that make a source tree */
+	int in_source;		/* uv: those keys are source's */
+	int warn_skip;		/* a package without a version is said */
+	int marker;		/* "marker" says what the pin applies to */
+	int index;		/* "index" says where it comes from */
+};
+
+static const char *const uv_local[] = { "editable", "virtual", "directory",
+    "path", NULL };
+static const char *const pylock_local[] = { "vcs", "directory", "archive",
+    NULL };
+static const char *const pdm_local[] = { "path", "url", "git", NULL };
+
+static const struct tp_flavour fl_poetry = { "package", uv_local, 1, 0, 0,
+    0 };
+static const struct tp_flavour fl_uv = { "package", uv_local, 1, 0, 0, 0 };
+static const struct tp_flavour fl_pylock = { "packages", pylock_local, 0, 1,
+    1, 1 };
+static const struct tp_flavour fl_pdm = { "package", pdm_local, 0, 1, 1, 0 };
 
 static int
-is_local_key(const char *key)
+is_local_key(const struct tp_flavour *fl, const char *key)
 {
-	for (size_t i = 0; local_keys[i] != NULL; i++)
-		if (strcmp(key, local_keys[i]) == 0)
+	for (size_t i = 0; fl->local[i] != NULL; i++)
+		if (strcmp(key, fl->local[i]) == 0)
 			return 1;
 	return 0;
 }
@@ -34,7 +59,9 @@ struct tp_pkg {
 	int active;
 	unsigned line;		/* of its [[package]] header */
 	char *name, *version;
-	int local;		/* source is a local tree */
+	char *marker, *index;	/* pylock.toml's and pdm.lock's */
+	int local;		/* it comes from a source tree */
+	int sub;		/* in one of its subtables: no key is its own */
 };
 
 static void
@@ -42,40 +69,59 @@ pkg_reset(struct tp_pkg *k)
 {
 	free(k->name);
 	free(k->version);
+	free(k->marker);
+	free(k->index);
 	memset(k, 0, sizeof *k);
 }
 
+/* The package k is complete: its pin, or why it has none.  Poetry's
+ * packages always have a version; uv's, pdm's and pylock.toml's may not
+ * where they come from a source tree (skip: 1). */
 static int
-pkg_finish(struct ep_toml *t, struct ep_pins *pins, struct tp_pkg *k, int uv)
+pkg_finish(struct ep_toml *t, struct ep_pins *pins, struct tp_pkg *k,
+    const struct tp_flavour *fl)
 {
-	char *norm;
+	char *norm, *src;
 
 	if (!k->active)
 		return 0;
 	if (k->name == NULL)
-		return ep_toml_fail(t, k->line, "[[package]] without a name");
+		return ep_toml_fail(t, k->line, "[[%s]] without a name",
+		    fl->table);
 	if (!ep_lock_valid_name(k->name, strlen(k->name)))
-		return ep_toml_fail(t, k->line, "[[package]] name is not a "
-		    "valid package name");
+		return ep_toml_fail(t, k->line, "[[%s]] name is not a "
+		    "valid package name", fl->table);
 	if (k->version == NULL) {
-		if (uv && k->local)
+		if (fl != &fl_poetry && k->local) {
+			if (fl->warn_skip)
+				ep_pins_warn(pins, "%s:%u: %s has no version "
+				    "(it comes from a source tree); no pin",
+				    t->name, k->line, k->name);
 			goto skip;
-		return ep_toml_fail(t, k->line, "[[package]] \"%s\" has no "
-		    "version", k->name);
+		}
+		return ep_toml_fail(t, k->line, "[[%s]] \"%s\" has no "
+		    "version", fl->table, k->name);
 	}
 	if (k->version[0] == '\0')
-		return ep_toml_fail(t, k->line, "[[package]] \"%s\" has an "
-		    "empty version", k->name);
+		return ep_toml_fail(t, k->line, "[[%s]] \"%s\" has an "
+		    "empty version", fl->table, k->name);
 	norm = ep_lock_pep503(k->name, strlen(k->name));
-	ep_pins_add(pins, norm, k->version);
+	src = k->index != NULL ? ep_lock_url_scrub(k->index,
+	    strlen(k->index)) : NULL;
+	ep_pins_add_at(pins, norm, k->version, k->marker, src, NULL);
+	free(src);
 	free(norm);
 skip:
 	pkg_reset(k);
 	return 0;
 }
 
+/* A table header.  [[TABLE]] starts a package; [TABLE.x] and [[TABLE.x]]
+ * are subtables of the package being read (pylock.toml's [packages.vcs]
+ * says it comes from a source tree); any other table ends it. */
 static int
-tp_header(struct ep_toml *t, struct ep_pins *pins, struct tp_pkg *k, int uv)
+tp_header(struct ep_toml *t, struct ep_pins *pins, struct tp_pkg *k,
+    const struct tp_flavour *fl)
 {
 	struct ep_strv segs = { 0 };
 	unsigned line = t->line;
@@ -92,10 +138,19 @@ tp_header(struct ep_toml *t, struct ep_pins *pins, struct tp_pkg *k, int uv)
 		goto done;
 	}
 	t->p += array ? 2 : 1;
-	if (ep_toml_eol(t) < 0 || pkg_finish(t, pins, k, uv) < 0)
+	if (ep_toml_eol(t) < 0)
+		goto done;
+	if (k->active && segs.n >= 2 && strcmp(segs.v[0], fl->table) == 0) {
+		k->sub = 1;
+		if (!fl->in_source && is_local_key(fl, segs.v[1]))
+			k->local = 1;
+		rc = 0;
+		goto done;
+	}
+	if (pkg_finish(t, pins, k, fl) < 0)
 		goto done;
 	pkg_reset(k);
-	if (array && segs.n == 1 && strcmp(segs.v[0], "package") == 0) {
+	if (array && segs.n == 1 && strcmp(segs.v[0], fl->table) == 0) {
 		k->active = 1;
 		k->line = line;
 	}
@@ -111,12 +166,14 @@ done:
  * editable = "." }) or as dotted keys (source.editable = "."). */
 static int
 pkg_keyval(struct ep_toml *t, struct tp_pkg *k, const struct ep_strv *segs,
-    unsigned line, char **str, int local)
+    unsigned line, char **str, int local, const struct tp_flavour *fl)
 {
 	char **slot = NULL;
 
-	if (segs->n == 2 && strcmp(segs->v[0], "source") == 0 &&
-	    is_local_key(segs->v[1]))
+	if (fl->in_source && segs->n == 2 &&
+	    strcmp(segs->v[0], "source") == 0 && is_local_key(fl, segs->v[1]))
+		k->local = 1;
+	if (!fl->in_source && is_local_key(fl, segs->v[0]))
 		k->local = 1;
 	if (segs->n != 1)
 		return 0;
@@ -124,7 +181,11 @@ pkg_keyval(struct ep_toml *t, struct tp_pkg *k, const struct ep_strv *segs,
 		slot = &k->name;
 	else if (strcmp(segs->v[0], "version") == 0)
 		slot = &k->version;
-	else if (strcmp(segs->v[0], "source") == 0)
+	else if (fl->marker && strcmp(segs->v[0], "marker") == 0)
+		slot = &k->marker;
+	else if (fl->index && strcmp(segs->v[0], "index") == 0)
+		slot = &k->index;
+	else if (fl->in_source && strcmp(segs->v[0], "source") == 0)
 		k->local = local;
 	if (slot == NULL)
 		return 0;
@@ -148,7 +209,8 @@ pkg_keyval(struct ep_toml *t, struct tp_pkg *k, const struct ep_strv *segs,
 
 /* One package written as an inline table, t->p at its '{'. */
 static int
-tp_pkg_inline(struct ep_toml *t, struct ep_pins *pins, int uv)
+tp_pkg_inline(struct ep_toml *t, struct ep_pins *pins,
+    const struct tp_flavour *fl)
 {
 	struct tp_pkg k = { .active = 1, .line = t->line };
 	struct ep_strv segs = { 0 };
@@ -169,8 +231,8 @@ tp_pkg_inline(struct ep_toml *t, struct ep_pins *pins, int uv)
 		}
 		local = 0;
 		line = t->line;
-		if (ep_toml_pair(t, &segs, &str, local_keys, &local) < 0 ||
-		    pkg_keyval(t, &k, &segs, line, &str, local) < 0 ||
+		if (ep_toml_pair(t, &segs, &str, fl->local, &local) < 0 ||
+		    pkg_keyval(t, &k, &segs, line, &str, local, fl) < 0 ||
 		    ep_toml_space(t) < 0)
 			goto done;
 		ep_strv_clear(&segs);
@@ -184,7 +246,7 @@ tp_pkg_inline(struct ep_toml *t, struct ep_pins *pins, int uv)
 			goto done;
 		}
 	}
-	rc = pkg_finish(t, pins, &k, uv);
+	rc = pkg_finish(t, pins, &k, fl);
 done:
 	ep_strv_clear(&segs);
 	free(str);
@@ -195,13 +257,14 @@ done:
 /* package = [{ name = ..., version = ... }, ...] at the root: the same
  * packages as [[package]] tables, TOML's other spelling of them. */
 static int
-tp_pkg_array(struct ep_toml *t, struct ep_pins *pins, int uv)
+tp_pkg_array(struct ep_toml *t, struct ep_pins *pins,
+    const struct tp_flavour *fl)
 {
 	unsigned start = t->line;
 
 	if (!ep_toml_at(t, '['))
-		return ep_toml_fail(t, start, "\"package\" is neither "
-		    "[[package]] tables nor an array of them");
+		return ep_toml_fail(t, start, "\"%s\" is neither [[%s]] "
+		    "tables nor an array of them", fl->table, fl->table);
 	for (t->p++;;) {
 		if (ep_toml_space(t) < 0)
 			return -1;
@@ -212,9 +275,9 @@ tp_pkg_array(struct ep_toml *t, struct ep_pins *pins, int uv)
 			return 0;
 		}
 		if (!ep_toml_at(t, '{'))
-			return ep_toml_fail(t, t->line, "\"package\" is an "
-			    "array of something else than tables");
-		if (tp_pkg_inline(t, pins, uv) < 0 || ep_toml_space(t) < 0)
+			return ep_toml_fail(t, t->line, "\"%s\" is an "
+			    "array of something else than tables", fl->table);
+		if (tp_pkg_inline(t, pins, fl) < 0 || ep_toml_space(t) < 0)
 			return -1;
 		if (ep_toml_at(t, ','))
 			t->p++;
@@ -225,7 +288,8 @@ tp_pkg_array(struct ep_toml *t, struct ep_pins *pins, int uv)
 }
 
 static int
-tp_keyval(struct ep_toml *t, struct ep_pins *pins, struct tp_pkg *k, int uv)
+tp_keyval(struct ep_toml *t, struct ep_pins *pins, struct tp_pkg *k,
+    const struct tp_flavour *fl)
 {
 	struct ep_strv segs = { 0 };
 	unsigned line = t->line;
@@ -240,23 +304,23 @@ tp_keyval(struct ep_toml *t, struct ep_pins *pins, struct tp_pkg *k, int uv)
 	}
 	t->p++;
 	ep_toml_blank(t);
-	if (t->root && segs.n == 1 && strcmp(segs.v[0], "package") == 0)
-		rc = tp_pkg_array(t, pins, uv);
+	if (t->root && segs.n == 1 && strcmp(segs.v[0], fl->table) == 0)
+		rc = tp_pkg_array(t, pins, fl);
 	else
-		rc = ep_toml_value(t, &str, local_keys, &local, 0);
+		rc = ep_toml_value(t, &str, fl->local, &local, 0);
 	if (rc < 0 || (rc = ep_toml_eol(t)) < 0)
 		goto done;
-	if (k->active)
-		rc = pkg_keyval(t, k, &segs, line, &str, local);
+	if (k->active && !k->sub)
+		rc = pkg_keyval(t, k, &segs, line, &str, local, fl);
 done:
 	free(str);
 	ep_strv_clear(&segs);
 	return rc;
 }
 
-int
-ep_lock_parse_toml(struct ep_pins *out, const char *buf, size_t len,
-    const char *name, int uv, struct ep_err *err)
+static int
+toml_parse(struct ep_pins *out, const char *buf, size_t len,
+    const char *name, const struct tp_flavour *fl, struct ep_err *err)
 {
 	struct ep_pins pins = { 0 };
 	struct tp_pkg k = { 0 };
@@ -280,12 +344,12 @@ ep_lock_parse_toml(struct ep_pins *out, const char *buf, size_t len,
 			break;
 		if (*t.p == '[') {
 			t.root = 0;
-			if (tp_header(&t, &pins, &k, uv) < 0)
+			if (tp_header(&t, &pins, &k, fl) < 0)
 				goto done;
-		} else if (tp_keyval(&t, &pins, &k, uv) < 0)
+		} else if (tp_keyval(&t, &pins, &k, fl) < 0)
 			goto done;
 	}
-	if (pkg_finish(&t, &pins, &k, uv) < 0)
+	if (pkg_finish(&t, &pins, &k, fl) < 0)
 		goto done;
 	ep_pins_take(out, &pins);
 	rc = 0;
@@ -293,4 +357,25 @@ done:
 	pkg_reset(&k);
 	ep_pins_clear(&pins);
 	return rc;
+}
+
+int
+ep_lock_parse_toml(struct ep_pins *out, const char *buf, size_t len,
+    const char *name, int uv, struct ep_err *err)
+{
+	return toml_parse(out, buf, len, name, uv ? &fl_uv : &fl_poetry, err);
+}
+
+int
+ep_lock_parse_pylock(struct ep_pins *out, const char *buf, size_t len,
+    const char *name, struct ep_err *err)
+{
+	return toml_parse(out, buf, len, name, &fl_pylock, err);
+}
+
+int
+ep_lock_parse_pdm(struct ep_pins *out, const char *buf, size_t len,
+    const char *name, struct ep_err *err)
+{
+	return toml_parse(out, buf, len, name, &fl_pdm, err);
 }

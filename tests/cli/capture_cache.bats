@@ -31,7 +31,7 @@ capture() { # out [extra options...]
 	local out=$1
 	shift
 	run "$EP" capture -q --no-discover --lockfile requirements.txt \
-		--lockfile blob.bin -o "$T/$out" "$@"
+		--artifact blob.bin -o "$T/$out" "$@"
 	[ "$status" -eq 0 ]
 }
 
@@ -53,7 +53,7 @@ sha() { # path
 	capture m2.json
 	[ "$(hashing m2.json bytes_hashed)" -eq 0 ]
 	[ "$(hashing m2.json cached)" -eq "$(hashing m2.json files)" ]
-	[ "$(fact "$T/m2.json" lockfile.blob.bin.sha256)" = "$(sha blob.bin)" ]
+	[ "$(fact "$T/m2.json" artifact.blob.bin.sha256)" = "$(sha blob.bin)" ]
 	[ "$(fact "$T/m2.json" lockfile.requirements.txt.sha256)" = \
 	  "$(sha requirements.txt)" ]
 	[ "$(fact "$T/m2.json" lockfile.requirements.txt.pin.numpy)" = 1.26.4 ]
@@ -62,7 +62,7 @@ sha() { # path
 @test "a file rewritten with the same size and mtime is hashed again" {
 	cd "$BATS_FILE_TMPDIR/rewrite"
 	capture m1.json
-	old=$(fact "$T/m1.json" lockfile.blob.bin.sha256)
+	old=$(fact "$T/m1.json" artifact.blob.bin.sha256)
 	ino=$(stat -c %i blob.bin)
 	size=$(stat -c %s blob.bin)
 
@@ -74,7 +74,7 @@ sha() { # path
 	[ "$(stat -c %Y blob.bin)" = "$(date -d 2020-01-01 +%s)" ]
 
 	capture m2.json
-	new=$(fact "$T/m2.json" lockfile.blob.bin.sha256)
+	new=$(fact "$T/m2.json" artifact.blob.bin.sha256)
 	[ "$new" != "$old" ]
 	[ "$new" = "$(sha blob.bin)" ]
 	[ "$(hashing m2.json bytes_hashed)" -ge "$size" ]
@@ -92,7 +92,7 @@ sha() { # path
 	capture m2.json --no-cache
 	[ "$(hashing m2.json cached)" -eq 0 ]
 	[ "$(hashing m2.json bytes_hashed)" -ge 3000000 ]
-	[ "$(fact "$T/m2.json" lockfile.blob.bin.sha256)" = "$(sha blob.bin)" ]
+	[ "$(fact "$T/m2.json" artifact.blob.bin.sha256)" = "$(sha blob.bin)" ]
 	cmp "$cache" "$T/before"
 	[ "$(stat -c %i "$cache")" = "$before_ino" ]
 }
@@ -110,7 +110,7 @@ sha() { # path
 
 	capture m1.json
 	[ "$(hashing m1.json cached)" -eq 0 ]
-	[ "$(fact "$T/m1.json" lockfile.blob.bin.sha256)" = "$(sha blob.bin)" ]
+	[ "$(fact "$T/m1.json" artifact.blob.bin.sha256)" = "$(sha blob.bin)" ]
 	# Read as empty without a word: the cache only ever saves time.
 	run jq -e '[.meta.warnings // [] | .[] | select(test("cache"))]
 	    | length == 0' "$T/m1.json"
@@ -128,7 +128,7 @@ sha() { # path
 
 	capture m2.json
 	[ "$(hashing m2.json cached)" -eq 0 ]
-	[ "$(fact "$T/m2.json" lockfile.blob.bin.sha256)" = "$(sha blob.bin)" ]
+	[ "$(fact "$T/m2.json" artifact.blob.bin.sha256)" = "$(sha blob.bin)" ]
 }
 
 @test "a cache directory that cannot be created is a warning, not a failure" {
@@ -137,12 +137,12 @@ sha() { # path
 	: >"$T/not-a-dir"
 	export XDG_CACHE_HOME=$T/not-a-dir
 	capture m.json
-	[ "$(fact "$T/m.json" lockfile.blob.bin.sha256)" = "$(sha blob.bin)" ]
+	[ "$(fact "$T/m.json" artifact.blob.bin.sha256)" = "$(sha blob.bin)" ]
 	run jq -r '.meta.warnings[]' "$T/m.json"
 	[[ "$output" == *"cache not used: $T/not-a-dir/envparity: cannot create: Not a directory"* ]]
 
 	# Without -q the warning reaches standard error too.
-	run "$EP" capture --no-discover --lockfile blob.bin -o "$T/m2.json"
+	run "$EP" capture --no-discover --artifact blob.bin -o "$T/m2.json"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"cache not used: $T/not-a-dir/envparity: cannot create: Not a directory"* ]]
 }
@@ -152,7 +152,7 @@ sha() { # path
 	mkdir -p "$XDG_CACHE_HOME/envparity/cache-v1"
 	capture m.json
 	[ "$(hashing m.json cached)" -eq 0 ]
-	[ "$(fact "$T/m.json" lockfile.blob.bin.sha256)" = "$(sha blob.bin)" ]
+	[ "$(fact "$T/m.json" artifact.blob.bin.sha256)" = "$(sha blob.bin)" ]
 	run jq -r '.meta.warnings[]' "$T/m.json"
 	[[ "$output" == *"cache not saved: $XDG_CACHE_HOME/envparity/cache-v1: refused: a directory, not a regular file"* ]]
 }

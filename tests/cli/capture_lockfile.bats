@@ -82,11 +82,21 @@ sha() { # file
 	done
 }
 
-@test "a file of another name given with --lockfile is hashed only" {
+@test "a file given with --lockfile in no format envparity reads is exit 2, never a bare hash" {
 	printf '[packages]\nnumpy = "*"\n' > Pipfile
-	"$EP" capture -q --no-discover --lockfile Pipfile -o m.json
-	[ "$(fact m.json lockfile.Pipfile.sha256)" = "$(sha Pipfile)" ]
-	[ "$(count m.json lockfile.)" -eq 1 ]
+	head -c 4096 /dev/urandom > blob.bin
+	printf '# Notes\nSome words\n' > notes.md
+	for f in Pipfile blob.bin notes.md; do
+		run --separate-stderr "$EP" capture -q --no-discover --lockfile "$f" -o m.json
+		[ "$status" -eq 2 ]
+		[ -z "$output" ]
+		[[ "$stderr" == "envparity capture: $f: not a lockfile format envparity reads (requirements files, poetry.lock, uv.lock, pdm.lock, pylock.toml, Pipfile.lock, conda-lock.yml, pixi.lock, conda explicit files); as a requirements file, line "* ]]
+		[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
+		[ ! -e m.json ]
+	done
+	# Found in the current directory, such a file is not even looked at.
+	"$EP" capture -q -o m.json
+	[ "$(count m.json lockfile.)" -eq 0 ]
 }
 
 @test "./x, x and \$PWD/x are one file with one key; outside paths keep theirs" {

@@ -1,6 +1,7 @@
 /*
- * fuzz_lock_toml.c: pins from poetry.lock and uv.lock (lock.h).  The
- * first byte's low bit picks uv's rules; the rest is the file.
+ * fuzz_lock_toml.c: pins from poetry.lock, uv.lock, pylock.toml and
+ * pdm.lock (lock.h).  The first byte's two low bits pick the format
+ * (0 poetry, 1 uv, 2 pylock.toml, 3 pdm); the rest is the file.
  */
 #include "lock.h"
 
@@ -9,6 +10,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size == 0)
 		return 0;
-	return fz_lock(data + 1, size - 1,
-	    (data[0] & 1) ? EP_LOCK_UV : EP_LOCK_POETRY);
+	static const enum ep_lock_format f[] = { EP_LOCK_POETRY, EP_LOCK_UV,
+	    EP_LOCK_PYLOCK, EP_LOCK_PDM };
+
+	return fz_lock(data + 1, size - 1, f[data[0] & 3]);
 }

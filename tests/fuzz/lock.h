@@ -46,7 +46,9 @@ fz_lock(const uint8_t *data, size_t size, enum ep_lock_format f)
 		const struct ep_pin *p = &pins.v[i];
 
 		FZ_CHECK(p->name[0] != '\0' && p->version != NULL);
-		if (f != EP_LOCK_CONDA) {
+		/* conda names are kept as written. */
+		if (f != EP_LOCK_CONDA && f != EP_LOCK_CONDA_LOCK &&
+		    f != EP_LOCK_PIXI) {
 			norm = ep_lock_pep503(p->name, strlen(p->name));
 			FZ_CHECK(strcmp(norm, p->name) == 0);
 			free(norm);

@@ -3,7 +3,9 @@
  * the format: TOML's syntax and text rules under poetry.lock and uv.lock,
  * pip's options, encodings, direct references and versions in
  * requirements files, and the UTF-8 and UTF-16/32 text layer beneath
- * both (lockfile_text.c).
+ * both (lockfile_text.c); what the pins of conda-lock.yml, pixi.lock,
+ * pylock.toml, pdm.lock and Pipfile.lock apply to, come from and are
+ * hashed as.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -295,11 +297,122 @@ test_utf8(void **state)
 	assert_memory_equal(u, "\xc3\xa9", 2);
 }
 
+/* conda-lock.yml and pixi.lock: what each pin applies to, where it comes
+ * from (the URL without its token) and its hash. */
+static void
+test_yaml_where(void **state)
+{
+	static const char conda_lock[] =
+	    "version: 1\nmetadata: {}\npackage:\n"
+	    "- name: numpy\n  version: '1.26.4'\n  manager: conda\n"
+	    "  platform: linux-64\n  category: gpu\n"
+	    "  url: https://conda.anaconda.org/t/SECRET/conda-forge/linux-64/"
+	    "numpy-1.26.4-h0_0.conda\n"
+	    "  hash: {md5: abc, sha256: def}\n"
+	    "- name: Torch_Audio\n  version: 2.3.1\n  manager: pip\n"
+	    "  platform: osx-arm64\n  hash: {md5: 0a}\n";
+	static const char pixi[] =
+	    "version: 6\nenvironments:\n"
+	    "  default:\n    packages:\n      linux-64:\n"
+	    "      - conda: https://c/linux-64/numpy-1.26.4-h0_0.conda\n"
+	    "      - pypi: https://p/x.whl\n"
+	    "  cuda:\n    packages:\n      linux-64:\n"
+	    "      - conda: https://c/linux-64/numpy-1.26.4-h0_0.conda\n"
+	    "      - conda: https://c/linux-64/numpy-1.26.4-h0_0.conda\n"
+	    "packages:\n"
+	    "- conda: https://c/linux-64/numpy-1.26.4-h0_0.conda\n"
+	    "  sha256: 11\n"
+	    "- pypi: https://p/x.whl\n  name: X\n  version: '1.0'\n"
+	    "- conda: https://c/noarch/unused-2-0.conda\n";
+	struct ep_pins p = { 0 };
+	struct ep_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(ep_lock_parse(&p, EP_LOCK_CONDA_LOCK, conda_lock,
+	    sizeof conda_lock - 1, "lock", &err), 0);
+	assert_int_equal(p.n, 2);
+	assert_string_equal(p.v[0].name, "numpy");
+	assert_string_equal(p.v[0].where, "linux-64 gpu");
+	assert_string_equal(p.v[0].source, "https://conda.anaconda.org/"
+	    "conda-forge/linux-64/numpy-1.26.4-h0_0.conda");
+	assert_string_equal(p.v[0].hash, "sha256:def");
+	assert_string_equal(p.v[1].name, "torch-audio");
+	assert_string_equal(p.v[1].where, "osx-arm64 main");
+	assert_null(p.v[1].source);
+	assert_string_equal(p.v[1].hash, "md5:0a");
+	ep_pins_clear(&p);
+
+	assert_int_equal(ep_lock_parse(&p, EP_LOCK_PIXI, pixi, sizeof pixi - 1,
+	    "lock", &err), 0);
+	assert_int_equal(p.n, 3);
+	assert_string_equal(p.v[0].name, "numpy");
+	assert_string_equal(p.v[0].version, "1.26.4");
+	assert_string_equal(p.v[0].where, "cuda:linux-64,default:linux-64");
+	assert_string_equal(p.v[0].hash, "sha256:11");
+	assert_string_equal(p.v[1].name, "x");
+	assert_string_equal(p.v[1].where, "default:linux-64");
+	assert_string_equal(p.v[1].source, "https://p/x.whl");
+	assert_null(p.v[1].hash);
+	assert_string_equal(p.v[2].name, "unused");
+	assert_null(p.v[2].where);
+	ep_pins_clear(&p);
+}
+
+/* pylock.toml's marker and index, pdm.lock's marker, Pipfile.lock's
+ * category, index and hash: kept with each pin. */
+static void
+test_where_toml_pipfile(void **state)
+{
+	static const char pylock[] =
+	    "lock-version = \"1.0\"\n[[packages]]\nname = \"Colorama\"\n"
+	    "version = \"0.4.6\"\nmarker = \"sys_platform == 'win32'\"\n"
+	    "index = \"https://u:p@pypi.example/simple?x=1\"\n"
+	    "wheels = [{ url = \"https://w/c.whl\", hashes = { sha256 = \"0\" } }]\n"
+	    "[[packages]]\nname = \"b\"\nversion = \"1\"\n"
+	    "[packages.tool.x]\nmarker = \"not this\"\n";
+	static const char pdm[] =
+	    "[metadata]\nlock_version = \"4.4\"\n[[package]]\nname = \"a\"\n"
+	    "version = \"1\"\nmarker = \"python_version < '3.12'\"\n"
+	    "index = \"not pdm's\"\n";
+	static const char pipfile[] =
+	    "{\"_meta\": {}, \"default\": {}, \"gpu\": {\"torch\": "
+	    "{\"hashes\": [\"sha256:aa\", \"sha256:bb\"], \"index\": "
+	    "\"pytorch\", \"version\": \"==2.3.1\"}}}";
+	struct ep_pins p = { 0 };
+	struct ep_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(ep_lock_parse(&p, EP_LOCK_PYLOCK, pylock,
+	    sizeof pylock - 1, "lock", &err), 0);
+	assert_int_equal(p.n, 2);
+	assert_string_equal(p.v[0].name, "colorama");
+	assert_string_equal(p.v[0].where, "sys_platform == 'win32'");
+	assert_string_equal(p.v[0].source, "https://pypi.example/simple");
+	assert_null(p.v[1].where);
+	assert_null(p.v[1].source);
+	ep_pins_clear(&p);
+	assert_int_equal(ep_lock_parse(&p, EP_LOCK_PDM, pdm, sizeof pdm - 1,
+	    "lock", &err), 0);
+	assert_int_equal(p.n, 1);
+	assert_string_equal(p.v[0].where, "python_version < '3.12'");
+	assert_null(p.v[0].source);
+	ep_pins_clear(&p);
+	assert_int_equal(ep_lock_parse(&p, EP_LOCK_PIPFILE, pipfile,
+	    sizeof pipfile - 1, "lock", &err), 0);
+	assert_int_equal(p.n, 1);
+	assert_string_equal(p.v[0].where, "gpu");
+	assert_string_equal(p.v[0].source, "pytorch");
+	assert_string_equal(p.v[0].hash, "sha256:aa");
+	ep_pins_clear(&p);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_toml_syntax),
+		cmocka_unit_test(test_yaml_where),
+		cmocka_unit_test(test_where_toml_pipfile),
 		cmocka_unit_test(test_toml_garbage),
 		cmocka_unit_test(test_toml_packages),
 		cmocka_unit_test(test_req_options),

@@ -34,13 +34,56 @@ test_format_of(void **state)
 	assert_int_equal(ep_lock_format_of("conda-linux-64.lock"),
 	    EP_LOCK_CONDA);
 	assert_int_equal(ep_lock_format_of("conda-.lock"), EP_LOCK_OTHER);
-	assert_int_equal(ep_lock_format_of("conda-lock.yml"), EP_LOCK_OTHER);
+	assert_int_equal(ep_lock_format_of("conda-lock.yml"),
+	    EP_LOCK_CONDA_LOCK);
+	assert_int_equal(ep_lock_format_of("gpu.conda-lock.yml"),
+	    EP_LOCK_CONDA_LOCK);
+	assert_int_equal(ep_lock_format_of("pixi.lock"), EP_LOCK_PIXI);
+	assert_int_equal(ep_lock_format_of("pdm.lock"), EP_LOCK_PDM);
+	assert_int_equal(ep_lock_format_of("pylock.toml"), EP_LOCK_PYLOCK);
+	assert_int_equal(ep_lock_format_of("pylock.gpu.toml"), EP_LOCK_PYLOCK);
+	assert_int_equal(ep_lock_format_of("pylock.a.b.toml"), EP_LOCK_OTHER);
+	assert_int_equal(ep_lock_format_of("pylock..toml"), EP_LOCK_OTHER);
 	assert_int_equal(ep_lock_format_of("env.explicit.txt"), EP_LOCK_CONDA);
 	assert_int_equal(ep_lock_format_of("requirements.explicit.txt"),
 	    EP_LOCK_CONDA);
 	assert_int_equal(ep_lock_format_of("package-lock.json"),
 	    EP_LOCK_OTHER);
 	assert_string_equal(ep_lock_format_name(EP_LOCK_UV), "uv");
+}
+
+/* The format of a file whose name says nothing, from its first-column
+ * lines alone. */
+static void
+test_format_sniff(void **state)
+{
+	static const struct {
+		const char *text;
+		enum ep_lock_format f;
+	} cases[] = {
+		{ "\xef\xbb\xbf  {\"default\": {}}", EP_LOCK_PIPFILE },
+		{ "# conda\n@EXPLICIT\nhttps://x/a-1-0.conda\n", EP_LOCK_CONDA },
+		{ "version: 1\nmetadata: {}\npackage:\n- name: a\n",
+		    EP_LOCK_CONDA_LOCK },
+		{ "version: 6\nenvironments:\n  default: {}\npackages: []\n",
+		    EP_LOCK_PIXI },
+		{ "lock-version = \"1.0\"\n[[packages]]\nname = \"a\"\n",
+		    EP_LOCK_PYLOCK },
+		{ "[metadata]\nlock_version = \"4.4\"\n[[package]]\n",
+		    EP_LOCK_PDM },
+		{ "version = 1\nrevision = 2\n[[package]]\n", EP_LOCK_UV },
+		{ "[[package]]\nname = \"a\"\n[metadata]\nlock-version = "
+		    "\"2.0\"\nversion = 1\n", EP_LOCK_POETRY },
+		/* Indented keys are not the top level's. */
+		{ "x:\n  package:\n  environments:\n", EP_LOCK_OTHER },
+		{ "numpy==1.26.4\n", EP_LOCK_OTHER },
+		{ "", EP_LOCK_OTHER },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		assert_int_equal(ep_lock_format_sniff(cases[i].text,
+		    strlen(cases[i].text)), cases[i].f);
 }
 
 static void
@@ -149,6 +192,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format_of),
+		cmocka_unit_test(test_format_sniff),
 		cmocka_unit_test(test_names_and_urls),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_pins_cap),
