@@ -52,10 +52,10 @@ $(FUZZ_B)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_HDRS) $(FUZZ_B)/libenvparity.a
 unit: $(FUZZ_REPLAY)
 
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c $(FUZZ_HDRS) \
-    $(LIB_OBJS)
+    $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Itests/fuzz -o $@ $< tests/fuzz/driver.c \
-		$(LIB_OBJS) $(ALL_LDFLAGS) $(LIBS)
+		$(LIB_A) $(ALL_LDFLAGS) $(LIBS)
 
 fuzz-clean:
 	rm -rf $(FUZZ_B)
