@@ -2,6 +2,8 @@
 #
 #   make                 build build/envparity (and build/envparity-probe)
 #   make SAN=1           the same with ASan and UBSan, under build-san/
+#   make COV=1           the same with gcov's counters, under build-cov/
+#                        (tests/coverage.sh measures the suite with it)
 #   make WERROR=1        warnings are errors (CI)
 #   make test            every test; ends with "N passed, N failed"
 #   make unit            build the cmocka unit tests (linked against
@@ -31,6 +33,12 @@ ifeq ($(SAN),1)
 B          := build-san
 SANFLAGS   := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 OPT        ?= -O1 -g
+else ifeq ($(COV),1)
+# gcov's line counts (tests/coverage.sh), unoptimised so that a line is
+# a line.
+B          := build-cov
+SANFLAGS   := --coverage
+OPT        ?= -O0 -g
 else
 B          := build
 SANFLAGS   :=
@@ -153,10 +161,10 @@ deps:
 	tools/deps.sh build test
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-cov
 
 help:
-	@sed -n '2,16s/^# \{0,1\}//p' Makefile
+	@sed -n '2,18s/^# \{0,1\}//p' Makefile
 
 # libFuzzer harnesses (tests/fuzz/): `make fuzz FUZZ_SECONDS=N` runs each
 # target N seconds on its corpus; `make unit` also builds them with a

@@ -170,9 +170,9 @@ if [ -s "$log/serial" ]; then
 	while read -r label kind t; do (run1 "$label" "$kind" "$t"); done <"$log/serial"
 fi
 if [ -d build ]; then
-	cat "$log"/*.time 2>/dev/null | sort -k1,1 >"$times.new" &&
-	    { [ -f "$times" ] && join -v1 "$times" "$times.new"; cat "$times.new"; } |
-	    sort -k1,1 >"$times.tmp" && mv "$times.tmp" "$times"
+	cat "$log"/*.time 2>/dev/null | LC_ALL=C sort -k1,1 >"$times.new" &&
+	    { [ -f "$times" ] && LC_ALL=C join -v1 "$times" "$times.new"; cat "$times.new"; } |
+	    LC_ALL=C sort -k1,1 >"$times.tmp" && mv "$times.tmp" "$times"
 	rm -f "$times.new"
 fi
 
