@@ -2,9 +2,12 @@
 #
 #   make                 build build/envparity (and build/envparity-probe)
 #   make SAN=1           the same with ASan and UBSan, under build-san/
+#   make COV=1           the same with gcov's counters, under build-cov/
+#                        (tests/coverage.sh measures the suite with it)
 #   make WERROR=1        warnings are errors (CI)
 #   make test            every test; ends with "N passed, N failed"
-#   make unit            build the cmocka unit tests
+#   make unit            build the cmocka unit tests (linked against
+#                        $(B)/libenvparity.a, with lld or gold if present)
 #   make bench           envparity against the tools a user would use instead
 #   make install PREFIX=/usr/local DESTDIR=
 #   make dist            envparity-VERSION.tar.gz of HEAD (git archive)
@@ -30,6 +33,12 @@ ifeq ($(SAN),1)
 B          := build-san
 SANFLAGS   := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 OPT        ?= -O1 -g
+else ifeq ($(COV),1)
+# gcov's line counts (tests/coverage.sh), unoptimised so that a line is
+# a line.
+B          := build-cov
+SANFLAGS   := --coverage
+OPT        ?= -O0 -g
 else
 B          := build
 SANFLAGS   :=
@@ -51,7 +60,14 @@ CFLAGS   ?=
 LDFLAGS  ?=
 ALL_CFLAGS  = -std=c17 $(OPT) $(WARN) $(SANFLAGS) -D_GNU_SOURCE \
 	-D_FILE_OFFSET_BITS=64 $(INCS) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
-ALL_LDFLAGS = $(SANFLAGS) -Wl,--as-needed $(LDFLAGS)
+# The quickest linker the toolchain has (lld, then gold, else the default
+# bfd), asked once per make; LD_FUSE= on the command line keeps bfd.
+ifeq ($(origin LD_FUSE),undefined)
+LD_FUSE := $(shell for l in lld gold; do \
+	$(CC) -fuse-ld=$$l -Wl,--version >/dev/null 2>&1 && \
+	{ echo -fuse-ld=$$l; break; }; done)
+endif
+ALL_LDFLAGS = $(SANFLAGS) $(LD_FUSE) -Wl,--as-needed $(LDFLAGS)
 LIBS        = $(PKG_LIBS) -lpthread -ldl
 
 # checker/ (the commands), its subsystems (checker/<dir>/, each with a
@@ -64,6 +80,9 @@ SRCS     := $(sort $(wildcard checker/*.c $(SUBDIRS:%=checker/%/*.c) \
 	reports/*.c))
 OBJS     := $(SRCS:%.c=$(B)/obj/%.o)
 LIB_OBJS := $(filter-out $(B)/obj/checker/main.o,$(OBJS))
+# Every object but main.o in one archive: a test links only the objects
+# it reaches, and relinks only when one of those could have changed.
+LIB_A    := $(B)/libenvparity.a
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNITS    := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 
@@ -77,15 +96,19 @@ all: $(B)/envparity $(PROBE_ALL)
 $(B)/envparity: $(OBJS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(OBJS) $(LIBS)
 
+$(LIB_A): $(LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $(LIB_OBJS)
+
 $(B)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 unit: $(UNITS) $(PROBE_UNITS)
 
-$(B)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS)
+$(B)/tests/test_%: tests/unit/test_%.c $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(LIB_OBJS) $(ALL_LDFLAGS) \
+	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(LIB_A) $(ALL_LDFLAGS) \
 		$(LIBS) $$($(PKG_CONFIG) --libs cmocka)
 
 -include $(OBJS:.o=.d)
@@ -138,10 +161,10 @@ deps:
 	tools/deps.sh build test
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-cov
 
 help:
-	@sed -n '2,15s/^# \{0,1\}//p' Makefile
+	@sed -n '2,18s/^# \{0,1\}//p' Makefile
 
 # libFuzzer harnesses (tests/fuzz/): `make fuzz FUZZ_SECONDS=N` runs each
 # target N seconds on its corpus; `make unit` also builds them with a

@@ -1,29 +1,76 @@
 #!/usr/bin/env bash
 # tests/run.sh: every test envparity has.  Builds the normal and the
-# sanitizer (ASan + UBSan) binaries, runs the cmocka unit tests and the
-# bats CLI tests on each, and ends with one line "N passed, N failed".
+# sanitizer (ASan + UBSan) binaries, runs the cmocka unit tests, the fuzz
+# replay and the bats CLI tests on each, and ends with one line
+# "N passed, N failed".
 #
 #   tests/run.sh              everything
 #   tests/run.sh --no-san     skip the sanitizer pass (quicker while editing)
-#   tests/run.sh --only PAT   only unit and bats files whose name has PAT
+#   tests/run.sh --only PAT   only unit and bats files whose name has PAT;
+#                             builds only what those need
+#   tests/run.sh --san-all    every bats file in the sanitizer pass too
+#   tests/run.sh --jobs N     N test files at once (default: twice the
+#                             cores; EP_TEST_JOBS too)
+#
+# The plain pass runs every test.  The sanitizer pass runs every unit
+# test and fuzz input, and the bats files of tests/san.list: those that
+# reach C code no unit test does (tests/coverage.sh --san-list made it).
+# Test files run side by side, each to its own log; the files of
+# tests/serial.list (a shared cluster, timing) run alone afterwards.  The
+# report is in a stable order whatever finished first.
 set -u
 cd "$(dirname "$0")/.."
 top=$PWD
 
-san=1 only=
+usage() {
+	echo "usage: tests/run.sh [--no-san] [--san-all] [--jobs N] [--only PATTERN]" >&2
+	exit 2
+}
+san=1 san_all=0 only= jobs=${EP_TEST_JOBS:-}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--no-san) san=0 ;;
-	--only) only=$2; shift ;;
-	*) echo "usage: tests/run.sh [--no-san] [--only PATTERN]" >&2; exit 2 ;;
+	--san-all) san_all=1 ;;
+	--only) [ $# -ge 2 ] || usage; only=$2; shift ;;
+	--jobs) [ $# -ge 2 ] && [[ $2 =~ ^[1-9][0-9]*$ ]] || usage; jobs=$2; shift ;;
+	*) usage ;;
 	esac
 	shift
 done
+ncpu=$(nproc 2>/dev/null || echo 2)
+[ -n "$jobs" ] || jobs=$((ncpu * 2))
 
-jobs=$(nproc 2>/dev/null || echo 2)
 passed=0 failed=0 skipped=0
 log=$(mktemp -d "${TMPDIR:-/tmp}/envparity-tests.XXXXXX")
 trap 'rm -rf "$log"' EXIT
+
+# What --only selects: unit tests by "tests/test_NAME" (tests/unit and,
+# as test_probe_NAME, tests/probe), bats files by "tests/cli/NAME.bats",
+# the fuzz steps by "fuzz_replay" and "fuzz_clang".
+match() { case $1 in *"$only"*) return 0 ;; esac; return 1; }
+units=() bats=()
+for f in tests/unit/test_*.c tests/probe/test_*.c; do
+	[ -f "$f" ] || continue
+	n=${f##*/}; n=${n%.c}
+	case $f in tests/probe/*) n=test_probe_${n#test_} ;; esac
+	match "tests/$n" && units+=("$n")
+done
+for f in tests/cli/*.bats; do
+	[ -f "$f" ] && match "$f" && bats+=("$f")
+done
+replay=0; match fuzz_replay && replay=1
+
+# A list of bats file names (tests/san.list, tests/serial.list): one
+# a line, # comments.
+listed() { # list-file bats-path
+	grep -qxF "${2##*/}" <(sed 's/#.*//; s/[[:space:]]*$//' "$1")
+}
+san_bats=()
+for t in ${bats[@]+"${bats[@]}"}; do
+	if [ "$san_all" = 1 ] || listed tests/san.list "$t"; then
+		san_bats+=("$t")
+	fi
+done
 
 # Count TAP lines of one suite's output, echo failures in full.  A
 # "# SKIP" directive is a skip whatever precedes it (cmocka writes
@@ -41,33 +88,18 @@ tally() { # name file
 	fi
 }
 
-pass() { # build-dir label
-	local b=$1 label=$2 t out
-	for t in "$b"/tests/test_*; do
-		[ -x "$t" ] || continue
-		case $t in *"$only"*) ;; *) continue ;; esac
-		out=$log/$(basename "$t").$label
-		# cmocka writes TAP with this; each binary is its own process.
-		CMOCKA_MESSAGE_OUTPUT=TAP "$t" >"$out" 2>&1
-		tally "unit $(basename "$t") [$label]" "$out"
-	done
-	for t in tests/cli/*.bats; do
-		[ -f "$t" ] || continue
-		case $t in *"$only"*) ;; *) continue ;; esac
-		out=$log/$(basename "$t").$label
-		EP_BIN=$top/$b/envparity EP_BUILD=$top/$b bats --tap "$t" >"$out" 2>&1
-		tally "cli $(basename "$t") [$label]" "$out"
-	done
-	# The fuzz harnesses on their saved inputs (tests/fuzz/).
-	case fuzz_replay in *"$only"*)
-		out=$log/fuzz_replay.$label
-		tests/fuzz/replay.sh "$b" >"$out" 2>&1
-		tally "fuzz replay [$label]" "$out" ;;
-	esac
-}
-
-build() { # make args...
-	if ! make -s -j"$jobs" "$@" all unit >"$log/build" 2>&1; then
+# Build only what the selected tests need: each unit test by name,
+# envparity and envparity-probe for bats files, the replay harnesses.
+build() { # label make-args...
+	local label=$1 b t targets=()
+	shift
+	b=build; [ "$label" = san ] && b=build-san
+	for t in ${units[@]+"${units[@]}"}; do targets+=("$b/tests/$t"); done
+	[ "$label" = plain ] && [ ${#bats[@]} -gt 0 ] && targets+=(all)
+	[ "$label" = san ] && [ ${#san_bats[@]} -gt 0 ] && targets+=(all)
+	[ "$replay" = 1 ] && targets+=(fuzz-replay)
+	[ ${#targets[@]} -gt 0 ] || return 0
+	if ! make -s -j"$ncpu" "$@" "${targets[@]}" >"$log/build" 2>&1; then
 		cat "$log/build"
 		echo "build failed: make $*"
 		failed=$((failed + 1))
@@ -75,15 +107,88 @@ build() { # make args...
 	fi
 }
 
-if build WERROR="${WERROR:-1}"; then
-	pass build plain
+# One test file, to its own log; the sanitizers' settings for san.
+# Prints nothing: the report is read from the logs afterwards.
+run1() { # label kind name
+	local label=$1 kind=$2 t=$3 b=build out start
+	[ "$label" = san ] && b=build-san
+	out=$log/$kind.${t##*/}.$label
+	start=$(date +%s)
+	if [ "$label" = san ]; then
+		# Leaks are errors too; a library's own leaks at exit are not ours.
+		export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
+		export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+		export LSAN_OPTIONS=suppressions=$top/tests/lsan.supp:print_suppressions=0
+	fi
+	case $kind in
+	unit)	# cmocka writes TAP with this; each binary is its own process.
+		CMOCKA_MESSAGE_OUTPUT=TAP "$b/tests/$t" >"$out" 2>&1 ;;
+	cli)	EP_BIN=$top/$b/envparity EP_BUILD=$top/$b bats --tap "$t" >"$out" 2>&1 ;;
+	fuzz)	# The fuzz harnesses on their saved inputs (tests/fuzz/).
+		tests/fuzz/replay.sh "$b" >"$out" 2>&1 ;;
+	esac
+	echo "$kind.${t##*/}.$label $(($(date +%s) - start))" >"$out.time"
+}
+export -f run1
+export log top
+
+# The jobs of one pass: "label kind name" lines.
+jobs_of() { # label
+	local t
+	for t in ${units[@]+"${units[@]}"}; do echo "$1 unit $t"; done
+	if [ "$1" = plain ]; then
+		for t in ${bats[@]+"${bats[@]}"}; do echo "$1 cli $t"; done
+	else
+		for t in ${san_bats[@]+"${san_bats[@]}"}; do echo "$1 cli $t"; done
+	fi
+	[ "$replay" = 1 ] && echo "$1 fuzz replay"
+}
+
+passes=()
+if build plain WERROR="${WERROR:-1}"; then
+	passes+=(plain)
 fi
-if [ "$san" = 1 ] && build SAN=1 WERROR="${WERROR:-1}"; then
-	# Leaks are errors too; a library's own leaks at exit are not ours.
-	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
-	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-	export LSAN_OPTIONS=suppressions=$top/tests/lsan.supp:print_suppressions=0
-	pass build-san san
+if [ "$san" = 1 ] && build san SAN=1 WERROR="${WERROR:-1}"; then
+	passes+=(san)
+fi
+
+# Every job of every pass built: the slowest of the last run first (its
+# times are kept in build/test-times), the serial files alone at the end.
+times=build/test-times
+: >"$log/jobs"
+for p in ${passes[@]+"${passes[@]}"}; do jobs_of "$p" >>"$log/jobs"; done
+while read -r label kind t; do
+	s=$(awk -v k="$kind.${t##*/}.$label" '$1 == k { print $2 }' "$times" 2>/dev/null)
+	if [ "$kind" = cli ] && listed tests/serial.list "$t"; then
+		echo "$label $kind $t" >>"$log/serial"
+	else
+		echo "${s:-9999} $label $kind $t"
+	fi
+done <"$log/jobs" | sort -k1,1nr | cut -d' ' -f2- >"$log/parallel"
+xargs -P "$jobs" -L 1 bash -c 'run1 "$@"' run1 <"$log/parallel"
+if [ -s "$log/serial" ]; then
+	while read -r label kind t; do (run1 "$label" "$kind" "$t"); done <"$log/serial"
+fi
+if [ -d build ]; then
+	cat "$log"/*.time 2>/dev/null | LC_ALL=C sort -k1,1 >"$times.new" &&
+	    { [ -f "$times" ] && LC_ALL=C join -v1 "$times" "$times.new"; cat "$times.new"; } |
+	    LC_ALL=C sort -k1,1 >"$times.tmp" && mv "$times.tmp" "$times"
+	rm -f "$times.new"
+fi
+
+# The report, in the order the tests were listed.
+for p in ${passes[@]+"${passes[@]}"}; do
+	while read -r label kind t; do
+		case $kind in
+		unit) name="unit $t" ;;
+		cli) name="cli ${t##*/}" ;;
+		fuzz) name="fuzz replay" ;;
+		esac
+		tally "$name [$label]" "$log/$kind.${t##*/}.$label"
+	done < <(jobs_of "$p")
+done
+if [ "$san" = 1 ] && [ ${#bats[@]} -gt ${#san_bats[@]} ]; then
+	echo "$((${#bats[@]} - ${#san_bats[@]})) bats files not in tests/san.list: plain pass only (--san-all runs them)"
 fi
 
 # What needs clang: the probe built by it, the libFuzzer targets.

@@ -1,7 +1,7 @@
 # tests/fuzz/fuzz.mk: the fuzz harnesses' build rules, included by the
 # Makefile.  Sets FUZZ_TARGETS (the names: fuzz_<name>.c) and
 # FUZZ_REPLAY (the harnesses built with the project's compiler, under
-# $(B)/fuzz/, for `make unit`).
+# $(B)/fuzz/, for `make unit` and `make fuzz-replay`).
 #
 #   make fuzz-build          every target, clang + libFuzzer + ASan/UBSan,
 #                            in build-fuzz/ (CC does not matter)
@@ -27,7 +27,7 @@ FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(filter-out \
 FUZZ_HDRS    := tests/fuzz/fuzz.h tests/fuzz/lock.h
 FUZZ_REPLAY  := $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz_%)
 
-.PHONY: fuzz fuzz-build fuzz-clean
+.PHONY: fuzz fuzz-build fuzz-clean fuzz-replay
 fuzz-build: $(FUZZ_BINS)
 
 fuzz: fuzz-build
@@ -50,12 +50,13 @@ $(FUZZ_B)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_HDRS) $(FUZZ_B)/libenvparity.a
 # project's compiler and flags: `make unit` builds them, tests/run.sh
 # replays the corpora and regression inputs through them.
 unit: $(FUZZ_REPLAY)
+fuzz-replay: $(FUZZ_REPLAY)
 
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c $(FUZZ_HDRS) \
-    $(LIB_OBJS)
+    $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Itests/fuzz -o $@ $< tests/fuzz/driver.c \
-		$(LIB_OBJS) $(ALL_LDFLAGS) $(LIBS)
+		$(LIB_A) $(ALL_LDFLAGS) $(LIBS)
 
 fuzz-clean:
 	rm -rf $(FUZZ_B)
