@@ -1,11 +1,11 @@
 /*
  * child_run.c: run programs as children of ours (child.h): each forked,
- * confined (childjail.c) and executed, never left running in the copy of
- * our memory; pipes for their output, a deadline each, at most so many
- * at once, and when one ends, by itself or killed, everything it started
- * is killed with it (child.c).
+ * confined (childjail.c) and executed (childspawn.c), never left running
+ * in the copy of our memory; pipes for their output, a deadline each, at
+ * most so many at once, and when one ends, by itself or killed,
+ * everything it started is killed with it (child.c).
  */
-#include "child.h"
+#include "child_int.h"
 #include "clock.h"
 #include "errors.h"
 #include "str.h"
@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,106 +88,6 @@ wait_exit(pid_t pid, int pidfd, uint64_t deadline)
 	}
 }
 
-/* What a child needs between fork and exec, all made before the fork:
- * after it, only system calls (another thread of ours may hold a lock of
- * the C library's, or the allocator's, forever in the copy). */
-struct spawn {
-	const char *path;
-	char *const *argv, *const *envp;
-	const char *dir;
-	const struct ep_child_jail *jail;
-	int nullfd, outfd, errfd, report;
-};
-
-/* Why the child could not exec, written to the report pipe. */
-struct spawn_fail {
-	int err;
-	char step[48];
-};
-
-static void __attribute__((noreturn))
-spawn_child(const struct spawn *s)
-{
-	struct sigaction dfl;
-	struct spawn_fail f;
-	const char *step = "its standard streams";
-	sigset_t none;
-
-	/* Its own group; default signal dispositions, whatever ours are. */
-	(void)setpgid(0, 0);
-	memset(&dfl, 0, sizeof dfl);
-	dfl.sa_handler = SIG_DFL;
-	for (int sig = 1; sig < NSIG; sig++)
-		(void)sigaction(sig, &dfl, NULL);
-	sigemptyset(&none);
-	(void)sigprocmask(SIG_SETMASK, &none, NULL);
-	if (dup2(s->nullfd, 0) < 0 || dup2(s->outfd, 1) < 0 ||
-	    dup2(s->errfd, 2) < 0)
-		goto fail;
-	step = "its directory";
-	if (s->dir != NULL && chdir(s->dir) < 0)
-		goto fail;
-	if ((f.err = ep_child_jail_enter(s->jail, &step)) < 0) {
-		errno = -f.err;
-		goto fail;
-	}
-	/* Nothing else of ours (a CI runner's descriptors included) may be
-	 * held open by a stray grandchild; the report pipe closes on exec
-	 * too, which is how the parent learns that it succeeded. */
-#ifdef SYS_close_range
-	if (syscall(SYS_close_range, 3u, ~0u, 4u /* CLOSE_RANGE_CLOEXEC */) < 0)
-#endif
-		for (int fd = 3; fd < 65536; fd++)
-			(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
-	execve(s->path, s->argv, s->envp);
-	step = NULL;
-fail:
-	memset(&f, 0, sizeof f);
-	f.err = errno;
-	if (step != NULL)
-		strncpy(f.step, step, sizeof f.step - 1);
-	(void)!write(s->report, &f, sizeof f);
-	_exit(127);
-}
-
-/* Fork, confine, exec; 0, or an errno with *step ("" for the exec
- * itself) when it could not start. */
-static int
-spawn(pid_t *pid, const struct spawn *s, char *step, size_t stepsize)
-{
-	struct spawn_fail f;
-	struct spawn c = *s;
-	int rp[2], e;
-	ssize_t n;
-
-	if (pipe2(rp, O_CLOEXEC) < 0)
-		return errno;
-	c.report = rp[1];
-	if ((*pid = fork()) < 0) {
-		e = errno;
-		close(rp[0]);
-		close(rp[1]);
-		return e;
-	}
-	if (*pid == 0)
-		spawn_child(&c);
-	close(rp[1]);
-	/* Its group exists before we may need to kill it. */
-	(void)setpgid(*pid, *pid);
-	while ((n = read(rp[0], &f, sizeof f)) < 0 && errno == EINTR)
-		;
-	close(rp[0]);
-	if (n <= 0)
-		return 0;		/* closed by exec */
-	if (n != (ssize_t)sizeof f)
-		f.err = EIO, f.step[0] = '\0';
-	waitpid(*pid, NULL, 0);
-	*pid = -1;
-	f.step[sizeof f.step - 1] = '\0';
-	snprintf(step, stepsize, "%s", f.step);
-	return f.err != 0 ? f.err : EIO;
-}
-
 /* How often on_wait is called while the children run. */
 #define WAIT_TICK_NS	(100u * 1000000u)
 
@@ -251,7 +150,7 @@ start_job(struct job *jb, const struct ep_child_run_job *v,
     struct ep_err *err)
 {
 	struct ep_strv env = { 0 };
-	struct spawn sp;
+	struct ep_child_spawn sp;
 	char step[64];
 	int outp[2], errp[2], e;
 
@@ -276,10 +175,10 @@ start_job(struct job *jb, const struct ep_child_run_job *v,
 			ep_strv_push(&env, *p);
 	if (sh->jail->tmpdir != NULL)
 		ep_child_env_set(&env, "TMPDIR", sh->jail->tmpdir);
-	sp = (struct spawn){ .path = v->path, .argv = v->argv,
+	sp = (struct ep_child_spawn){ .path = v->path, .argv = v->argv,
 	    .envp = env.v, .dir = o->dir, .jail = sh->jail,
 	    .nullfd = sh->nullfd, .outfd = outp[1], .errfd = errp[1] };
-	e = spawn(&jb->pid, &sp, step, sizeof step);
+	e = ep_child_spawn(&jb->pid, &sp, step, sizeof step);
 	ep_strv_clear(&env);
 	close(outp[1]);
 	close(errp[1]);
