@@ -159,157 +159,198 @@ member_cmp(const void *a, const void *b)
 	return c;
 }
 
+/* One pass of ep_tar_open over an archive's headers. */
+struct scan {
+	struct ep_tar *t;
+	const char *path;
+	off_t off;		/* the next header's */
+	off_t end;		/* the file's size */
+	size_t cap;		/* of t->v */
+	char *longname;		/* of the next member: GNU 'L' */
+	char *paxpath;		/* and pax 'x' */
+	long long paxsize;	/* pax 'x' size; -1: none */
+};
+
+/* Open path (a regular file, never a FIFO's wait) into t->fd, its size
+ * in *size; -1 with err (EP_E_INPUT). */
+static int
+open_archive(struct ep_tar *t, off_t *size, const char *path,
+    struct ep_err *err)
+{
+	struct stat st;
+
+	/* O_NONBLOCK: a FIFO named as the archive must not hang us; it
+	 * is refused below as not a regular file. */
+	if ((t->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
+		return ep_err_set(err, EP_E_INPUT, "%s: %s", path,
+		    strerror(errno));
+	if (fstat(t->fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return ep_err_set(err, EP_E_INPUT, "%s: not a regular file",
+		    path);
+	*size = st.st_size;
+	return 0;
+}
+
+/* Read the header at sc->off into h, and past it: 1 at the end-of-archive
+ * block, 0 with the member's *size (a pax size applied) and *type, -1
+ * with err when it is missing, corrupt or its member runs past the end. */
+static int
+read_header(unsigned char h[BLOCK], long long *size, int *type,
+    struct scan *sc, struct ep_err *err)
+{
+	if (sc->off + BLOCK > sc->end || read_full(sc->t->fd, h, BLOCK,
+	    sc->off) < 0)
+		return ep_err_set(err, EP_E_INPUT, "%s: truncated tar file "
+		    "(no end-of-archive block)", sc->path);
+	sc->off += BLOCK;
+	if (h[0] == '\0') {
+		int zero = 1;
+
+		for (size_t i = 0; i < BLOCK && zero; i++)
+			zero = h[i] == '\0';
+		if (zero)
+			return 1;
+	}
+	if (!checksum_ok(h))
+		return ep_err_set(err, EP_E_INPUT, "%s: not a tar file or "
+		    "a corrupt header at byte %lld", sc->path,
+		    (long long)(sc->off - BLOCK));
+	if ((*size = num_field(h + 124, 12)) < 0)
+		return ep_err_set(err, EP_E_INPUT, "%s: bad member size at "
+		    "byte %lld", sc->path, (long long)(sc->off - BLOCK));
+	*type = h[156];
+	if (sc->paxsize >= 0 && *type != 'x' && *type != 'L')
+		*size = sc->paxsize;
+	if (*size > sc->end - sc->off)
+		return ep_err_set(err, EP_E_INPUT, "%s: truncated tar file "
+		    "(a member runs past the end)", sc->path);
+	return 0;
+}
+
+/* Read a GNU long name ('L') or a pax header ('x') of size bytes at
+ * sc->off for the next member, and move past it; -1 with err. */
+static int
+read_meta(struct scan *sc, int type, long long size, struct ep_err *err)
+{
+	char *meta;
+
+	if (size > MAX_META)
+		return ep_err_set(err, EP_E_INPUT, "%s: extended header too "
+		    "large", sc->path);
+	meta = xmalloc((size_t)size + 1);
+	if (read_full(sc->t->fd, meta, (size_t)size, sc->off) < 0) {
+		free(meta);
+		return ep_err_set(err, EP_E_INPUT, "%s: read error",
+		    sc->path);
+	}
+	meta[size] = '\0';
+	if (type == 'L') {
+		free(sc->longname);
+		sc->longname = xstrndup(meta, strlen(meta));
+	} else if (pax_parse(meta, (size_t)size, &sc->paxpath,
+	    &sc->paxsize) < 0) {
+		free(meta);
+		return ep_err_set(err, EP_E_INPUT, "%s: bad pax header at "
+		    "byte %lld", sc->path, (long long)(sc->off - BLOCK));
+	}
+	free(meta);
+	sc->off += (size + BLOCK - 1) / BLOCK * BLOCK;
+	return 0;
+}
+
+/* The member of header h (of type and size bytes at sc->off): its name
+ * (pax, GNU, ustar prefix, or the header's own) checked, and when it is
+ * a regular file, indexed; then past it, the names of 'L' and 'x'
+ * spent.  -1 with err for an unsafe name or too many members. */
+static int
+add_member(struct scan *sc, const unsigned char h[BLOCK], int type,
+    long long size, struct ep_err *err)
+{
+	struct ep_tar *t = sc->t;
+	char fullname[BLOCK], *name;
+
+	if (sc->paxpath != NULL)
+		snprintf(fullname, sizeof fullname, "%s", sc->paxpath);
+	else if (sc->longname != NULL)
+		snprintf(fullname, sizeof fullname, "%s", sc->longname);
+	else if (memcmp(h + 257, "ustar", 6) == 0 && h[345] != '\0')
+		snprintf(fullname, sizeof fullname, "%.155s/%.100s",
+		    (const char *)h + 345, (const char *)h);
+	else
+		snprintf(fullname, sizeof fullname, "%.100s",
+		    (const char *)h);
+	if ((name = clean_name(fullname)) == NULL)
+		return ep_err_set(err, EP_E_INPUT, "%s: member '%s': "
+		    "absolute name or '..' in it", sc->path, fullname);
+	if (type == '0' || type == '\0' || type == '7') {
+		if (t->n == MAX_MEMBERS) {
+			free(name);
+			return ep_err_set(err, EP_E_INPUT, "%s: more than "
+			    "%d members", sc->path, MAX_MEMBERS);
+		}
+		if (t->n == sc->cap) {
+			sc->cap = sc->cap ? sc->cap * 2 : 32;
+			t->v = xreallocarray(t->v, sc->cap, sizeof *t->v);
+		}
+		t->v[t->n].name = name;
+		t->v[t->n].off = sc->off;
+		t->v[t->n].size = (off_t)size;
+		t->n++;
+		name = NULL;
+	}
+	free(name);
+	free(sc->longname);
+	sc->longname = NULL;
+	free(sc->paxpath);
+	sc->paxpath = NULL;
+	sc->paxsize = -1;
+	sc->off += (size + BLOCK - 1) / BLOCK * BLOCK;
+	return 0;
+}
+
+/* Sort t's members by name: a member twice is two neighbours, and a
+ * look-up is a binary search.  n log n in all, whatever the names: a
+ * check against every member before (or a hash table a crafted archive
+ * can fill with collisions) is quadratic.  -1 with err for a member
+ * twice. */
+static int
+sort_members(struct ep_tar *t, struct ep_err *err)
+{
+	if (t->n > 1)
+		qsort(t->v, t->n, sizeof *t->v, member_cmp);
+	for (size_t i = 1; i < t->n; i++)
+		if (strcmp(t->v[i - 1].name, t->v[i].name) == 0)
+			return ep_err_set(err, EP_E_INPUT, "%s: member '%s' "
+			    "appears twice", t->path, t->v[i].name);
+	return 0;
+}
+
 int
 ep_tar_open(struct ep_tar *t, const char *path, struct ep_err *err)
 {
+	struct scan sc = { .t = t, .path = path, .paxsize = -1 };
 	unsigned char h[BLOCK];
-	char *longname = NULL, *paxpath = NULL, *name = NULL;
-	long long paxsize = -1;
-	struct stat st;
-	off_t off = 0;
-	size_t cap = 0;
-	int rc = -1;
+	long long size = 0;
+	int type = 0, r, rc = -1;
 
 	memset(t, 0, sizeof *t);
 	t->fd = -1;
 	t->path = xstrdup(path);
-	/* O_NONBLOCK: a FIFO named as the archive must not hang us; it
-	 * is refused below as not a regular file. */
-	if ((t->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0) {
-		ep_err_set(err, EP_E_INPUT, "%s: %s", path, strerror(errno));
+	if (open_archive(t, &sc.end, path, err) < 0)
 		goto done;
-	}
-	if (fstat(t->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		ep_err_set(err, EP_E_INPUT, "%s: not a regular file", path);
-		goto done;
-	}
-	for (;;) {
-		long long size;
-		char fullname[BLOCK];
-		int type;
-
-		if (off + BLOCK > st.st_size || read_full(t->fd, h, BLOCK,
-		    off) < 0) {
-			ep_err_set(err, EP_E_INPUT, "%s: truncated tar file "
-			    "(no end-of-archive block)", path);
-			goto done;
-		}
-		off += BLOCK;
-		if (h[0] == '\0') {
-			int zero = 1;
-
-			for (size_t i = 0; i < BLOCK && zero; i++)
-				zero = h[i] == '\0';
-			if (zero)
-				break;
-		}
-		if (!checksum_ok(h)) {
-			ep_err_set(err, EP_E_INPUT, "%s: not a tar file or "
-			    "a corrupt header at byte %lld", path,
-			    (long long)(off - BLOCK));
-			goto done;
-		}
-		if ((size = num_field(h + 124, 12)) < 0) {
-			ep_err_set(err, EP_E_INPUT, "%s: bad member size at "
-			    "byte %lld", path, (long long)(off - BLOCK));
-			goto done;
-		}
-		type = h[156];
-		if (paxsize >= 0 && type != 'x' && type != 'L')
-			size = paxsize;
-		if (size > st.st_size - off) {
-			ep_err_set(err, EP_E_INPUT, "%s: truncated tar file "
-			    "(a member runs past the end)", path);
-			goto done;
-		}
+	while ((r = read_header(h, &size, &type, &sc, err)) == 0) {
 		if (type == 'x' || type == 'L') {
-			char *meta;
-
-			if (size > MAX_META) {
-				ep_err_set(err, EP_E_INPUT, "%s: extended "
-				    "header too large", path);
+			if (read_meta(&sc, type, size, err) < 0)
 				goto done;
-			}
-			meta = xmalloc((size_t)size + 1);
-			if (read_full(t->fd, meta, (size_t)size, off) < 0) {
-				free(meta);
-				ep_err_set(err, EP_E_INPUT, "%s: read error",
-				    path);
-				goto done;
-			}
-			meta[size] = '\0';
-			if (type == 'L') {
-				free(longname);
-				longname = xstrndup(meta, strlen(meta));
-			} else if (pax_parse(meta, (size_t)size, &paxpath,
-			    &paxsize) < 0) {
-				free(meta);
-				ep_err_set(err, EP_E_INPUT, "%s: bad pax "
-				    "header at byte %lld", path,
-				    (long long)(off - BLOCK));
-				goto done;
-			}
-			free(meta);
-			off += (size + BLOCK - 1) / BLOCK * BLOCK;
-			continue;
-		}
-		if (paxpath != NULL)
-			snprintf(fullname, sizeof fullname, "%s", paxpath);
-		else if (longname != NULL)
-			snprintf(fullname, sizeof fullname, "%s", longname);
-		else if (memcmp(h + 257, "ustar", 6) == 0 && h[345] != '\0')
-			snprintf(fullname, sizeof fullname, "%.155s/%.100s",
-			    (const char *)h + 345, (const char *)h);
-		else
-			snprintf(fullname, sizeof fullname, "%.100s",
-			    (const char *)h);
-		if ((name = clean_name(fullname)) == NULL) {
-			ep_err_set(err, EP_E_INPUT, "%s: member '%s': "
-			    "absolute name or '..' in it", path, fullname);
+		} else if (add_member(&sc, h, type, size, err) < 0)
 			goto done;
-		}
-		if (type == '0' || type == '\0' || type == '7') {
-			if (t->n == MAX_MEMBERS) {
-				ep_err_set(err, EP_E_INPUT, "%s: more than "
-				    "%d members", path, MAX_MEMBERS);
-				goto done;
-			}
-			if (t->n == cap) {
-				cap = cap ? cap * 2 : 32;
-				t->v = xreallocarray(t->v, cap, sizeof *t->v);
-			}
-			t->v[t->n].name = name;
-			t->v[t->n].off = off;
-			t->v[t->n].size = (off_t)size;
-			t->n++;
-			name = NULL;
-		}
-		free(name);
-		name = NULL;
-		free(longname);
-		longname = NULL;
-		free(paxpath);
-		paxpath = NULL;
-		paxsize = -1;
-		off += (size + BLOCK - 1) / BLOCK * BLOCK;
 	}
-	/* Sorted by name: a member twice is two neighbours, and a look-up
-	 * is a binary search.  n log n in all, whatever the names: a
-	 * check against every member before (or a hash table a crafted
-	 * archive can fill with collisions) is quadratic. */
-	if (t->n > 1)
-		qsort(t->v, t->n, sizeof *t->v, member_cmp);
-	for (size_t i = 1; i < t->n; i++)
-		if (strcmp(t->v[i - 1].name, t->v[i].name) == 0) {
-			ep_err_set(err, EP_E_INPUT, "%s: member '%s' appears "
-			    "twice", path, t->v[i].name);
-			goto done;
-		}
+	if (r < 0 || sort_members(t, err) < 0)
+		goto done;
 	rc = 0;
 done:
-	free(name);
-	free(longname);
-	free(paxpath);
+	free(sc.longname);
+	free(sc.paxpath);
 	if (rc < 0)
 		ep_tar_close(t);
 	return rc;

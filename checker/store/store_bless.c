@@ -141,116 +141,6 @@ refuse_checked_out(git_repository *w, struct ep_store *s, struct ep_err *err)
 	return rc;
 }
 
-/*
- * The tree id (in *out) that is tree base (NULL: none) with the file at
- * path set to blob (NULL: removed), writing the trees on the way; *empty
- * 1 when that leaves the tree with nothing in it (git keeps no empty
- * folder: the caller drops it).  full is the whole path, for messages.
- */
-static int
-tree_put(git_oid *out, int *empty, git_repository *w, const git_oid *base,
-    const char *path, const char *full, const git_oid *blob,
-    struct ep_store *s, struct ep_err *err)
-{
-	git_tree *bt = NULL;
-	git_treebuilder *tb = NULL;
-	const git_tree_entry *e = NULL;
-	const char *slash = strchr(path, '/');
-	char *name;
-	git_oid sub;
-	int subempty, rc = -1;
-
-	name = slash != NULL ? xstrndup(path, (size_t)(slash - path)) :
-	    xstrdup(path);
-	if (base != NULL && git_tree_lookup(&bt, w, base) < 0) {
-		ep_store_git_err(err, EP_E_IO, s, "cannot read a tree");
-		goto done;
-	}
-	if (git_treebuilder_new(&tb, w, bt) < 0)
-		goto fail;
-	if (bt != NULL)
-		e = git_tree_entry_byname(bt, name);
-	if (slash == NULL) {
-		if (e != NULL && git_tree_entry_type(e) != GIT_OBJECT_BLOB) {
-			ep_err_set(err, EP_E_INPUT, "store %s: '%s' is a "
-			    "folder there, not a file", s->display, full);
-			goto done;
-		}
-		if (blob != NULL) {
-			if (git_treebuilder_insert(NULL, tb, name, blob,
-			    GIT_FILEMODE_BLOB) < 0)
-				goto fail;
-		} else if (e != NULL && git_treebuilder_remove(tb, name) < 0)
-			goto fail;
-	} else {
-		if (e != NULL && git_tree_entry_type(e) != GIT_OBJECT_TREE) {
-			ep_err_set(err, EP_E_INPUT, "store %s: '%.*s' is a "
-			    "file there, not a profile directory", s->display,
-			    (int)(slash - full), full);
-			goto done;
-		}
-		if (tree_put(&sub, &subempty, w, e != NULL ?
-		    git_tree_entry_id(e) : NULL, slash + 1, full, blob, s,
-		    err) < 0)
-			goto done;
-		if (!subempty) {
-			if (git_treebuilder_insert(NULL, tb, name, &sub,
-			    GIT_FILEMODE_TREE) < 0)
-				goto fail;
-		} else if (e != NULL && git_treebuilder_remove(tb, name) < 0)
-			goto fail;
-	}
-	*empty = git_treebuilder_entrycount(tb) == 0;
-	if (git_treebuilder_write(out, tb) < 0)
-		goto fail;
-	rc = 0;
-	goto done;
-fail:
-	ep_store_git_err(err, EP_E_IO, s, "cannot write a tree");
-done:
-	git_treebuilder_free(tb);
-	git_tree_free(bt);
-	free(name);
-	return rc;
-}
-
-/* Build the commit that puts blob (NULL: nothing) at path on top of base
- * (NULL: the first commit), keeping everything else. */
-static int
-make_commit(git_oid *out, git_repository *w, const git_oid *base,
-    const char *path, const git_oid *blob, const char *message,
-    const git_signature *sig, struct ep_store *s, struct ep_err *err)
-{
-	git_commit *parent = NULL;
-	git_tree *tree = NULL;
-	const git_commit *parents[1];
-	git_oid treeid;
-	int empty, rc = -1;
-
-	if (base != NULL && git_commit_lookup(&parent, w, base) < 0) {
-		ep_store_git_err(err, EP_E_IO, s, "cannot read the head");
-		goto done;
-	}
-	if (tree_put(&treeid, &empty, w, parent != NULL ?
-	    git_commit_tree_id(parent) : NULL, path, path, blob, s, err) < 0)
-		goto done;
-	if (git_tree_lookup(&tree, w, &treeid) < 0) {
-		ep_store_git_err(err, EP_E_IO, s, "cannot write a tree");
-		goto done;
-	}
-	parents[0] = parent;
-	if (git_commit_create(out, w, NULL, sig, sig, NULL, message, tree,
-	    parent != NULL ? 1 : 0, parents) < 0) {
-		ep_store_git_err(err, EP_E_IO, s, "cannot write the commit");
-		goto done;
-	}
-	rc = 0;
-done:
-	git_tree_free(tree);
-	git_commit_free(parent);
-	return rc;
-}
-
 /* Move the ref from base (NULL: absent) to commit: 0 done, 1 someone
  * else moved or holds it, -1 error. */
 static int
@@ -351,6 +241,173 @@ file_moved(git_repository *w, const git_oid *a, const git_oid *b,
 	return r1 != r2 || (r1 == 0 && !git_oid_equal(&x, &y));
 }
 
+/* What one commit_file builds and moves: the file at path set to blob
+ * (NULL: removed) with msg by sig, on top of base (when hasbase). */
+struct commit_ctx {
+	struct ep_store *s;
+	git_repository *w;	/* where it is written */
+	const char *path;
+	const char *bless_profile;	/* see commit_file */
+	const git_oid *blob;
+	const char *msg;
+	const git_signature *sig;
+	git_oid base;
+	int hasbase;
+};
+
+static const git_oid *
+base_of(const struct commit_ctx *c)
+{
+	return c->hasbase ? &c->base : NULL;
+}
+
+/* The repository of s to write in, *w (for a file:// store, *direct,
+ * opened here, which the caller frees); -1 with err when s names a tag
+ * or a commit, or the store cannot be made or opened. */
+static int
+open_writer(git_repository **direct, git_repository **w, struct ep_store *s,
+    const char *bless_profile, struct ep_err *err)
+{
+	*direct = NULL;
+	/* A golden is reviewed on a branch; a tag or a commit names what
+	 * was reviewed, and never moves. */
+	if (s->pinned != EP_PIN_BRANCH)
+		return ep_err_set(err, EP_E_INPUT, "store %s: --ref %s is a "
+		    "%s, which is read-only: %s to a branch, then tag the "
+		    "reviewed commit", s->display, s->branch, s->pinned ==
+		    EP_PIN_TAG ? "tag" : "commit", bless_profile != NULL ?
+		    "bless" : "commit");
+	if (s->repo == NULL && ep_store_create_default(s, err) < 0)
+		return -1;
+	*w = s->repo;
+	if (s->kind == EP_STORE_FILE) {
+		if (git_repository_open_ext(direct, s->direct,
+		    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
+			return ep_store_git_err(err, EP_E_IO, s,
+			    "cannot open for writing");
+		*w = *direct;
+	}
+	return 0;
+}
+
+/* The branch's head in c->base (c->hasbase 0 when it has none) and the
+ * file's text there in *cur (NULL: none); a remote store is locked and
+ * read afresh first.  -1 with err. */
+static int
+read_base(char **cur, struct commit_ctx *c, struct ep_err *err)
+{
+	struct ep_store *s = c->s;
+	int r;
+
+	if (s->kind != EP_STORE_NET && refuse_checked_out(c->w, s, err) < 0)
+		return -1;
+	/* Read the remote afresh under the cache's lock, so that what the
+	 * file holds and the base of the first attempt are what it holds
+	 * now, not what it held when the store was opened. */
+	if (s->kind == EP_STORE_NET && (ep_store_lock(s, err) < 0 ||
+	    ep_store_remote_sync(s, err) < 0))
+		return -1;
+	if ((r = ep_store_tip(&c->base, c->w, s->refname, s, err)) < 0)
+		return -1;
+	c->hasbase = r == 0;
+	if (ep_store_read_text(cur, c->w, base_of(c), c->path, s, err) < 0)
+		return -1;
+	return 0;
+}
+
+/* The commit message: shown by git log on terminals and in CI logs, so
+ * its lines kept, no terminal escape or invisible character, and ending
+ * in a newline.  The caller frees it. */
+static char *
+commit_message(const char *message)
+{
+	char *clean = ep_text_clean(message, 1), *msg;
+	size_t mlen = strlen(clean);
+
+	msg = xasprintf("%s%s", clean,
+	    mlen > 0 && clean[mlen - 1] == '\n' ? "" : "\n");
+	free(clean);
+	return msg;
+}
+
+/* The branch did not move to the commit of this attempt: 0 to try again
+ * (it was held: after a pause; another file moved: on top of the new
+ * head, in c->base), -1 with err when the branch was deleted, the file
+ * itself was changed, or it kept moving. */
+static int
+race_lost(struct commit_ctx *c, unsigned attempt, struct ep_err *err)
+{
+	struct ep_store *s = c->s;
+	git_oid tip;
+	char hex[13];
+	int r;
+
+	if (attempt + 1 >= MAX_ATTEMPTS)
+		return ep_err_set(err, EP_E_IO, "store %s: %s kept moving; "
+		    "gave up after %d attempts", s->display, s->branch,
+		    MAX_ATTEMPTS);
+	if ((r = reread(&tip, s, c->w, err)) < 0)
+		return -1;
+	if ((r == 1 && !c->hasbase) ||
+	    (r == 0 && c->hasbase && git_oid_equal(&tip, &c->base))) {
+		/* Held, not moved: the holder is still writing. */
+		backoff(attempt);
+		return 0;
+	}
+	if (r == 1)
+		return ep_err_set(err, EP_E_IO, "store %s: branch %s was "
+		    "deleted while this %s ran; check again and %s",
+		    s->display, s->branch, c->bless_profile != NULL ?
+		    "bless" : "commit", c->bless_profile != NULL ?
+		    "re-bless" : "retry");
+	if ((r = file_moved(c->w, base_of(c), &tip, c->path, s, err)) < 0)
+		return -1;
+	if (r == 1) {
+		who_changed(hex, c->w, &tip, base_of(c), c->path, s);
+		if (c->bless_profile != NULL)
+			return ep_err_set(err, EP_E_IO, "profile %s was "
+			    "blessed by someone else (commit %s) while "
+			    "this bless ran; check again and re-bless",
+			    c->bless_profile, hex);
+		return ep_err_set(err, EP_E_IO, "%s was changed by "
+		    "someone else (commit %s) while this ran; "
+		    "nothing was committed: look at it again "
+		    "and retry", c->path, hex);
+	}
+	/* Another file moved: build on top of it. */
+	git_oid_cpy(&c->base, &tip);
+	c->hasbase = 1;
+	return 0;
+}
+
+/* Build the commit on c->base and move the branch to it, again on top
+ * of a new head while another file moved (MAX_ATTEMPTS at most): 0 with
+ * its id in commit_out, or -1 with err. */
+static int
+commit_and_move(char commit_out[41], struct commit_ctx *c,
+    struct ep_err *err)
+{
+	git_oid commit;
+	int r;
+
+	for (unsigned attempt = 0;; attempt++) {
+		if (ep_store_make_commit(&commit, c->w, base_of(c), c->path, c->blob,
+		    c->msg, c->sig, c->s, err) < 0)
+			return -1;
+		if (ep_store_before_update != NULL)
+			ep_store_before_update(ep_store_before_update_arg);
+		if ((r = update_ref(c->s, c->w, &commit, base_of(c), c->path,
+		    err)) < 0)
+			return -1;
+		if (r == 0) {
+			git_oid_tostr(commit_out, 41, &commit);
+			return 0;
+		}
+		if (race_lost(c, attempt, err) < 0)
+			return -1;
+	}
+}
+
 /*
  * Commit what edit makes of the file at path.  bless_profile names the
  * profile when path is its manifest, for bless's own messages; NULL for
@@ -362,140 +419,52 @@ commit_file(char commit_out[41], int *changed, struct ep_store *s,
     void *arg, const char *message, const struct ep_author *author,
     struct ep_err *err)
 {
-	git_repository *direct = NULL, *w;
+	struct commit_ctx c = { .s = s, .path = path,
+	    .bless_profile = bless_profile };
+	git_repository *direct = NULL;
 	git_signature *sig = NULL;
-	git_oid blob, base, tip, commit;
-	int hasbase, r, rc = -1;
-	char *msg = NULL, *cur = NULL, *text = NULL, *clean, hex[13];
-	size_t mlen;
+	git_oid blob;
+	char *msg = NULL, *cur = NULL, *text = NULL;
+	int r, rc = -1;
 
 	commit_out[0] = '\0';
 	*changed = 0;
 	s->took_seen[0] = s->took_head[0] = '\0';
-	/* A golden is reviewed on a branch; a tag or a commit names what
-	 * was reviewed, and never moves. */
-	if (s->pinned != EP_PIN_BRANCH)
-		return ep_err_set(err, EP_E_INPUT, "store %s: --ref %s is a "
-		    "%s, which is read-only: %s to a branch, then tag the "
-		    "reviewed commit", s->display, s->branch, s->pinned ==
-		    EP_PIN_TAG ? "tag" : "commit", bless_profile != NULL ?
-		    "bless" : "commit");
-	if (s->repo == NULL && ep_store_create_default(s, err) < 0)
+	if (open_writer(&direct, &c.w, s, bless_profile, err) < 0)
 		return -1;
-	w = s->repo;
-	if (s->kind == EP_STORE_FILE) {
-		if (git_repository_open_ext(&direct, s->direct,
-		    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
-			return ep_store_git_err(err, EP_E_IO, s,
-			    "cannot open for writing");
-		w = direct;
-	}
-	if (s->kind != EP_STORE_NET && refuse_checked_out(w, s, err) < 0)
-		goto done;
-	/* Read the remote afresh under the cache's lock, so that what the
-	 * file holds and the base of the first attempt are what it holds
-	 * now, not what it held when the store was opened. */
-	if (s->kind == EP_STORE_NET && (ep_store_lock(s, err) < 0 ||
-	    ep_store_remote_sync(s, err) < 0))
-		goto done;
-	if ((r = ep_store_tip(&base, w, s->refname, s, err)) < 0)
-		goto done;
-	hasbase = r == 0;
-	if (ep_store_read_text(&cur, w, hasbase ? &base : NULL, path, s,
-	    err) < 0)
-		goto done;
-	if ((r = edit(&text, cur, arg, err)) < 0)
+	if (read_base(&cur, &c, err) < 0 ||
+	    (r = edit(&text, cur, arg, err)) < 0)
 		goto done;
 	/* Nothing to change, or already what the branch holds. */
 	if (r == 1 || (text == NULL && cur == NULL) || (text != NULL &&
 	    cur != NULL && strcmp(text, cur) == 0)) {
-		if (hasbase)
-			git_oid_tostr(commit_out, 41, &base);
+		if (c.hasbase)
+			git_oid_tostr(commit_out, 41, &c.base);
 		/* Already what the branch holds: the person took the
 		 * branch's history as it is. */
-		ep_store_history_clear(s, hasbase ? &base : NULL);
+		ep_store_history_clear(s, base_of(&c));
 		rc = 0;
 		goto done;
 	}
 	if (text != NULL && ep_store_check_size(strlen(text), path, err) < 0)
 		goto done;
-
-	/* The message is shown by git log on terminals and in CI logs:
-	 * its lines kept, no terminal escape or invisible character. */
-	clean = ep_text_clean(message, 1);
-	mlen = strlen(clean);
-	msg = xasprintf("%s%s", clean,
-	    mlen > 0 && clean[mlen - 1] == '\n' ? "" : "\n");
-	free(clean);
-	if (text != NULL && git_blob_create_from_buffer(&blob, w, text,
+	msg = commit_message(message);
+	if (text != NULL && git_blob_create_from_buffer(&blob, c.w, text,
 	    strlen(text)) < 0) {
 		ep_store_git_err(err, EP_E_IO, s, bless_profile != NULL ?
 		    "cannot write the manifest" : "cannot write the file");
 		goto done;
 	}
-	if (make_sig(&sig, w, author, s, err) < 0)
+	if (make_sig(&sig, c.w, author, s, err) < 0)
 		goto done;
-
-	for (unsigned attempt = 0;; attempt++) {
-		if (make_commit(&commit, w, hasbase ? &base : NULL, path,
-		    text != NULL ? &blob : NULL, msg, sig, s, err) < 0)
-			break;
-		if (ep_store_before_update != NULL)
-			ep_store_before_update(ep_store_before_update_arg);
-		if ((r = update_ref(s, w, &commit, hasbase ? &base : NULL,
-		    path, err)) < 0)
-			break;
-		if (r == 0) {
-			git_oid_tostr(commit_out, 41, &commit);
-			*changed = 1;
-			rc = 0;
-			break;
-		}
-		if (attempt + 1 >= MAX_ATTEMPTS) {
-			ep_err_set(err, EP_E_IO, "store %s: %s kept moving; "
-			    "gave up after %d attempts", s->display, s->branch,
-			    MAX_ATTEMPTS);
-			break;
-		}
-		if ((r = reread(&tip, s, w, err)) < 0)
-			break;
-		if ((r == 1 && !hasbase) ||
-		    (r == 0 && hasbase && git_oid_equal(&tip, &base))) {
-			/* Held, not moved: the holder is still writing. */
-			backoff(attempt);
-			continue;
-		}
-		if (r == 1) {
-			ep_err_set(err, EP_E_IO, "store %s: branch %s was "
-			    "deleted while this %s ran; check again and %s",
-			    s->display, s->branch, bless_profile != NULL ?
-			    "bless" : "commit", bless_profile != NULL ?
-			    "re-bless" : "retry");
-			break;
-		}
-		if ((r = file_moved(w, hasbase ? &base : NULL, &tip, path, s,
-		    err)) < 0)
-			break;
-		if (r == 1) {
-			who_changed(hex, w, &tip, hasbase ? &base : NULL,
-			    path, s);
-			if (bless_profile != NULL)
-				ep_err_set(err, EP_E_IO, "profile %s was "
-				    "blessed by someone else (commit %s) while "
-				    "this bless ran; check again and re-bless",
-				    bless_profile, hex);
-			else
-				ep_err_set(err, EP_E_IO, "%s was changed by "
-				    "someone else (commit %s) while this ran; "
-				    "nothing was committed: look at it again "
-				    "and retry", path, hex);
-			break;
-		}
-		/* Another file moved: build on top of it. */
-		git_oid_cpy(&base, &tip);
-		hasbase = 1;
-	}
-	if (rc == 0 && s->kind == EP_STORE_FILE) {
+	c.blob = text != NULL ? &blob : NULL;
+	c.msg = msg;
+	c.sig = sig;
+	if (commit_and_move(commit_out, &c, err) < 0)
+		goto done;
+	*changed = 1;
+	rc = 0;
+	if (s->kind == EP_STORE_FILE) {
 		/* Keep the cache in step for reads through this handle. */
 		struct ep_err ignore = { 0 };
 
@@ -504,8 +473,7 @@ commit_file(char commit_out[41], int *changed, struct ep_store *s,
 		git_error_clear();
 	}
 	/* A commit on top of a rewritten branch: acted on. */
-	if (rc == 0)
-		ep_store_history_clear(s, hasbase ? &base : NULL);
+	ep_store_history_clear(s, base_of(&c));
 done:
 	ep_store_unlock(s);
 	git_signature_free(sig);

@@ -8,6 +8,7 @@
  *   store_cred.c     which credentials go where
  *   store_history.c  telling a rewritten branch
  *   store_bless.c    commits and the compare-and-swap
+ *   store_tree.c     the commit that puts one file into a tree
  */
 #ifndef EP_STORE_INT_H
 #define EP_STORE_INT_H
@@ -189,6 +190,16 @@ int ep_store_remote_sync(struct ep_store *s, struct ep_err *err);
  * serializes processes that share one cache. */
 int ep_store_lock(struct ep_store *s, struct ep_err *err);
 void ep_store_unlock(struct ep_store *s);
+
+/* The commit (its id in *out) that puts blob (NULL: nothing, the file
+ * removed) at path on top of commit base (NULL: the first commit), every
+ * other file kept, with message by sig; only objects are written, no
+ * ref moves.  -1 with err: EP_E_INPUT when path crosses a file or ends
+ * on a folder, EP_E_IO when git cannot read or write. */
+int ep_store_make_commit(git_oid *out, git_repository *w,
+    const git_oid *base, const char *path, const git_oid *blob,
+    const char *message, const git_signature *sig, struct ep_store *s,
+    struct ep_err *err);
 
 /* Push commit to s->branch on the remote, expecting the remote to be at
  * old (zero: the branch does not exist yet).  0 pushed; 1 the remote

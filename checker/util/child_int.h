@@ -1,6 +1,8 @@
 /*
- * child_int.h: what childjail.c and childland.c share, and no one else:
- * the Landlock ruleset a jail is built on (childland.c).
+ * child_int.h: what the child*.c files share, and no one else: the
+ * Landlock ruleset a jail is built on (childland.c), the seccomp filter
+ * (childfilter.c), and one child forked, confined and executed
+ * (childspawn.c).
  */
 #ifndef EP_CHILD_INT_H
 #define EP_CHILD_INT_H
@@ -44,5 +46,28 @@ int ep_child_filter_unix(enum ep_child_kind kind);
  * -errno; 0 and nothing installed where none is available.  System
  * calls only, for the child between fork and exec. */
 int ep_child_filter_enter(int allow_unix);
+
+/* --- one child forked, confined, executed (childspawn.c) ----------- */
+
+/* What a child needs between fork and exec, all made before the fork:
+ * after it, only system calls (another thread of ours may hold a lock of
+ * the C library's, or the allocator's, forever in the copy).  report is
+ * ep_child_spawn's own. */
+struct ep_child_spawn {
+	const char *path;
+	char *const *argv, *const *envp;
+	const char *dir;
+	const struct ep_child_jail *jail;
+	int nullfd, outfd, errfd, report;
+};
+
+/* Fork s->path in its own process group, with standard input nullfd,
+ * output outfd and error errfd, in dir, confined by jail
+ * (ep_child_jail_enter), no other descriptor of ours, and exec it: 0
+ * with its pid in *pid (the caller reaps it), or an errno when it could
+ * not start, with the step that failed in step ("" for the exec itself;
+ * the child is then reaped).  The descriptors of s stay the caller's. */
+int ep_child_spawn(pid_t *pid, const struct ep_child_spawn *s, char *step,
+    size_t stepsize);
 
 #endif

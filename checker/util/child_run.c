@@ -1,11 +1,11 @@
 /*
  * child_run.c: run programs as children of ours (child.h): each forked,
- * confined (childjail.c) and executed, never left running in the copy of
- * our memory; pipes for their output, a deadline each, at most so many
- * at once, and when one ends, by itself or killed, everything it started
- * is killed with it (child.c).
+ * confined (childjail.c) and executed (childspawn.c), never left running
+ * in the copy of our memory; pipes for their output, a deadline each, at
+ * most so many at once, and when one ends, by itself or killed,
+ * everything it started is killed with it (child.c).
  */
-#include "child.h"
+#include "child_int.h"
 #include "clock.h"
 #include "errors.h"
 #include "str.h"
@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,106 +88,6 @@ wait_exit(pid_t pid, int pidfd, uint64_t deadline)
 	}
 }
 
-/* What a child needs between fork and exec, all made before the fork:
- * after it, only system calls (another thread of ours may hold a lock of
- * the C library's, or the allocator's, forever in the copy). */
-struct spawn {
-	const char *path;
-	char *const *argv, *const *envp;
-	const char *dir;
-	const struct ep_child_jail *jail;
-	int nullfd, outfd, errfd, report;
-};
-
-/* Why the child could not exec, written to the report pipe. */
-struct spawn_fail {
-	int err;
-	char step[48];
-};
-
-static void __attribute__((noreturn))
-spawn_child(const struct spawn *s)
-{
-	struct sigaction dfl;
-	struct spawn_fail f;
-	const char *step = "its standard streams";
-	sigset_t none;
-
-	/* Its own group; default signal dispositions, whatever ours are. */
-	(void)setpgid(0, 0);
-	memset(&dfl, 0, sizeof dfl);
-	dfl.sa_handler = SIG_DFL;
-	for (int sig = 1; sig < NSIG; sig++)
-		(void)sigaction(sig, &dfl, NULL);
-	sigemptyset(&none);
-	(void)sigprocmask(SIG_SETMASK, &none, NULL);
-	if (dup2(s->nullfd, 0) < 0 || dup2(s->outfd, 1) < 0 ||
-	    dup2(s->errfd, 2) < 0)
-		goto fail;
-	step = "its directory";
-	if (s->dir != NULL && chdir(s->dir) < 0)
-		goto fail;
-	if ((f.err = ep_child_jail_enter(s->jail, &step)) < 0) {
-		errno = -f.err;
-		goto fail;
-	}
-	/* Nothing else of ours (a CI runner's descriptors included) may be
-	 * held open by a stray grandchild; the report pipe closes on exec
-	 * too, which is how the parent learns that it succeeded. */
-#ifdef SYS_close_range
-	if (syscall(SYS_close_range, 3u, ~0u, 4u /* CLOSE_RANGE_CLOEXEC */) < 0)
-#endif
-		for (int fd = 3; fd < 65536; fd++)
-			(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
-	execve(s->path, s->argv, s->envp);
-	step = NULL;
-fail:
-	memset(&f, 0, sizeof f);
-	f.err = errno;
-	if (step != NULL)
-		strncpy(f.step, step, sizeof f.step - 1);
-	(void)!write(s->report, &f, sizeof f);
-	_exit(127);
-}
-
-/* Fork, confine, exec; 0, or an errno with *step ("" for the exec
- * itself) when it could not start. */
-static int
-spawn(pid_t *pid, const struct spawn *s, char *step, size_t stepsize)
-{
-	struct spawn_fail f;
-	struct spawn c = *s;
-	int rp[2], e;
-	ssize_t n;
-
-	if (pipe2(rp, O_CLOEXEC) < 0)
-		return errno;
-	c.report = rp[1];
-	if ((*pid = fork()) < 0) {
-		e = errno;
-		close(rp[0]);
-		close(rp[1]);
-		return e;
-	}
-	if (*pid == 0)
-		spawn_child(&c);
-	close(rp[1]);
-	/* Its group exists before we may need to kill it. */
-	(void)setpgid(*pid, *pid);
-	while ((n = read(rp[0], &f, sizeof f)) < 0 && errno == EINTR)
-		;
-	close(rp[0]);
-	if (n <= 0)
-		return 0;		/* closed by exec */
-	if (n != (ssize_t)sizeof f)
-		f.err = EIO, f.step[0] = '\0';
-	waitpid(*pid, NULL, 0);
-	*pid = -1;
-	f.step[sizeof f.step - 1] = '\0';
-	snprintf(step, stepsize, "%s", f.step);
-	return f.err != 0 ? f.err : EIO;
-}
-
 /* How often on_wait is called while the children run. */
 #define WAIT_TICK_NS	(100u * 1000000u)
 
@@ -251,7 +150,7 @@ start_job(struct job *jb, const struct ep_child_run_job *v,
     struct ep_err *err)
 {
 	struct ep_strv env = { 0 };
-	struct spawn sp;
+	struct ep_child_spawn sp;
 	char step[64];
 	int outp[2], errp[2], e;
 
@@ -276,10 +175,10 @@ start_job(struct job *jb, const struct ep_child_run_job *v,
 			ep_strv_push(&env, *p);
 	if (sh->jail->tmpdir != NULL)
 		ep_child_env_set(&env, "TMPDIR", sh->jail->tmpdir);
-	sp = (struct spawn){ .path = v->path, .argv = v->argv,
+	sp = (struct ep_child_spawn){ .path = v->path, .argv = v->argv,
 	    .envp = env.v, .dir = o->dir, .jail = sh->jail,
 	    .nullfd = sh->nullfd, .outfd = outp[1], .errfd = errp[1] };
-	e = spawn(&jb->pid, &sp, step, sizeof step);
+	e = ep_child_spawn(&jb->pid, &sp, step, sizeof step);
 	ep_strv_clear(&env);
 	close(outp[1]);
 	close(errp[1]);
@@ -326,177 +225,258 @@ job_ended(struct job *jb, size_t i, const struct ep_child_opts *o,
 		o->on_end(o->on_end_arg, i);
 }
 
-int
-ep_child_run_all(struct ep_child_run_job *v, size_t n,
+/* One call of ep_child_run_all: its jobs and what watching them takes. */
+struct run {
+	struct ep_child_run_job *v;
+	size_t n;
+	const struct ep_child_opts *o;
+	struct job *jobs;
+	size_t max;		/* at work at once */
+	size_t next;		/* the first job not yet started */
+	size_t running;		/* started and not ended */
+	size_t *ingroup;	/* at work, by group */
+	struct pollfd *pfd;	/* this round's: */
+	int *slot;		/* i: out, n + i: err, 2n + i: pidfd */
+	int nfd, nopidfd;
+	struct ep_strv env;
+	struct ep_child_jail own;	/* when o->jail is NULL */
+	struct shared sh;
+};
+
+/* Set rs up for v[0..n): every result emptied, the environment, the
+ * reaper, the jail and /dev/null.  -1 with err when the jail or
+ * /dev/null cannot be had; rs is then still for run_finish to clear. */
+static int
+run_begin(struct run *rs, struct ep_child_run_job *v, size_t n,
     const struct ep_child_opts *o, struct ep_err *err)
 {
-	struct ep_strv env = { 0 };
-	struct ep_child_jail own = { .ruleset = -1 };
-	struct shared sh = { .nullfd = -1 };
-	struct pollfd *pfd = xcalloc(3 * n + 1, sizeof *pfd);
-	struct job *jobs = xcalloc(n + 1, sizeof *jobs);
-	int *slot = xcalloc(3 * n + 1, sizeof *slot), nfd, rc = -1;
-	size_t i, next = 0, running = 0, max = o->max_jobs, ngroups = 0;
-	size_t *ingroup;
-	struct ep_child_result *r;
-	uint64_t now, wake;
+	size_t ngroups = 0;
 
-	if (max == 0 || max > n)
-		max = n;
-	for (i = 0; i < n; i++) {
+	*rs = (struct run){ .v = v, .n = n, .o = o, .max = o->max_jobs,
+	    .own = { .ruleset = -1 }, .sh = { .nullfd = -1 } };
+	rs->pfd = xcalloc(3 * n + 1, sizeof *rs->pfd);
+	rs->jobs = xcalloc(n + 1, sizeof *rs->jobs);
+	rs->slot = xcalloc(3 * n + 1, sizeof *rs->slot);
+	if (rs->max == 0 || rs->max > n)
+		rs->max = n;
+	for (size_t i = 0; i < n; i++) {
 		memset(&v[i].r, 0, sizeof v[i].r);
-		jobs[i] = (struct job){ .pid = -1, .outp = -1, .errp = -1,
+		rs->jobs[i] = (struct job){ .pid = -1, .outp = -1, .errp = -1,
 		    .pidfd = -1 };
 		if (v[i].group >= ngroups)
 			ngroups = v[i].group + 1;
 	}
-	ingroup = xcalloc(ngroups + 1, sizeof *ingroup);
-	ep_child_env(&env, o->kind);
+	rs->ingroup = xcalloc(ngroups + 1, sizeof *rs->ingroup);
+	ep_child_env(&rs->env, o->kind);
 	ep_child_reaper();
-	if (o->jail == NULL && ep_child_jail_init(&own, o->kind, NULL,
+	if (o->jail == NULL && ep_child_jail_init(&rs->own, o->kind, NULL,
 	    err) < 0)
-		goto done;
-	sh.jail = o->jail != NULL ? o->jail : &own;
-	sh.env = env.v;
-	if ((sh.nullfd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
-		ep_err_set(err, EP_E_IO, "/dev/null: %s", strerror(errno));
-		goto done;
+		return -1;
+	rs->sh.jail = o->jail != NULL ? o->jail : &rs->own;
+	rs->sh.env = rs->env.v;
+	if ((rs->sh.nullfd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
+		return ep_err_set(err, EP_E_IO, "/dev/null: %s",
+		    strerror(errno));
+	return 0;
+}
+
+/* 1 when no job is at work and none is left to start. */
+static int
+run_over(const struct run *rs)
+{
+	return rs->running == 0 && rs->next == rs->n;
+}
+
+/* 1 when another job may start now. */
+static int
+run_has_room(const struct run *rs)
+{
+	return rs->running < rs->max && next_job(rs->v, rs->jobs, rs->next, rs->n,
+	    rs->o, rs->ingroup) < rs->n;
+}
+
+/* As many at work as allowed, in order.  -1 with err when one cannot
+ * be started. */
+static int
+run_start_ready(struct run *rs, struct ep_err *err)
+{
+	size_t i;
+
+	while (rs->running < rs->max && (i = next_job(rs->v, rs->jobs, rs->next,
+	    rs->n, rs->o, rs->ingroup)) < rs->n) {
+		if (start_job(&rs->jobs[i], &rs->v[i], &rs->sh, rs->o, err) < 0)
+			return -1;
+		rs->ingroup[rs->v[i].group]++;
+		rs->running++;
+		while (rs->next < rs->n && rs->jobs[rs->next].started)
+			rs->next++;
 	}
+	return 0;
+}
 
-	for (;;) {
-		int nopidfd = 0;
+/* Job i's time is up: killed if it still runs, and what it has not
+ * written is lost. */
+static void
+run_expire(struct run *rs, size_t i)
+{
+	struct job *jb = &rs->jobs[i];
 
-		/* As many at work as allowed, in order. */
-		while (running < max && (i = next_job(v, jobs, next, n,
-		    o, ingroup)) < n) {
-			if (start_job(&jobs[i], &v[i], &sh, o, err) < 0)
-				goto done;
-			ingroup[v[i].group]++;
-			running++;
-			while (next < n && jobs[next].started)
-				next++;
-		}
-		if (running == 0 && next == n)
-			break;
-		now = ep_now_ns();
-		wake = UINT64_MAX;
-		nfd = 0;
-		for (i = 0; i < n; i++) {
-			struct job *jb = &jobs[i];
-
-			if (!jb->started || jb->ended)
-				continue;
-			if (now >= jb->deadline) {
-				/* Its time is up: killed if it still runs,
-				 * and what it has not written is lost. */
-				if (jb->pid > 0) {
-					v[i].r.timed_out = 1;
-					end_job(jobs, n, i, o->grace_ms);
-					reap_job(jb, &v[i].r, o->grace_ms);
-				}
-				close_fd(&jb->outp);
-				close_fd(&jb->errp);
-				job_ended(jb, i, o, &running, ingroup,
-				    v[i].group);
-				continue;
-			}
-			if (jb->deadline < wake)
-				wake = jb->deadline;
-			if (jb->outp >= 0) {
-				slot[nfd] = (int)i;
-				pfd[nfd++] = (struct pollfd){ jb->outp, POLLIN, 0 };
-			}
-			if (jb->errp >= 0) {
-				slot[nfd] = (int)(n + i);
-				pfd[nfd++] = (struct pollfd){ jb->errp, POLLIN, 0 };
-			}
-			if (!jb->exited && jb->pidfd >= 0) {
-				slot[nfd] = (int)(2 * n + i);
-				pfd[nfd++] = (struct pollfd){ jb->pidfd, POLLIN, 0 };
-			}
-			if (!jb->exited && jb->pidfd < 0)
-				nopidfd = 1;
-		}
-		if (running < max && next_job(v, jobs, next, n, o, ingroup) < n)
-			continue;	/* a timed-out job freed a place */
-		if (running == 0 && next == n)
-			break;
-		if (wake == UINT64_MAX)
-			wake = now;
-		if (o->on_wait != NULL) {
-			o->on_wait(o->on_end_arg);
-			if (wake - now > WAIT_TICK_NS)
-				wake = now + WAIT_TICK_NS;
-		}
-		if (poll(pfd, (nfds_t)nfd, nopidfd ? 10 :
-		    (int)((wake - now) / 1000000) + 1) < 0 && errno != EINTR) {
-			ep_err_set(err, EP_E_IO, "%s: poll: %s", v[0].path,
-			    strerror(errno));
-			goto done;
-		}
-		for (int k = 0; k < nfd; k++) {
-			struct job *jb = &jobs[slot[k] % (int)n];
-
-			r = &v[slot[k] % (int)n].r;
-			if (pfd[k].revents == 0 || slot[k] >= 2 * (int)n)
-				continue;
-			if (slot[k] < (int)n && drain(jb->outp, &r->out,
-			    &r->out_len, o->out_max, 0, &r->overflow))
-				close_fd(&jb->outp);
-			else if (slot[k] >= (int)n && drain(jb->errp,
-			    &r->err, &r->err_len, 0, o->err_keep,
-			    &r->overflow))
-				close_fd(&jb->errp);
-		}
-		for (i = 0; i < n; i++) {
-			struct job *jb = &jobs[i];
-
-			r = &v[i].r;
-			if (!jb->started || jb->ended)
-				continue;
-			if (r->overflow && jb->outp >= 0) {
-				/* Nothing more of it is wanted. */
-				close_fd(&jb->outp);
-				if (jb->pid > 0)
-					end_job(jobs, n, i, o->grace_ms);
-			}
-			if (jb->pid > 0 && !jb->exited &&
-			    ep_child_exited(jb->pid)) {
-				/* Whatever it left behind would hold the
-				 * pipes open, and must not outlive it. */
-				jb->exited = 1;
-				end_job(jobs, n, i, o->grace_ms);
-				reap_job(jb, r, o->grace_ms);
-			}
-			job_ended(jb, i, o, &running, ingroup, v[i].group);
-		}
+	if (jb->pid > 0) {
+		rs->v[i].r.timed_out = 1;
+		end_job(rs->jobs, rs->n, i, rs->o->grace_ms);
+		reap_job(jb, &rs->v[i].r, rs->o->grace_ms);
 	}
-	for (i = 0; i < n; i++) {
-		r = &v[i].r;
-		if (!r->timed_out && !r->reaped) {
-			/* Only when waitpid itself failed. */
-			ep_err_set(err, EP_E_IO, "%s: waitpid: %s", v[i].path,
-			    strerror(errno));
-			goto done;
+	close_fd(&jb->outp);
+	close_fd(&jb->errp);
+	job_ended(jb, i, rs->o, &rs->running, rs->ingroup, rs->v[i].group);
+}
+
+/* End the jobs whose deadline is past now, and set this round's poll
+ * set from the others: their pipes, and their pidfds while they run.
+ * The earliest deadline left (UINT64_MAX: none). */
+static uint64_t
+run_watch(struct run *rs, uint64_t now)
+{
+	uint64_t wake = UINT64_MAX;
+
+	rs->nfd = 0;
+	rs->nopidfd = 0;
+	for (size_t i = 0; i < rs->n; i++) {
+		struct job *jb = &rs->jobs[i];
+
+		if (!jb->started || jb->ended)
+			continue;
+		if (now >= jb->deadline) {
+			run_expire(rs, i);
+			continue;
 		}
+		if (jb->deadline < wake)
+			wake = jb->deadline;
+		if (jb->outp >= 0) {
+			rs->slot[rs->nfd] = (int)i;
+			rs->pfd[rs->nfd++] = (struct pollfd){ jb->outp, POLLIN, 0 };
+		}
+		if (jb->errp >= 0) {
+			rs->slot[rs->nfd] = (int)(rs->n + i);
+			rs->pfd[rs->nfd++] = (struct pollfd){ jb->errp, POLLIN, 0 };
+		}
+		if (!jb->exited && jb->pidfd >= 0) {
+			rs->slot[rs->nfd] = (int)(2 * rs->n + i);
+			rs->pfd[rs->nfd++] = (struct pollfd){ jb->pidfd, POLLIN,
+			    0 };
+		}
+		if (!jb->exited && jb->pidfd < 0)
+			rs->nopidfd = 1;
 	}
-	rc = 0;
-done:
-	for (i = 0; i < n; i++) {
-		struct job *jb = &jobs[i];
+	return wake;
+}
+
+/* Wait until something of this round's poll set happens, the next
+ * deadline (wake) or the next progress tick comes; every 10 ms where
+ * a child has no pidfd.  -1 with err when poll fails. */
+static int
+run_wait(struct run *rs, uint64_t now, uint64_t wake, struct ep_err *err)
+{
+	if (wake == UINT64_MAX)
+		wake = now;
+	if (rs->o->on_wait != NULL) {
+		rs->o->on_wait(rs->o->on_end_arg);
+		if (wake - now > WAIT_TICK_NS)
+			wake = now + WAIT_TICK_NS;
+	}
+	if (poll(rs->pfd, (nfds_t)rs->nfd, rs->nopidfd ? 10 :
+	    (int)((wake - now) / 1000000) + 1) < 0 && errno != EINTR)
+		return ep_err_set(err, EP_E_IO, "%s: poll: %s", rs->v[0].path,
+		    strerror(errno));
+	return 0;
+}
+
+/* Read what the pipes of this round's poll set have; a pipe at its end
+ * is closed. */
+static void
+run_collect(struct run *rs)
+{
+	int n = (int)rs->n;
+
+	for (int k = 0; k < rs->nfd; k++) {
+		struct job *jb = &rs->jobs[rs->slot[k] % n];
+		struct ep_child_result *r = &rs->v[rs->slot[k] % n].r;
+
+		if (rs->pfd[k].revents == 0 || rs->slot[k] >= 2 * n)
+			continue;
+		if (rs->slot[k] < n && drain(jb->outp, &r->out, &r->out_len,
+		    rs->o->out_max, 0, &r->overflow))
+			close_fd(&jb->outp);
+		else if (rs->slot[k] >= n && drain(jb->errp, &r->err,
+		    &r->err_len, 0, rs->o->err_keep, &r->overflow))
+			close_fd(&jb->errp);
+	}
+}
+
+/* Judge each job at work: one that wrote too much is killed, one that
+ * exited is reaped with its tree killed, one with nothing left ends. */
+static void
+run_judge(struct run *rs)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		struct job *jb = &rs->jobs[i];
+		struct ep_child_result *r = &rs->v[i].r;
+
+		if (!jb->started || jb->ended)
+			continue;
+		if (r->overflow && jb->outp >= 0) {
+			/* Nothing more of it is wanted. */
+			close_fd(&jb->outp);
+			if (jb->pid > 0)
+				end_job(rs->jobs, rs->n, i, rs->o->grace_ms);
+		}
+		if (jb->pid > 0 && !jb->exited && ep_child_exited(jb->pid)) {
+			/* Whatever it left behind would hold the pipes
+			 * open, and must not outlive it. */
+			jb->exited = 1;
+			end_job(rs->jobs, rs->n, i, rs->o->grace_ms);
+			reap_job(jb, r, rs->o->grace_ms);
+		}
+		job_ended(jb, i, rs->o, &rs->running, rs->ingroup, rs->v[i].group);
+	}
+}
+
+/* Every job timed out or reaped; -1 with err where waitpid itself
+ * failed. */
+static int
+run_check_reaped(const struct run *rs, struct ep_err *err)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct ep_child_result *r = &rs->v[i].r;
+
+		if (!r->timed_out && !r->reaped)
+			return ep_err_set(err, EP_E_IO, "%s: waitpid: %s",
+			    rs->v[i].path, strerror(errno));
+	}
+	return 0;
+}
+
+/* Release what rs holds.  On a failure (rc < 0), any job still running is
+ * killed with its tree (none may run on without us) and every result is
+ * emptied; otherwise each result's out and err are at least "". */
+static void
+run_finish(struct run *rs, int rc)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		struct job *jb = &rs->jobs[i];
+		struct ep_child_result *r = &rs->v[i].r;
 
 		if (jb->pid > 0) {
 			/* Only on a failure: none may run on without us. */
-			end_job(jobs, n, i, o->grace_ms);
+			end_job(rs->jobs, rs->n, i, rs->o->grace_ms);
 			if (wait_exit(jb->pid, jb->pidfd, ep_now_ns() +
-			    (uint64_t)o->grace_ms * 1000000u))
+			    (uint64_t)rs->o->grace_ms * 1000000u))
 				waitpid(jb->pid, NULL, 0);
 			jb->pid = -1;
 		}
 		close_fd(&jb->outp);
 		close_fd(&jb->errp);
 		close_fd(&jb->pidfd);
-		r = &v[i].r;
 		if (r->out == NULL)
 			r->out = xstrdup("");
 		if (r->err == NULL)
@@ -504,15 +484,48 @@ done:
 		if (rc < 0)
 			ep_child_result_clear(r);
 	}
-	ep_strv_clear(&env);
-	if (sh.nullfd >= 0)
-		close(sh.nullfd);
-	if (o->jail == NULL)
-		ep_child_jail_clear(&own);
-	free(ingroup);
-	free(pfd);
-	free(jobs);
-	free(slot);
+	ep_strv_clear(&rs->env);
+	if (rs->sh.nullfd >= 0)
+		close(rs->sh.nullfd);
+	if (rs->o->jail == NULL)
+		ep_child_jail_clear(&rs->own);
+	free(rs->ingroup);
+	free(rs->pfd);
+	free(rs->jobs);
+	free(rs->slot);
+}
+
+int
+ep_child_run_all(struct ep_child_run_job *v, size_t n,
+    const struct ep_child_opts *o, struct ep_err *err)
+{
+	struct run rs;
+	uint64_t now, wake;
+	int rc = -1;
+
+	if (run_begin(&rs, v, n, o, err) < 0)
+		goto done;
+	for (;;) {
+		if (run_start_ready(&rs, err) < 0)
+			goto done;
+		if (run_over(&rs))
+			break;
+		now = ep_now_ns();
+		wake = run_watch(&rs, now);
+		if (run_has_room(&rs))
+			continue;	/* a timed-out job freed a place */
+		if (run_over(&rs))
+			break;
+		if (run_wait(&rs, now, wake, err) < 0)
+			goto done;
+		run_collect(&rs);
+		run_judge(&rs);
+	}
+	if (run_check_reaped(&rs, err) < 0)
+		goto done;
+	rc = 0;
+done:
+	run_finish(&rs, rc);
 	return rc;
 }
 
