@@ -7,9 +7,10 @@
 # PYTHONPATH.  python.pkg.* must be `pip list --format=json`,
 # meta.python.editable `pip list -e`, stack.requires `pip check`.
 #
-# One venv of Debian's python3 for the file (ensurepip takes seconds),
-# with the system's packages (setuptools and wheel, to install local
-# projects offline), where pip installs once what the tests look at:
+# One venv of Debian's python3 for the file, with the system's packages
+# (Debian's pip, setuptools and wheel, to install local projects offline:
+# no ensurepip, which takes seconds), where pip installs once what the
+# tests look at:
 # two plain distributions, one requiring the other; a legacy editable
 # (setup.py develop) whose requirement is broken; a PEP 660 editable
 # requiring it and a missing one; and, with --target into a directory for
@@ -34,7 +35,7 @@ project() { # dir name version requires
 setup_file() {
 	local d=$BATS_FILE_TMPDIR py=$BATS_FILE_TMPDIR/venv/bin/python
 	export PYI_VENV=$d/venv PYI_TGT=$d/tgt PYI_DIR=$d
-	/usr/bin/python3 -m venv --system-site-packages "$PYI_VENV" \
+	/usr/bin/python3 -m venv --without-pip --system-site-packages "$PYI_VENV" \
 	    >/dev/null 2>&1 && pip "$py" --version >/dev/null 2>&1 || {
 		rm -rf "$PYI_VENV"
 		return 0
@@ -57,7 +58,7 @@ setup_file() {
 }
 
 venv() { # dir: a copy of the file's venv; its site-packages in $SITE
-	[ -d "$PYI_VENV" ] || skip "Debian's python3 -m venv gives no venv with pip here"
+	[ -d "$PYI_VENV" ] || skip "no venv of Debian's python3 with its pip, setuptools and wheel here"
 	# Linked, not copied (a second saved): the tests add files and
 	# replace them (sed -i), never write into one in place.
 	cp -al "$PYI_VENV" "$1"
@@ -128,27 +129,26 @@ ep_findings() { # manifest
 			diff pip.txt ep.txt
 		fi
 	fi
-	# A real venv made to hold both: its pip's METADATA as an egg-info
-	# PKG-INFO beside it.
+	# A real venv made to hold both: the METADATA pip wrote as an
+	# egg-info's PKG-INFO beside it.
 	venv v
-	local di=$(echo "$SITE"/pip-*.dist-info) ver
-	ver=$(sed -n 's/^Version: //p' "$di/METADATA")
-	mkdir "$SITE/pip.egg-info"
-	cp "$di/METADATA" "$SITE/pip.egg-info/PKG-INFO"
+	local di=$SITE/versioned_dist-1.5.dist-info
+	mkdir "$SITE/versioned_dist.egg-info"
+	cp "$di/METADATA" "$SITE/versioned_dist.egg-info/PKG-INFO"
 	pip_list v/bin/python >pip.txt
-	[ "$(grep -c '^pip ' pip.txt)" = 1 ]
+	[ "$(grep -c '^versioned-dist ' pip.txt)" = 1 ]
 	"$EP" capture -q --no-discover --python v/bin/python -o m.json
 	ep_list m.json >ep.txt
 	diff pip.txt ep.txt
-	[ "$(jq '[.meta.warnings[]? | select(contains("'"$SITE"'/pip.egg-info"))] | length' m.json)" = 0 ]
+	[ "$(jq '[.meta.warnings[]? | select(contains("installed twice"))] | length' m.json)" = 0 ]
 	[ "$(jq .meta.python.duplicates m.json)" = null ]
 	# Another version: which one Python finds depends on the directory's
 	# order, so it is still twice.
-	sed -i "s/^Version: .*/Version: 1.0/" "$SITE/pip.egg-info/PKG-INFO"
+	sed -i "s/^Version: .*/Version: 1.0/" "$SITE/versioned_dist.egg-info/PKG-INFO"
 	"$EP" capture -q --no-discover --python v/bin/python -o m2.json
 	jq -r '.meta.warnings[]' m2.json |
-	    grep -qF "python package pip is installed twice: $di/METADATA ($ver) is used, $SITE/pip.egg-info/PKG-INFO (1.0) is shadowed"
-	[ "$(jq '.meta.python.duplicates.pip | length' m2.json)" = 2 ]
+	    grep -qF "python package versioned-dist is installed twice: $di/METADATA (1.5) is used, $SITE/versioned_dist.egg-info/PKG-INFO (1.0) is shadowed"
+	[ "$(jq '.meta.python.duplicates["versioned-dist"] | length' m2.json)" = 2 ]
 }
 
 @test "editable installs: setup.py develop's egg-link and PEP 660's are recorded, editable, and their requirements judged as pip check does" {
