@@ -182,10 +182,15 @@ ep_findings() { # manifest
 	PYTHONPATH=$T/tgt pip_list v/bin/python >pip.txt
 	grep -qx 'on-path 2.0' pip.txt
 	grep -qx 'six 0.1' pip.txt
-	PYTHONPATH=$T/tgt "$EP" capture -q --no-discover --python v/bin/python -o m.json
+	# A zip on PYTHONPATH is not read, and said; a relative entry is the
+	# working directory's, as Python makes it.
+	: >lib.zip
+	PYTHONPATH=tgt:$T/lib.zip "$EP" capture -q --no-discover --python v/bin/python -o m.json
 	ep_list m.json >ep.txt
 	diff pip.txt ep.txt
 	[ "$(jq -c .meta.python.pythonpath m.json)" = "[\"$T/tgt\"]" ]
+	jq -r '.meta.warnings[]' m.json |
+	    grep -qxF "PYTHONPATH entry $T/lib.zip: not a directory (its distributions are not read)"
 	# The system's six is shadowed, as for Python.
 	jq -r '.meta.warnings[]' m.json |
 	    grep -qF "python package six is installed twice: $T/tgt/six-0.1.dist-info/METADATA (0.1) is used"
