@@ -13,8 +13,12 @@ bats_require_minimum_version 1.5.0
 
 L=$FIXTURES/lockfiles
 
+# One cache for the file: the rest of the machine (its CUDA libraries,
+# 2.3 GB to hash) is the same in every capture; the lockfiles are not,
+# and the cache knows them apart by path and file identity.
 capture() { # lockfile out
-	run --separate-stderr "$EP" capture -q --no-discover --lockfile "$1" -o "$2"
+	XDG_CACHE_HOME=$BATS_FILE_TMPDIR/cache run --separate-stderr "$EP" \
+	    capture -q --no-discover --lockfile "$1" -o "$2"
 	echo "$status: $stderr"
 }
 
