@@ -52,6 +52,10 @@ enum vfmt {
 			   nvrtcVersion */
 	V_CODE,		/* code: 130100, 91900, 22809 */
 	V_CUDNN_SUB,	/* code, else packed, else the file name */
+	V_NAME,		/* the file name (the library says only its API's
+			   version, an api record: CUPTI, libNVVM) */
+	V_FILE,		/* the file name, and never loaded: nvblas exports
+			   no version and reads nvblas.conf when loaded */
 };
 
 static const struct lib {
@@ -76,6 +80,21 @@ static const struct lib {
 	{ "cudnn_heuristic", "cudnn_heuristic", V_CUDNN_SUB },
 	{ "nccl", "nccl", V_CODE },
 	{ "nvrtc", "nvrtc", V_PARTS },
+	/* The math libraries, the JIT linker and the tools' libraries that
+	 * frameworks load beside them (PyTorch: cuFFT, cuRAND, cuSOLVER,
+	 * cuSPARSE, nvJitLink, CUPTI; JAX: libNVVM through its wheels). */
+	{ "cufft", "cufft", V_PARTS },
+	{ "curand", "curand", V_PARTS },
+	{ "cusolver", "cusolver", V_PARTS },
+	{ "cusparse", "cusparse", V_PARTS },
+	{ "nvjitlink", "nvJitLink", V_PARTS },
+	{ "cupti", "cupti", V_NAME },
+	{ "nvvm", "nvvm", V_NAME },
+	{ "nvblas", "nvblas", V_FILE },
+	/* TensorRT (TensorFlow's is_tensorrt_build names it):
+	 * getInferLibVersion, major * 10000 + minor * 100 + patch from
+	 * TensorRT 10 on, major * 1000 + minor * 100 + patch before. */
+	{ "tensorrt", "nvinfer", V_CODE },
 };
 #define NLIBS (sizeof libs / sizeof libs[0])
 
@@ -208,10 +227,16 @@ lib_result(const struct libstate *ls, const struct ep_dlrecs *r)
 			add_name_patch(ver, sizeof ver, ls->f.real,
 			    ls->lib->stem);
 		break;
+	case V_NAME:
+	case V_FILE:
+		add_name_patch(ver, sizeof ver, ls->f.real, ls->lib->stem);
+		break;
 	}
 	ep_version_cuda(cudart, sizeof cudart, rec_long(r, "cudart_code"));
 	if (*ver != '\0')
 		append(&out, "version\t%s\n", ver);
+	if (rec_get(r, "api") != NULL)
+		append(&out, "api\t%s\n", rec_get(r, "api"));
 	if (*cudart != '\0')
 		append(&out, "cudart\t%s\n", cudart);
 	/* cudnnStatus_t: 0 success, 1002 SUBLIBRARY_VERSION_MISMATCH. */
@@ -372,7 +397,7 @@ ep_collect_cudastack(struct ep_collect *c, struct ep_err *err)
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	const char *v;
 	uint64_t t0;
-	char *key, *list;
+	char *key, *list, *res;
 	json_t *meta;
 	int gpu, rc = -1;
 
@@ -394,6 +419,10 @@ ep_collect_cudastack(struct ep_collect *c, struct ep_err *err)
 		ep_libsearch_add_site(&s, c->site_dirs.v[i]);
 	ep_libsearch_add_ldcache(&s, EP_LDCACHE_PATH);
 	ep_libsearch_add_dir(&s, "/usr/local/cuda/lib64", "default");
+	/* A toolkit keeps CUPTI and libNVVM beside lib64, not in it. */
+	ep_libsearch_add_dir(&s, "/usr/local/cuda/extras/CUPTI/lib64",
+	    "default");
+	ep_libsearch_add_dir(&s, "/usr/local/cuda/nvvm/lib64", "default");
 
 	for (size_t i = 0; i < NLIBS; i++) {
 		struct libstate *l = &ls[i];
@@ -412,6 +441,14 @@ ep_collect_cudastack(struct ep_collect *c, struct ep_err *err)
 		key = xasprintf("lib.%s.sha256", l->lib->name);
 		ep_collect_hash_later(c, key, l->f.real);
 		free(key);
+		if (l->lib->fmt == V_FILE) {
+			struct ep_dlrecs none = { 0 };
+
+			res = lib_result(l, &none);
+			apply_result(c->m, l->lib->name, res, 0);
+			free(res);
+			continue;
+		}
 		snprintf(l->kind, sizeof l->kind, CACHE_KIND "%s", l->lib->name);
 		if (c->cache != NULL &&
 		    (v = ep_cache_get(c->cache, l->kind, &l->st)) != NULL &&

@@ -73,6 +73,13 @@ ep_os_release_value(const char *text, const char *key)
 	return NULL;
 }
 
+/* Flags the kernel names otherwise than the vendors and compilers do:
+ * Linux calls SSE3 "pni" (Prescott New Instructions) in /proc/cpuinfo
+ * (arch/x86/include/asm/cpufeatures.h: X86_FEATURE_XMM3, "pni"). */
+static const char *const isa_aliases[][2] = {
+	{ "pni", "sse3" },
+};
+
 char *
 ep_cpu_isa_filter(const char *flags)
 {
@@ -82,10 +89,16 @@ ep_cpu_isa_filter(const char *flags)
 
 	for (char *t = strtok_r(copy, " \t\n", &save); t != NULL;
 	    t = strtok_r(NULL, " \t\n", &save)) {
+		const char *name = t;
+
+		for (size_t i = 0; i < sizeof isa_aliases /
+		    sizeof isa_aliases[0]; i++)
+			if (strcmp(t, isa_aliases[i][0]) == 0)
+				name = isa_aliases[i][1];
 		for (size_t i = 0; isa_flags[i] != NULL; i++)
-			if (strcmp(t, isa_flags[i]) == 0 &&
-			    !ep_strv_contains(&found, t))
-				ep_strv_push(&found, t);
+			if (strcmp(name, isa_flags[i]) == 0 &&
+			    !ep_strv_contains(&found, name))
+				ep_strv_push(&found, name);
 	}
 	ep_strv_sort(&found);
 	for (size_t i = 0; i < found.n; i++)

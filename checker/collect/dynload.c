@@ -126,6 +126,20 @@ emit_size(void *h, const char *sym, const char *field, int required)
 	emit(field, "%zu", f());
 }
 
+/* Call an "int32_t f(void)" if h defines it (TensorRT's
+ * getInferLibVersion: NV_TENSORRT_VERSION, 100300 for 10.3.0). */
+static void
+emit_int32(void *h, const char *sym, const char *field)
+{
+	void *p = own_sym(h, sym, 1);
+	int (*f)(void);
+
+	if (p == NULL)
+		return;
+	memcpy(&f, &p, sizeof f);
+	emit(field, "%d", f());
+}
+
 /* Call an "int f(int *)" (a status and a version) if h defines it. */
 static void
 emit_intp(void *h, const char *sym, const char *field)
@@ -143,33 +157,38 @@ emit_intp(void *h, const char *sym, const char *field)
 		emit(field, "%d", v);
 }
 
+/* The math libraries' "status f(libraryPropertyType, int *)"
+ * (cublasGetProperty, cufftGetProperty, curandGetProperty,
+ * cusolverGetProperty, cusparseGetProperty: library_types.h). */
 static void
-query_cublas(void *h)
+query_props(void *h, const char *sym)
 {
 	static const char *const fields[] = { "major", "minor", "patch" };
-	void *p = own_sym(h, "cublasGetProperty", 1);
+	void *p = own_sym(h, sym, 1);
 	int (*prop)(int, int *);
 	int v, rc;
 
-	if (p != NULL) {
-		memcpy(&prop, &p, sizeof prop);
-		/* libraryPropertyType: MAJOR_VERSION 0, MINOR 1, PATCH 2. */
-		for (int i = 0; i < 3; i++) {
-			if ((rc = prop(i, &v)) != 0) {
-				note_error("cublasGetProperty(%d) returned %d",
-				    i, rc);
-				break;
-			}
-			emit(fields[i], "%d", v);
+	if (p == NULL)
+		return;
+	memcpy(&prop, &p, sizeof prop);
+	/* libraryPropertyType: MAJOR_VERSION 0, MINOR 1, PATCH 2. */
+	for (int i = 0; i < 3; i++) {
+		if ((rc = prop(i, &v)) != 0) {
+			note_error("%s(%d) returned %d", sym, i, rc);
+			break;
 		}
+		emit(fields[i], "%d", v);
 	}
-	emit_size(h, "cublasGetCudartVersion", "cudart_code", 1);
 }
 
+/* "status f(T *major, T *minor)" with T int or unsigned (the same size
+ * and, for versions, the same values): nvrtcVersion, nvJitLinkVersion
+ * (major, minor records), nvvmVersion (the libNVVM API, an api
+ * record). */
 static void
-query_nvrtc(void *h)
+query_pair(void *h, const char *sym, int api)
 {
-	void *p = own_sym(h, "nvrtcVersion", 1);
+	void *p = own_sym(h, sym, 1);
 	int (*ver)(int *, int *);
 	int major = 0, minor = 0, rc;
 
@@ -177,11 +196,32 @@ query_nvrtc(void *h)
 		return;
 	memcpy(&ver, &p, sizeof ver);
 	if ((rc = ver(&major, &minor)) != 0)
-		note_error("nvrtcVersion returned %d", rc);
+		note_error("%s returned %d", sym, rc);
+	else if (api)
+		emit("api", "%d.%d", major, minor);
 	else {
 		emit("major", "%d", major);
 		emit("minor", "%d", minor);
 	}
+}
+
+/* CUPTI: cuptiGetVersion(uint32_t *) is CUPTI_API_VERSION (130001 in
+ * CUDA 13.0), not the library's release: an api record. */
+static void
+query_cupti(void *h)
+{
+	void *p = own_sym(h, "cuptiGetVersion", 1);
+	int (*ver)(unsigned *);
+	unsigned v = 0;
+	int rc;
+
+	if (p == NULL)
+		return;
+	memcpy(&ver, &p, sizeof ver);
+	if ((rc = ver(&v)) != 0)
+		note_error("cuptiGetVersion returned %d", rc);
+	else
+		emit("api", "%u", v);
 }
 
 /* Name every other cuDNN library loaded along with this one: a
@@ -304,8 +344,25 @@ query_library(const struct ep_dynload_job *j, int fd)
 			query_libcuda(j->aux);
 	} else if (strcmp(j->name, "cudart") == 0)
 		emit_intp(h, "cudaRuntimeGetVersion", "runtime");
-	else if (strcmp(j->name, "cublas") == 0)
-		query_cublas(h);
+	else if (strcmp(j->name, "cublas") == 0) {
+		query_props(h, "cublasGetProperty");
+		emit_size(h, "cublasGetCudartVersion", "cudart_code", 1);
+	} else if (strcmp(j->name, "cufft") == 0)
+		query_props(h, "cufftGetProperty");
+	else if (strcmp(j->name, "curand") == 0)
+		query_props(h, "curandGetProperty");
+	else if (strcmp(j->name, "cusolver") == 0)
+		query_props(h, "cusolverGetProperty");
+	else if (strcmp(j->name, "cusparse") == 0)
+		query_props(h, "cusparseGetProperty");
+	else if (strcmp(j->name, "nvjitlink") == 0)
+		query_pair(h, "nvJitLinkVersion", 0);
+	else if (strcmp(j->name, "nvvm") == 0)
+		query_pair(h, "nvvmVersion", 1);
+	else if (strcmp(j->name, "cupti") == 0)
+		query_cupti(h);
+	else if (strcmp(j->name, "tensorrt") == 0)
+		emit_int32(h, "getInferLibVersion", "code");
 	else if (strcmp(j->name, "cublaslt") == 0) {
 		emit_size(h, "cublasLtGetVersion", "code", 1);
 		emit_size(h, "cublasLtGetCudartVersion", "cudart_code", 1);
@@ -317,7 +374,7 @@ query_library(const struct ep_dynload_job *j, int fd)
 	else if (strcmp(j->name, "nccl") == 0)
 		emit_intp(h, "ncclGetVersion", "code");
 	else if (strcmp(j->name, "nvrtc") == 0)
-		query_nvrtc(h);
+		query_pair(h, "nvrtcVersion", 0);
 	if (sticky[0] != '\0')
 		emit("error", "%s", sticky);
 	/* No dlclose: the process ends here, and some libraries' destructors

@@ -12,6 +12,7 @@
  * byte order mark is decoded first, as pip decodes it.
  */
 #include "lockfile.h"
+#include "pep508.h"
 #include "vercmp.h"
 #include "errors.h"
 #include "str.h"
@@ -288,6 +289,39 @@ req_specifier(char **exact, char *spec, const char **pp, unsigned no,
 	return 0;
 }
 
+/*
+ * Whether the text after a ';' inside a direct reference's URL starts its
+ * markers.  packaging's grammar ends the URL at white space only (a ';'
+ * is part of it: "https://h/a;v=1/x.whl"), pip's requirements-file reader
+ * cuts the line at the first ';' ("x.whl;python_version>'3'" works with
+ * pip).  Both agree where the ';' is followed by white space or by what a
+ * marker opens with (a variable, a quoted string, a parenthesis); a ';'
+ * followed by anything else is the URL's own.
+ */
+static int
+markers_follow(const char *p)
+{
+	static const char *const legacy[] = { "os.name", "sys.platform",
+	    "platform.version", "platform.machine",
+	    "platform.python_implementation", "python_implementation" };
+	size_t n;
+
+	if (*p == '\0' || isspace((unsigned char)*p) || *p == '(' ||
+	    *p == '\'' || *p == '"')
+		return 1;
+	for (size_t i = 0; i < EP_MV_N + sizeof legacy / sizeof legacy[0];
+	    i++) {
+		const char *v = i < EP_MV_N ? ep_marker_vars[i] :
+		    legacy[i - EP_MV_N];
+
+		n = strlen(v);
+		if (strncmp(p, v, n) == 0 && !isalnum((unsigned char)p[n]) &&
+		    p[n] != '_' && p[n] != '.')
+			return 1;
+	}
+	return 0;
+}
+
 static int
 req_requirement(struct ep_pins *pins, const char *s, unsigned no,
     const char *name, struct ep_err *err)
@@ -317,10 +351,9 @@ req_requirement(struct ep_pins *pins, const char *s, unsigned no,
 	}
 	if (*p == '@') {
 		/* A direct reference; markers and options may follow. */
-		/* The URL ends at a blank or at the ';' of the markers, as
-		 * pip's parse_req_from_line cuts it. */
 		url = p = skip_blank(p + 1);
-		while (*p != '\0' && !isspace((unsigned char)*p) && *p != ';')
+		while (*p != '\0' && !isspace((unsigned char)*p) &&
+		    !(*p == ';' && markers_follow(p + 1)))
 			p++;
 		if (p == url) {
 			ep_err_set(err, EP_E_INPUT, "%s:%u: missing URL after "

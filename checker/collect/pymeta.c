@@ -176,3 +176,20 @@ ep_pydist_entry_name(const char *entry)
 		n = (size_t)(dot - entry);
 	return n == 0 ? NULL : xstrndup(entry, n);
 }
+
+char *
+ep_pydist_entry_version(const char *entry)
+{
+	const char *dash, *end;
+
+	/* pip's parse_name_and_version_from_info_directory: the stem's
+	 * partition("-"), for a dist-info only (an egg-info's name may
+	 * carry "-pyX.Y" after its version). */
+	if (!ep_endswith(entry, ".dist-info"))
+		return NULL;
+	end = entry + strlen(entry) - strlen(".dist-info");
+	if ((dash = memchr(entry, '-', (size_t)(end - entry))) == NULL ||
+	    dash + 1 == end)
+		return NULL;
+	return xstrndup(dash + 1, (size_t)(end - dash - 1));
+}

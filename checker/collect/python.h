@@ -65,6 +65,11 @@ void ep_requires_txt_parse(struct ep_strv *out, const char *buf, size_t len);
  * suffix), a new string, or NULL if it is empty. */
 char *ep_pydist_entry_name(const char *entry);
 
+/* The version part of a "NAME-VERSION.dist-info" entry (everything after
+ * the first '-'), as current pip takes it: a new string, or NULL for an
+ * egg-info or a dist-info name without one. */
+char *ep_pydist_entry_version(const char *entry);
+
 /* --- virtual environments ------------------------------------------ */
 
 struct ep_pyvenv {

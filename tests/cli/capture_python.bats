@@ -63,7 +63,12 @@ real_python() {
 	[ "$status" -eq 0 ]
 	diff <(py_facts out.json) expect
 	warnings out.json >w
-	grep -F "$T/sp/bad_noversion-1.0.dist-info/METADATA: no Version field" w
+	grep -F "$T/sp/bad_noversion-1.0.dist-info/METADATA: no Version field; using \"1.0\" from the directory name" w
+	grep -F "$T/sp/bad_eggnover.egg-info/PKG-INFO: no Version field (distribution skipped)" w
+	! grep -F "deb-double" w || false
+	grep -F "$T/sp/bad_empty.egg-link: names no directory (editable install skipped)" w
+	grep -F "$T/sp/bad_gone.egg-link: /nonexistent/envparity-project: No such file or directory (editable install skipped)" w
+	[ "$(jq -c .meta.python.editable out.json)" = "{\"linked-proj\":\"$T/sp/linked_src\",\"pep660-proj\":\"/src/pep660-proj\"}" ]
 	grep -F "$T/sp/bad_empty-1.0.dist-info/METADATA: empty" w
 	grep -F "$T/sp/bad_garbage-1.0.dist-info/METADATA: binary data" w
 	grep -F "$T/sp/bad_loop-1.0.dist-info/METADATA: Too many levels of symbolic links" w

@@ -261,6 +261,18 @@ test_req_pins(void **state)
 	expect(EP_LOCK_REQUIREMENTS, "x @ https://e.com/x.whl; extra == "
 	    "\"e\"\ny@https://e.com/y.whl;python_version>'3'\n",
 	    "x=@ https://e.com/x.whl y=@ https://e.com/y.whl ");
+	/* A ';' of the URL's own (path parameters) is not the markers':
+	 * two wheels, two pins, as packaging reads them. */
+	expect(EP_LOCK_REQUIREMENTS, "a @ https://h/a;v=1/a.whl\n"
+	    "b @ https://h/a;v=2/b.whl ; python_version >= \"3\"\n"
+	    "c @ https://h/c;sys_platform_x/c.whl\n"
+	    "d @ https://h/d.whl;(os_name=='nt')\n"
+	    "e @ https://h/e.whl;'linux'==sys_platform\n"
+	    "f @ https://h/f.whl;os.name=='nt'\n"
+	    "g @ https://h/g.whl;\n",
+	    "a=@ https://h/a;v=1/a.whl b=@ https://h/a;v=2/b.whl "
+	    "c=@ https://h/c;sys_platform_x/c.whl d=@ https://h/d.whl "
+	    "e=@ https://h/e.whl f=@ https://h/f.whl g=@ https://h/g.whl ");
 	/* ==V with V no PEP 440 version: the specifier, and a warning that
 	 * the pins carry to the caller. */
 	got = parse(EP_LOCK_REQUIREMENTS, text, strlen(text), &keep);

@@ -49,6 +49,19 @@ test_isa_filter(void **state)
 	    "aes pclmulqdq sse2 avx512_bf16 ht");
 	assert_string_equal(s, "amx_tile avx2 avx512_bf16 avx512f fma sse sse2");
 	free(s);
+	/* The kernel's "pni" is SSE3 (a real Xeon's flags, shortened). */
+	s = ep_cpu_isa_filter("fpu vme de pse tsc msr pae mce cx8 apic sep "
+	    "mtrr pge mca cmov pat pse36 clflush mmx fxsr sse sse2 ss ht "
+	    "syscall nx pdpe1gb rdtscp lm constant_tsc rep_good nopl "
+	    "xtopology cpuid pni pclmulqdq ssse3 fma cx16 pcid sse4_1 "
+	    "sse4_2 x2apic movbe popcnt aes xsave avx f16c rdrand "
+	    "hypervisor lahf_lm abm avx2 avx512f");
+	assert_string_equal(s, "avx avx2 avx512f f16c fma sse sse2 sse3 "
+	    "sse4_1 sse4_2 ssse3");
+	free(s);
+	s = ep_cpu_isa_filter("pni sse3 pni");
+	assert_string_equal(s, "sse3");
+	free(s);
 	s = ep_cpu_isa_filter("fp asimd evtstrm aes sve bf16 i8mm");
 	assert_string_equal(s, "asimd bf16 i8mm sve");
 	free(s);

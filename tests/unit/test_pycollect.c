@@ -117,7 +117,31 @@ test_collect_sites(void **state)
 	assert_int_equal(ep_collect_python(&f.c, &f.err), 0);
 	expect_facts(f.c.m, b);
 	assert_true(warned(f.c.m, "bad_noversion-1.0.dist-info/METADATA",
-	    "no Version"));
+	    "no Version field; using \"1.0\" from the directory name"));
+	assert_true(warned(f.c.m, "bad_eggnover.egg-info/PKG-INFO",
+	    "no Version field (distribution skipped)"));
+	/* Debian's dist-info beside an egg-info of one version: one. */
+	assert_false(warned(f.c.m, "deb_double", NULL));
+	assert_null(json_object_get(json_object_get(json_object_get(
+	    f.c.m->meta, "python"), "duplicates"), "deb-double"));
+	/* Editable installs: the egg-link's project and its requirements,
+	 * direct_url.json's; the egg-links that lead nowhere said. */
+	assert_true(warned(f.c.m, "bad_empty.egg-link", "names no directory"));
+	assert_true(warned(f.c.m, "bad_gone.egg-link", "No such file"));
+	{
+		json_t *py = json_object_get(f.c.m->meta, "python");
+		json_t *ed = json_object_get(py, "editable");
+		char *want = xasprintf("%s/linked_src", b);
+
+		assert_int_equal(json_object_size(ed), 2);
+		assert_string_equal(json_string_value(json_object_get(ed,
+		    "linked-proj")), want);
+		assert_string_equal(json_string_value(json_object_get(ed,
+		    "pep660-proj")), "/src/pep660-proj");
+		assert_non_null(json_object_get(json_object_get(
+		    json_object_get(py, "requires"), "unmet"), "linked-proj"));
+		free(want);
+	}
 	assert_true(warned(f.c.m, "bad_empty-1.0.dist-info/METADATA",
 	    "empty"));
 	assert_true(warned(f.c.m, "bad_garbage-1.0.dist-info/METADATA",

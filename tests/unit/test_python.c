@@ -178,6 +178,37 @@ test_entry_name(void **state)
 	assert_null(ep_pydist_entry_name("-1.0.dist-info"));
 }
 
+/* pip's parse_name_and_version_from_info_directory: the stem's
+ * partition("-"), for a dist-info only. */
+static void
+test_entry_version(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "foo_bar-1.0.dist-info", "1.0" },
+		{ "numpy-2.0.0rc1.dist-info", "2.0.0rc1" },
+		{ "torch-2.3.0+cu121.dist-info", "2.3.0+cu121" },
+		{ "odd-1.0-extra.dist-info", "1.0-extra" },
+		{ "foo-1.0.egg-info", NULL },
+		{ "Zope.Sample_Lib1-1.1.1-py3.11.egg-info", NULL },
+		{ "foo.dist-info", NULL },
+		{ "foo-.dist-info", NULL },
+		{ "foo-1.0", NULL },
+	};
+	char *s;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		s = ep_pydist_entry_version(cases[i][0]);
+		if (cases[i][1] == NULL)
+			assert_null(s);
+		else {
+			assert_non_null(s);
+			assert_string_equal(s, cases[i][1]);
+		}
+		free(s);
+	}
+}
+
 static void
 test_version_norm(void **state)
 {
@@ -580,6 +611,7 @@ main(void)
 		cmocka_unit_test(test_pymeta),
 		cmocka_unit_test(test_requires_txt),
 		cmocka_unit_test(test_entry_name),
+		cmocka_unit_test(test_entry_version),
 		cmocka_unit_test(test_version_norm),
 		cmocka_unit_test(test_pyvenv_parse),
 		cmocka_unit_test(test_query_parse),
