@@ -5,6 +5,11 @@
  * Every key on either side, in byte order, is decided by the first rule
  * whose glob matches it:
  *   ignore   no result at all: an ignored key would only flood reports.
+ *            A key that a built-in ignore rule (os.kernel) keeps out and
+ *            that differs is listed in out's ignored changes instead
+ *            (the JSON report, a line of the summary): not judged, but
+ *            not vanished either.  A user's own ignore rule is the
+ *            user's word, and lists nothing.
  *   exact    both sides: pass if equal, else fail "KEY: expected G, got C".
  *   version  the current value must lie in the range, whatever the golden
  *            says (the golden value is shown as expected): "KEY: C not in
@@ -270,6 +275,13 @@ decide(struct ep_result *r, char **msg, const struct ep_rule *rule,
 	return 1;
 }
 
+/* Equal values, or both absent. */
+static int
+same(const char *a, const char *b)
+{
+	return a == NULL || b == NULL ? a == b : strcmp(a, b) == 0;
+}
+
 static void
 keys_of(struct ep_strv *sv, const struct ep_manifest *m)
 {
@@ -410,7 +422,10 @@ ep_compare(struct ep_results *out, const struct ep_manifest *golden,
 				    msg, rule->reason));
 			r.message = msg;
 			ep_results_add(out, &r);
-		}
+		} else if (rule->kind == EP_RULE_IGNORE && rule->builtin &&
+		    !same(r.expected, r.actual))
+			ep_results_ignored_add(out, key, r.expected, r.actual,
+			    rule->reason);
 		free(msg);
 		free(area);
 	}
