@@ -30,6 +30,9 @@
  *   - new here, and the golden could not look at that area (gpu, probe):
  *     skip, "KEY: not in the golden manifest, which did not check AREA:
  *     REASON";
+ *   - new here, a fact that a release newer than the golden's began to
+ *     capture (factsince.h): skip, "KEY: fact new since envparity X.Y
+ *     (the golden was blessed by envparity A.B.C): ...";
  *   - under exact, a per-GPU probe fact of a GPU probed on one side only
  *     (another --gpus): skip, not drift (probe_gpu_oneside);
  *   - otherwise the rule's "missing": fail (the default: "expected G,
@@ -50,6 +53,7 @@
 
 #include "results.h"
 #include "compare.h"
+#include "factsince.h"
 #include "verrange.h"
 #include "errors.h"
 #include "str.h"
@@ -253,6 +257,14 @@ decide(struct ep_result *r, char **msg, const struct ep_rule *rule,
 		r->status = EP_SKIP;
 		*msg = xasprintf("%s: not in the golden manifest, which did "
 		    "not check %s: %s", key, area, why);
+		return 1;
+	}
+	if (g == NULL && (why = ep_fact_new_since(golden, key)) != NULL) {
+		r->status = EP_SKIP;
+		*msg = xasprintf("%s: fact new since envparity %.*s (the golden "
+		    "was blessed by envparity %s): not judged until the profile "
+		    "is blessed again", key, (int)(strrchr(why, '.') - why), why,
+		    ep_fact_golden_release(golden));
 		return 1;
 	}
 	if (rule->kind == EP_RULE_EXACT && (c == NULL || g == NULL)) {

@@ -209,3 +209,27 @@ result() { # report key: "STATUS MESSAGE" of key
 	run "$EP" diff -q g.json c.json
 	[[ "$output" != *"ignored"* ]]
 }
+
+@test "a golden blessed by an older envparity: a fact a newer release began to capture is a note, 'fact new since envparity X.Y', not drift" {
+	manifest g.json '{"gpu.0.name": "NVIDIA H100", "python.pkg.x": "1"}' \
+	    '{"tool": "envparity 0.2.0"}'
+	manifest c.json '{"gpu.0.name": "NVIDIA H100", "python.pkg.x": "1",
+	    "gpu.0.compute_mode": "default", "gpu.0.power_limit_mw": "700000"}'
+	run "$EP" diff g.json c.json --json r.json
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"PARITY"* ]]
+	[[ "$output" == *"skip    2 gpu facts: fact new since envparity 0.3 (the golden was blessed by envparity 0.2.0): not judged until the profile is blessed again"* ]]
+	[ "$(jq -r '.results[] | select(.key == "gpu.0.compute_mode") | .status' r.json)" = skip ]
+	# The same facts against a golden of this release are drift, as any
+	# fact new here; so is a fact any release captured.
+	manifest g3.json '{"gpu.0.name": "NVIDIA H100", "python.pkg.x": "1"}' \
+	    '{"tool": "envparity 0.3.0"}'
+	run "$EP" diff g3.json c.json
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"FAIL    gpu.0.compute_mode: new here (default), not in the golden manifest"* ]]
+	jq '.facts["python.pkg.y"] = "2"' c.json > c2.json
+	run "$EP" diff g.json c2.json
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"FAIL    python.pkg.y: new here (2)"* ]]
+}

@@ -18,6 +18,7 @@
 #include "capture.h"
 #include "results.h"
 #include "compare.h"
+#include "factsince.h"
 #include "dynload.h"
 #include "testutil.h"
 #include "errors.h"
@@ -199,6 +200,58 @@ test_ignored_changes(void **state)
 	ep_manifest_free(c);
 }
 
+/* A fact that a release newer than the golden's began to capture is a
+ * note, new here; a fact any release captured is drift; a golden of that
+ * release, or one that names no release, judges it as before. */
+static void
+test_fact_new_since(void **state)
+{
+	struct ep_manifest *g = ep_manifest_new(), *c = ep_manifest_new();
+	struct ep_policy *p = ep_policy_default();
+	struct ep_results rs = { 0 };
+	const struct ep_result *r;
+
+	(void)state;
+	assert_string_equal(ep_fact_since("gpu.0.compute_mode"), "0.3.0");
+	assert_string_equal(ep_fact_since("lockfile.env/pixi.lock.pin.numpy"),
+	    "0.3.0");
+	assert_null(ep_fact_since("lockfile.requirements.txt.pin.numpy"));
+	assert_null(ep_fact_since("gpu.0.name"));
+	assert_null(ep_fact_golden_release(g));
+	ep_manifest_meta_set(g, "tool", "envparity 0.2.0");
+	assert_string_equal(ep_fact_golden_release(g), "0.2.0");
+	ep_manifest_set(g, "gpu.0.name", "H100");
+	ep_manifest_set(c, "gpu.0.name", "H100");
+	ep_manifest_set(c, "gpu.0.compute_mode", "default");
+	ep_manifest_set(c, "python.pkg.new", "1");
+	compare(&rs, g, c, p);
+	r = find(&rs, "gpu.0.compute_mode");
+	assert_non_null(r);
+	assert_int_equal(r->status, EP_SKIP);
+	assert_string_equal(r->message, "gpu.0.compute_mode: fact new since "
+	    "envparity 0.3 (the golden was blessed by envparity 0.2.0): not "
+	    "judged until the profile is blessed again");
+	assert_int_equal(find(&rs, "python.pkg.new")->status, EP_FAIL);
+	ep_results_clear(&rs);
+	/* Missing here is not new since: it fails as any missing fact. */
+	compare(&rs, c, g, p);
+	assert_int_equal(find(&rs, "gpu.0.compute_mode")->status, EP_FAIL);
+	ep_results_clear(&rs);
+	/* A golden of 0.3.0 (or naming no release) judges it. */
+	ep_manifest_meta_set(g, "tool", "envparity 0.3.0");
+	compare(&rs, g, c, p);
+	assert_int_equal(find(&rs, "gpu.0.compute_mode")->status, EP_FAIL);
+	ep_results_clear(&rs);
+	ep_manifest_meta_set(g, "tool", "something else");
+	assert_null(ep_fact_golden_release(g));
+	compare(&rs, g, c, p);
+	assert_int_equal(find(&rs, "gpu.0.compute_mode")->status, EP_FAIL);
+	ep_results_clear(&rs);
+	ep_policy_free(p);
+	ep_manifest_free(g);
+	ep_manifest_free(c);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -206,6 +259,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_h100_against_itself),
 		cmocka_unit_test(test_h100_against_this_machine),
 		cmocka_unit_test(test_ignored_changes),
+		cmocka_unit_test(test_fact_new_since),
 	};
 
 	/* The capture loads each CUDA library in a fresh execution of this
