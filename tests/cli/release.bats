@@ -19,6 +19,8 @@ pins() { # tree
 # The files of this tree (committed or not, never ignored) in a new
 # repository: a scratch clone that a release may commit to and tag.
 scratch() { # dir
+	git -C "$REPO_ROOT" rev-parse --git-dir >/dev/null 2>&1 ||
+	    skip "not a git checkout: a release is made from one"
 	mkdir -p "$1"
 	git -C "$REPO_ROOT" ls-files -z --cached --others --exclude-standard |
 	    (cd "$REPO_ROOT" && tar --null --ignore-failed-read -T - -cf -) |
