@@ -334,9 +334,10 @@ waive_message(const struct waive_ctx *ctx, int shared)
 
 /* After the commit: a rewritten history taken, as before (the store
  * described before it) names it (said where -q still speaks, and first:
- * whatever follows, it is taken); for unwaive,
- * whether another waiver still covers the key (said, never
- * "unwaived"); then what was done. */
+ * whatever follows, it is taken); for unwaive, whether another waiver
+ * still covers the key (said, never "unwaived"); for waive, whether the
+ * key names no fact of the golden (said, the waiver kept); then what was
+ * done. */
 static int
 waive_said(const struct ep_cmd *self, struct ep_store *s,
     struct ep_store_info *before, const struct waive_ctx *ctx,
@@ -345,13 +346,13 @@ waive_said(const struct ep_cmd *self, struct ep_store *s,
 {
 	struct ep_store_info info = { 0 };
 	struct ep_err err = { 0 };
-	char *still = NULL, *taken, *why;
+	char *warn = NULL, *taken, *why;
 	int rc = EP_EXIT_OK;
 
 	if ((taken = ep_storeopt_history_taken(s, before)) != NULL)
 		ep_say(stderr, "envparity %s: %s", self->name, taken);
 	free(taken);
-	if (!ctx->remove && !shared && unmatched(&still, s, profile,
+	if (!ctx->remove && !shared && unmatched(&warn, s, profile,
 	    ctx->w.key, &err) < 0) {
 		why = xstrdup(err.msg);
 		ep_err_set(&err, err.kind, "the waiver for %s was added to %s "
@@ -361,7 +362,7 @@ waive_said(const struct ep_cmd *self, struct ep_store *s,
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
-	if (ctx->remove && still_waived(&still, s, profile, ctx->w.key,
+	if (ctx->remove && still_waived(&warn, s, profile, ctx->w.key,
 	    ctx->now, &err) < 0) {
 		why = xstrdup(err.msg);
 		ep_err_set(&err, err.kind, "the waiver for %s was removed from "
@@ -372,22 +373,22 @@ waive_said(const struct ep_cmd *self, struct ep_store *s,
 		goto done;
 	}
 	ep_store_describe(&info, s);
-	if (!quiet && still != NULL && ctx->remove)
+	if (!quiet && warn != NULL && ctx->remove)
 		ep_say(stdout, "removed the waiver for %s from %s at %s on %s "
 		    "%s", ctx->w.key, path, commit, info.store, info.ref);
 	else if (!quiet)
 		ep_say(stdout, "%s%s %s in %s at %s on %s %s", changed ? "" :
 		    "already ", ctx->remove ? "unwaived" : "waived", ctx->w.key,
 		    path, commit[0] ? commit : "(none)", info.store, info.ref);
-	if (still != NULL)
-		ep_say(stderr, "envparity %s: %s", self->name, still);
+	if (warn != NULL)
+		ep_say(stderr, "envparity %s: %s", self->name, warn);
 	if (fflush(stdout) == EOF) {
 		ep_err_set(&err, EP_E_IO, "standard output: write failed");
 		rc = ep_cmd_fail(self, &err);
 	}
 done:
 	ep_store_info_clear(&info);
-	free(still);
+	free(warn);
 	return rc;
 }
 
