@@ -13,6 +13,9 @@
 #   make dist            envparity-VERSION.tar.gz of HEAD (git archive)
 #   make deb             the Debian package, into build/deb/
 #   make version         print the release (checker/util/version.h)
+#   make release VERSION=X.Y.Z   bump the version (and what follows it),
+#                        check CHANGELOG.md's entry, commit, tag vX.Y.Z
+#   make release-prepare VERSION=X.Y.Z   the bump alone, not committed
 #
 # Dependencies come through pkg-config.  The NVIDIA libraries are never
 # linked: they are loaded at run time with dlopen.
@@ -90,7 +93,7 @@ UNITS    := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 # PROBE_ALL / PROBE_UNITS / PROBE_INSTALL for the targets below.
 include gpu_probes/probe.mk
 
-.PHONY: all unit test bench install uninstall clean help deps dist deb version
+.PHONY: all unit test bench install uninstall clean help deps dist deb version release release-prepare
 all: $(B)/envparity $(PROBE_ALL)
 
 $(B)/envparity: $(OBJS)
@@ -142,6 +145,14 @@ uninstall:
 version:
 	@echo $(VERSION)
 
+# A release (tools/release.sh; docs/install.md says how it is published):
+# VERSION on the command line is the one wanted.
+release:
+	tools/release.sh $(VERSION)
+
+release-prepare:
+	tools/release.sh --prepare $(VERSION)
+
 # The source tarball: HEAD as committed (what is not committed is not in
 # it), under envparity-VERSION/; .gitattributes says what is left out.
 DIST    := envparity-$(VERSION)
@@ -164,7 +175,7 @@ clean:
 	rm -rf build build-san build-cov
 
 help:
-	@sed -n '2,18s/^# \{0,1\}//p' Makefile
+	@sed -n '2,21s/^# \{0,1\}//p' Makefile
 
 # libFuzzer harnesses (tests/fuzz/): `make fuzz FUZZ_SECONDS=N` runs each
 # target N seconds on its corpus; `make unit` also builds them with a

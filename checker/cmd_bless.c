@@ -5,12 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clean.h"
 #include "capture.h"
 #include "cmd.h"
 #include "results.h"
+#include "checks.h"
 #include "factdiff.h"
 #include "opt.h"
 #include "policy.h"
@@ -32,6 +34,7 @@ struct bless_opts {
 	const char *message;
 	int quiet;
 	int dry_run;
+	int accept_failing;
 };
 
 #define BO struct bless_opts
@@ -46,6 +49,10 @@ static const struct ep_opt bless_opts[] = {
 	    "against the profile's golden, fact by fact (+\n"
 	    "added, - removed, ~ changed), or \"no change\"; the\n"
 	    "store is only read (exit 0 either way)"),
+	EP_OPT_FLAG("accept-failing", 0, BO, accept_failing,
+	    "bless a manifest that fails its own checks (the\n"
+	    "checks that need no golden), naming each on\n"
+	    "standard error; without it such a bless is refused"),
 	EP_OPT_GROUP_NOSTRUCT(ep_og_progress),
 	EP_OPT_HELP,
 	EP_OPT_GROUP(ep_og_store, BO, sopt, NULL),
@@ -71,7 +78,12 @@ const struct ep_cmd ep_cmd_bless = {
 "first makes this one fail (exit 3) rather than replace it unseen.  A\n"
 "store with a work tree has its branch moved directly; its work tree and\n"
 "index are not touched, and a branch checked out there is refused (the\n"
-"next commit there would undo the bless).\n"
+"next commit there would undo the bless).  A manifest that fails its\n"
+"own checks (those check runs without a golden: a CUDA runtime newer\n"
+"than the driver, mixed cuDNN sub-libraries, ...; not the GPUs' and the\n"
+"node's health now) is refused, each failure named, unless\n"
+"--accept-failing: a golden that fails itself makes every later check\n"
+"meaningless.  The profile's policy applies (a waived check passes).\n"
 "\n",
 	.opts = bless_opts,
 	.footer =
@@ -82,8 +94,8 @@ const struct ep_cmd ep_cmd_bless = {
 "Prints \"blessed PROFILE at COMMIT on STORE BRANCH\"; on a remote store\n"
 "whose branch was rewritten since the cache saw it (store.history), says\n"
 "on standard error, even with -q, that the bless takes that history.\n"
-"Exit codes: 0 blessed, 1 the reference workload failed (--runs; nothing\n"
-"is committed), 2 usage, a malformed manifest or one larger than the\n"
+"Exit codes: 0 blessed, 1 the reference workload failed (--runs) or the\n"
+"manifest fails its own checks (nothing is committed), 2 usage, a malformed manifest or one larger than the\n"
 "store's 64 MiB limit, or a branch checked out in a work tree of the\n"
 "store (nothing is committed), 3 the store could not be read or written,\n"
 "or a race with a bless of the same profile.\n",
@@ -278,6 +290,57 @@ bless_manifest(const struct ep_cmd *self, struct ep_manifest **m,
 	return rc;
 }
 
+/* Whether a check's result is about the stack the golden records, not
+ * the GPUs' or the node's health at the moment of the capture (a busy
+ * GPU is no property of a golden). */
+static int
+judges_stack(const char *key)
+{
+	return strncmp(key, "stack.gpu.", 10) != 0 &&
+	    strncmp(key, "stack.node.", 11) != 0;
+}
+
+/* The manifest against its own checks (the ones that need no golden)
+ * under the profile's policy: 0 when none fails; otherwise each failure
+ * said on standard error, and then, without --accept-failing, the exit
+ * code (nothing is blessed), with it 0 and a warning. */
+static int
+self_checks(const struct bless_golden *g, const struct ep_manifest *m,
+    int accept)
+{
+	struct ep_results rs = { 0 };
+	struct ep_policy *def = NULL;
+	const struct ep_policy *p = g->policy;
+	size_t nfail = 0;
+
+	if (p == NULL)
+		p = def = ep_policy_default();
+	ep_checks_run(&rs, m, p, time(NULL));
+	for (size_t i = 0; i < rs.n; i++)
+		if ((rs.v[i].status == EP_FAIL || rs.v[i].status == EP_ERROR) &&
+		    judges_stack(rs.v[i].key)) {
+			ep_say(stderr, "envparity bless: %s %s", rs.v[i].status ==
+			    EP_FAIL ? "FAIL" : "ERROR", rs.v[i].message);
+			nfail++;
+		}
+	ep_results_clear(&rs);
+	ep_policy_free(def);
+	if (nfail == 0)
+		return EP_EXIT_OK;
+	if (accept) {
+		ep_say(stderr, "envparity bless: warning: blessed with %zu "
+		    "failing check%s of its own (--accept-failing): check fails "
+		    "them on every machine that matches this golden", nfail,
+		    nfail == 1 ? "" : "s");
+		return EP_EXIT_OK;
+	}
+	ep_say(stderr, "envparity bless: not blessed: the manifest fails %zu "
+	    "of its own checks, and a golden that fails itself makes every "
+	    "later check meaningless; mend the machine, waive the check in "
+	    "the profile's policy, or bless with --accept-failing", nfail);
+	return EP_EXIT_DRIFT;
+}
+
 /* "bless PROFILE from HOST", HOST the manifest's (one line: the host is
  * the manifest's word).  New. */
 static char *
@@ -379,6 +442,14 @@ cmd_bless_exec(const struct ep_cmd *self, int argc, char **argv)
 	}
 	if (o.message == NULL)
 		o.message = msg = bless_message(m, r.profile);
+	/* Judged under the profile's policy, read (once) for it. */
+	if (!o.dry_run && !g.read && golden_read(&g, &r.so, r.profile,
+	    &err) < 0) {
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	if (!o.dry_run && (rc = self_checks(&g, m, o.accept_failing)) != 0)
+		goto done;
 	if (o.dry_run) {
 		if (!g.read && golden_read(&g, &r.so, r.profile, &err) < 0)
 			rc = ep_cmd_fail(self, &err);

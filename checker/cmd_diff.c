@@ -118,6 +118,8 @@ load_spec(struct side *s, const char *spec, struct ep_err *err)
 		goto done;
 	s->name = xasprintf("%s#%s:%s", s->info.store, s->info.ref,
 	    s->profile);
+	if (text == NULL && ep_store_no_branch(&s->info, err) < 0)
+		goto done;
 	if (text == NULL) {
 		ep_err_set(err, EP_E_INPUT, "%s: no golden manifest for "
 		    "profile %s", s->name, s->profile);

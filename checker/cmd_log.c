@@ -206,6 +206,10 @@ cmd_log_exec(const struct ep_cmd *self, int argc, char **argv)
 	}
 	if (n == 0) {
 		ep_store_describe(&info, s);
+		if (ep_store_no_branch(&info, &err) < 0) {
+			rc = ep_cmd_fail(self, &err);
+			goto done;
+		}
 		hint = ep_storeopt_bless_hint(&so, profile);
 		ep_say(stderr, "envparity log: profile %s has no golden "
 		    "manifest in %s %s; bless one with: %s", profile,

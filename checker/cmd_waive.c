@@ -22,6 +22,7 @@
 #include "store.h"
 #include "storeopt.h"
 #include "errors.h"
+#include "manifest.h"
 #include "xalloc.h"
 
 static int cmd_waive_exec(const struct ep_cmd *, int, char **);
@@ -116,7 +117,9 @@ const struct ep_cmd ep_cmd_waive = {
 "PROFILE/policy.json in the store, or replace the one KEY has there, and\n"
 "commit it (pushed when the store is remote).  Until it expires, a\n"
 "failure or warning on KEY is reported as waived and does not fail the\n"
-"check.  The rest of the file is kept as it is, in its order.\n"
+"check.  The rest of the file is kept as it is, in its order.  A KEY\n"
+"that matches no fact of the profile's golden is committed, with a\n"
+"warning on standard error (even with -q): a typo?\n"
 "\n",
 	.opts = waive_opts,
 	.footer =
@@ -220,6 +223,69 @@ done:
 	return rc;
 }
 
+/* Whether a waiver's key may name a result that check makes without a
+ * fact of the golden (the checks that need no golden, the store's
+ * history, the fleet's and the probe's results): its literal start is
+ * compatible with one of their namespaces. */
+static int
+may_name_result(const char *key)
+{
+	static const char *const ns[] = { "stack.", "store.", "node.",
+	    "fleet.", "probe." };
+	size_t lit = strcspn(key, "*?[\\");
+
+	for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+		size_t n = strlen(ns[i]);
+
+		if (strncmp(key, ns[i], lit < n ? lit : n) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* After a waive: when key names no fact of profile's golden as the store
+ * holds it now (and no result check makes without one), *warning says so
+ * (a line, new); NULL otherwise, and when the profile has no golden yet.
+ * -1 with err when the golden cannot be read. */
+static int
+unmatched(char **warning, struct ep_store *s, const char *profile,
+    const char *key, struct ep_err *err)
+{
+	struct ep_store_policies pol = { 0 };
+	struct ep_store_info info = { 0 };
+	struct ep_manifest *m = NULL;
+	char *mtext = NULL, *name = NULL;
+	int rc = -1;
+
+	*warning = NULL;
+	if (may_name_result(key)) {
+		rc = 0;
+		goto done;
+	}
+	if (ep_store_read(&mtext, &pol, &info, s, profile, err) < 0)
+		goto done;
+	if (mtext == NULL) {
+		rc = 0;
+		goto done;
+	}
+	name = xasprintf("%s#%s:%s/manifest.json", info.store, info.ref,
+	    profile);
+	if (ep_manifest_parse(&m, mtext, strlen(mtext), name, err) < 0)
+		goto done;
+	if (ep_manifest_matching(m, key) == 0)
+		*warning = xasprintf("warning: '%s' matches no fact of profile "
+		    "%s's golden (%s): a typo? The waiver is committed; "
+		    "unwaive %s to take it back", key, profile, name, key);
+	rc = 0;
+done:
+	ep_manifest_free(m);
+	ep_store_policies_clear(&pol);
+	ep_store_info_clear(&info);
+	free(mtext);
+	free(name);
+	return rc;
+}
+
 /* KEY, and for waive what a waiver needs, checked before the store is
  * touched: 0, or the exit code, printed. */
 static int
@@ -268,24 +334,35 @@ waive_message(const struct waive_ctx *ctx, int shared)
 
 /* After the commit: a rewritten history taken, as before (the store
  * described before it) names it (said where -q still speaks, and first:
- * whatever follows, it is taken); for unwaive,
- * whether another waiver still covers the key (said, never
- * "unwaived"); then what was done. */
+ * whatever follows, it is taken); for unwaive, whether another waiver
+ * still covers the key (said, never "unwaived"); for waive, whether the
+ * key names no fact of the golden (said, the waiver kept); then what was
+ * done. */
 static int
 waive_said(const struct ep_cmd *self, struct ep_store *s,
     struct ep_store_info *before, const struct waive_ctx *ctx,
     const char *profile, const char *path, const char *commit, int changed,
-    int quiet)
+    int quiet, int shared)
 {
 	struct ep_store_info info = { 0 };
 	struct ep_err err = { 0 };
-	char *still = NULL, *taken, *why;
+	char *warn = NULL, *taken, *why;
 	int rc = EP_EXIT_OK;
 
 	if ((taken = ep_storeopt_history_taken(s, before)) != NULL)
 		ep_say(stderr, "envparity %s: %s", self->name, taken);
 	free(taken);
-	if (ctx->remove && still_waived(&still, s, profile, ctx->w.key,
+	if (!ctx->remove && !shared && unmatched(&warn, s, profile,
+	    ctx->w.key, &err) < 0) {
+		why = xstrdup(err.msg);
+		ep_err_set(&err, err.kind, "the waiver for %s was added to %s "
+		    "at %.12s, but whether it names a fact of the golden cannot "
+		    "be told: %s", ctx->w.key, path, commit, why);
+		free(why);
+		rc = ep_cmd_fail(self, &err);
+		goto done;
+	}
+	if (ctx->remove && still_waived(&warn, s, profile, ctx->w.key,
 	    ctx->now, &err) < 0) {
 		why = xstrdup(err.msg);
 		ep_err_set(&err, err.kind, "the waiver for %s was removed from "
@@ -296,22 +373,22 @@ waive_said(const struct ep_cmd *self, struct ep_store *s,
 		goto done;
 	}
 	ep_store_describe(&info, s);
-	if (!quiet && still != NULL)
+	if (!quiet && warn != NULL && ctx->remove)
 		ep_say(stdout, "removed the waiver for %s from %s at %s on %s "
 		    "%s", ctx->w.key, path, commit, info.store, info.ref);
 	else if (!quiet)
 		ep_say(stdout, "%s%s %s in %s at %s on %s %s", changed ? "" :
 		    "already ", ctx->remove ? "unwaived" : "waived", ctx->w.key,
 		    path, commit[0] ? commit : "(none)", info.store, info.ref);
-	if (still != NULL)
-		ep_say(stderr, "envparity %s: %s", self->name, still);
+	if (warn != NULL)
+		ep_say(stderr, "envparity %s: %s", self->name, warn);
 	if (fflush(stdout) == EOF) {
 		ep_err_set(&err, EP_E_IO, "standard output: write failed");
 		rc = ep_cmd_fail(self, &err);
 	}
 done:
 	ep_store_info_clear(&info);
-	free(still);
+	free(warn);
 	return rc;
 }
 
@@ -358,7 +435,7 @@ cmd_waive_exec(const struct ep_cmd *self, int argc, char **argv)
 		goto done;
 	}
 	rc = waive_said(self, r.store, &info, &ctx, r.profile, path, commit,
-	    changed, o.quiet);
+	    changed, o.quiet, o.shared);
 done:
 	ep_store_info_clear(&info);
 	ep_resolved_clear(&r);

@@ -60,6 +60,8 @@ ep_resolve_read(struct ep_resolved *r, const struct ep_need *n,
 		return -1;
 	if (!(n->what & EP_NEED_GOLDEN))
 		return 0;
+	if (r->mtext == NULL && ep_store_no_branch(&r->info, err) < 0)
+		return -1;
 	if (r->mtext == NULL) {
 		/* Whole, however long the store's URL: the message is the
 		 * fix. */

@@ -31,7 +31,7 @@ _envparity_options()
 		    "$_envparity_report $_envparity_collect" \
 		    "$_envparity_registry $_envparity_probe" ;;
 	bless)
-		echo "-m --message --dry-run -q --quiet --progress --no-progress" \
+		echo "-m --message --dry-run --accept-failing -q --quiet --progress --no-progress" \
 		    "-h --help $_envparity_store $_envparity_collect" \
 		    "$_envparity_registry $_envparity_probe" ;;
 	waive)

@@ -3,7 +3,9 @@
  * the golden came from, the exit status, counts by status, and every
  * result, byte-stable (sorted keys, two-space indent).  For `fleet` the
  * schema is envparity/fleet@1: each result names its node, and "fleet"
- * holds the nodes and the splits (fleet_json.c).
+ * holds the nodes and the splits (fleet_json.c).  "ignored_changes"
+ * lists the facts a built-in ignore rule kept out of the results that
+ * differ (not judged, never silent).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +88,25 @@ provenance(json_t *root, const struct ep_report_ctx *ctx)
 }
 
 static json_t *
+ignored_json(const struct ep_results *rs)
+{
+	json_t *arr = json_array(), *o;
+
+	for (size_t i = 0; i < rs->nign; i++) {
+		o = json_object();
+		json_object_set_new(o, "key", ep_report_str(rs->ign[i].key));
+		json_object_set_new(o, "expected",
+		    ep_report_str(rs->ign[i].expected));
+		json_object_set_new(o, "actual",
+		    ep_report_str(rs->ign[i].actual));
+		json_object_set_new(o, "reason",
+		    ep_report_str(rs->ign[i].reason));
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static json_t *
 unavailable_json(const struct ep_report_ctx *ctx)
 {
 	json_t *o = json_object();
@@ -122,6 +143,8 @@ ep_report_json(char **out, const struct ep_report_ctx *ctx,
 	for (size_t i = 0; i < rs->n; i++)
 		json_array_append_new(arr, result_json(&rs->v[i]));
 	json_object_set_new(root, "results", arr);
+	if (ctx->fleet == NULL)
+		json_object_set_new(root, "ignored_changes", ignored_json(rs));
 	if (ctx->fleet != NULL)
 		json_object_set_new(root, "fleet",
 		    ep_report_fleet_json(ctx->fleet));

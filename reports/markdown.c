@@ -66,20 +66,27 @@ fail_note(const struct ep_result *r, char **tmp)
 	return why;
 }
 
+/* The heading counts what its table lists: a node's odd value is in the
+ * fleet's matrix already, and is said to be there, not counted twice. */
 static void
 drift(struct md *m, const struct ep_results *rs, const size_t c[EP_NSTATUS])
 {
-	size_t n = c[EP_FAIL] + c[EP_ERROR], shown = 0;
+	size_t nfail = c[EP_FAIL], nerr = c[EP_ERROR], n, shown = 0;
 
-	/* A node's odd value is in the fleet's matrix already. */
 	for (size_t i = 0; i < rs->n; i++)
-		if ((rs->v[i].status == EP_FAIL ||
-		    rs->v[i].status == EP_ERROR) && md_fleet_shown(&rs->v[i]))
-			n--;
-	if (n == 0)
+		if (md_fleet_shown(&rs->v[i])) {
+			nfail -= rs->v[i].status == EP_FAIL;
+			nerr -= rs->v[i].status == EP_ERROR;
+		}
+	if ((n = nfail + nerr) == 0)
 		return;
-	fprintf(m->f, "### Drift: %zu failed, %zu could not be checked\n\n",
-	    c[EP_FAIL], c[EP_ERROR]);
+	fprintf(m->f, "### Drift: %zu failed, %zu could not be checked", nfail,
+	    nerr);
+	if (n < c[EP_FAIL] + c[EP_ERROR])
+		fprintf(m->f, " (and %zu odd values of nodes, in the facts "
+		    "that differ across nodes above)", c[EP_FAIL] +
+		    c[EP_ERROR] - n);
+	fputs("\n\n", m->f);
 	fputs("| Status | Key | Expected | Actual | Rule | Why |\n"
 	    "| --- | --- | --- | --- | --- | --- |\n", m->f);
 	for (size_t i = 0; i < rs->n && md_row_room(m, shown); i++) {

@@ -1,7 +1,8 @@
 /*
  * summary.c: the short human summary `check`, `diff` and `fleet` print on standard
  * output: a verdict line, what failed, what was waived (with its expiry),
- * what could not be checked here, and the counts.  Skips of one reason are
+ * what could not be checked here, the changes a built-in rule ignores
+ * (one line), and the counts.  Skips of one reason are
  * folded into one line: a runner without a GPU should say so once, not
  * forty times.  Every line goes out through ep_say (clean.h), so that a
  * value can neither drive the terminal (an ANSI escape shows as U+241B)
@@ -57,6 +58,22 @@ print_skips(FILE *f, const struct ep_results *rs)
 			    why);
 	}
 	free(done);
+}
+
+/* The changes a built-in ignore rule kept out of the results (os.kernel):
+ * one line, so that a change is never silent. */
+static void
+print_ignored(FILE *f, const struct ep_results *rs)
+{
+	const struct ep_ignored *g = rs->ign;
+
+	if (rs->nign == 1)
+		ep_say(f, "  ignored 1 change a built-in rule does not judge: "
+		    "%s %s -> %s (the JSON report lists it)", g->key,
+		    or_dash(g->expected), or_dash(g->actual));
+	else if (rs->nign > 1)
+		ep_say(f, "  ignored %zu changes built-in rules do not judge "
+		    "(%s, ...): the JSON report lists them", rs->nign, g->key);
 }
 
 void
@@ -117,6 +134,8 @@ ep_report_summary(FILE *f, const struct ep_report_ctx *ctx,
 	}
 	if (!brief)
 		print_skips(f, rs);
+	if (!brief)
+		print_ignored(f, rs);
 	ep_say(f, "%zu results: %zu pass, %zu fail, %zu warn, %zu waived, "
 	    "%zu skip, %zu error", total, c[EP_PASS], c[EP_FAIL], c[EP_WARN],
 	    c[EP_WAIVED], c[EP_SKIP], c[EP_ERROR]);

@@ -5,6 +5,11 @@
  * Every key on either side, in byte order, is decided by the first rule
  * whose glob matches it:
  *   ignore   no result at all: an ignored key would only flood reports.
+ *            A key that a built-in ignore rule (os.kernel) keeps out and
+ *            that differs is listed in out's ignored changes instead
+ *            (the JSON report, a line of the summary): not judged, but
+ *            not vanished either.  A user's own ignore rule is the
+ *            user's word, and lists nothing.
  *   exact    both sides: pass if equal, else fail "KEY: expected G, got C".
  *   version  the current value must lie in the range, whatever the golden
  *            says (the golden value is shown as expected): "KEY: C not in
@@ -25,6 +30,9 @@
  *   - new here, and the golden could not look at that area (gpu, probe):
  *     skip, "KEY: not in the golden manifest, which did not check AREA:
  *     REASON";
+ *   - new here, a fact that a release newer than the golden's began to
+ *     capture (factsince.h): skip, "KEY: fact new since envparity X.Y
+ *     (the golden was blessed by envparity A.B.C): ...";
  *   - under exact, a per-GPU probe fact of a GPU probed on one side only
  *     (another --gpus): skip, not drift (probe_gpu_oneside);
  *   - otherwise the rule's "missing": fail (the default: "expected G,
@@ -45,6 +53,7 @@
 
 #include "results.h"
 #include "compare.h"
+#include "factsince.h"
 #include "verrange.h"
 #include "errors.h"
 #include "str.h"
@@ -250,6 +259,14 @@ decide(struct ep_result *r, char **msg, const struct ep_rule *rule,
 		    "not check %s: %s", key, area, why);
 		return 1;
 	}
+	if (g == NULL && (why = ep_fact_new_since(golden, key)) != NULL) {
+		r->status = EP_SKIP;
+		*msg = xasprintf("%s: fact new since envparity %.*s (the golden "
+		    "was blessed by envparity %s): not judged until the profile "
+		    "is blessed again", key, (int)(strrchr(why, '.') - why), why,
+		    ep_fact_golden_release(golden));
+		return 1;
+	}
 	if (rule->kind == EP_RULE_EXACT && (c == NULL || g == NULL)) {
 		int one = probe_gpu_oneside(r, msg, key, g, c, golden,
 		    current);
@@ -268,6 +285,13 @@ decide(struct ep_result *r, char **msg, const struct ep_rule *rule,
 		    "manifest%s", key, c,
 		    r->status == EP_SKIP ? " (not compared)" : "");
 	return 1;
+}
+
+/* Equal values, or both absent. */
+static int
+same(const char *a, const char *b)
+{
+	return a == NULL || b == NULL ? a == b : strcmp(a, b) == 0;
 }
 
 static void
@@ -410,7 +434,10 @@ ep_compare(struct ep_results *out, const struct ep_manifest *golden,
 				    msg, rule->reason));
 			r.message = msg;
 			ep_results_add(out, &r);
-		}
+		} else if (rule->kind == EP_RULE_IGNORE && rule->builtin &&
+		    !same(r.expected, r.actual))
+			ep_results_ignored_add(out, key, r.expected, r.actual,
+			    rule->reason);
 		free(msg);
 		free(area);
 	}

@@ -3,6 +3,7 @@
  */
 #include "clean.h"
 #include "hash.h"
+#include "keyglob.h"
 #include "outfile.h"
 #include "manifest.h"
 #include "errors.h"
@@ -353,6 +354,18 @@ ep_manifest_facts_sha256(char hex[65], const struct ep_manifest *m)
 	ep_hash_buf(hex, c.p, c.n);
 	free(c.p);
 	free(keys);
+}
+
+size_t
+ep_manifest_matching(const struct ep_manifest *m, const char *glob)
+{
+	const char *key;
+	json_t *v;
+	size_t n = 0;
+
+	json_object_foreach(m->facts, key, v)
+		n += ep_glob_match(glob, key) != 0;
+	return n;
 }
 
 const char *

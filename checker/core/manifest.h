@@ -89,6 +89,11 @@ int ep_manifest_load(struct ep_manifest **out, const char *path,
  * NUL (EP_SHA256_HEX). */
 void ep_manifest_facts_sha256(char hex[65], const struct ep_manifest *m);
 
+/* How many of m's fact keys the glob (keyglob.h) matches: 0 tells a
+ * waiver or a rule that names no fact of m (a typo, most often).  No
+ * failure. */
+size_t ep_manifest_matching(const struct ep_manifest *m, const char *glob);
+
 /* "jansson 2.14", for `envparity version`. */
 const char *ep_manifest_library_version(void);
 

@@ -71,7 +71,31 @@ ep_results_clear(struct ep_results *rs)
 	for (size_t i = 0; i < rs->n; i++)
 		result_free(&rs->v[i]);
 	free(rs->v);
+	for (size_t i = 0; i < rs->nign; i++) {
+		free(rs->ign[i].key);
+		free(rs->ign[i].expected);
+		free(rs->ign[i].actual);
+		free(rs->ign[i].reason);
+	}
+	free(rs->ign);
 	memset(rs, 0, sizeof *rs);
+}
+
+void
+ep_results_ignored_add(struct ep_results *rs, const char *key,
+    const char *expected, const char *actual, const char *reason)
+{
+	struct ep_ignored *d;
+
+	if (rs->nign == rs->ign_cap) {
+		rs->ign_cap = rs->ign_cap ? rs->ign_cap * 2 : 8;
+		rs->ign = xreallocarray(rs->ign, rs->ign_cap, sizeof *rs->ign);
+	}
+	d = &rs->ign[rs->nign++];
+	d->key = xstrdup(key);
+	d->expected = expected != NULL ? xstrdup(expected) : NULL;
+	d->actual = actual != NULL ? xstrdup(actual) : NULL;
+	d->reason = reason != NULL ? xstrdup(reason) : NULL;
 }
 
 static int

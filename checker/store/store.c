@@ -169,6 +169,7 @@ ep_store_free(struct ep_store *s)
 	free(s->branch);
 	free(s->refname);
 	ep_strv_clear(&s->secrets);
+	ep_strv_clear(&s->heads);
 	free(s);
 	git_libgit2_shutdown();
 }
@@ -180,7 +181,61 @@ ep_store_info_clear(struct ep_store_info *i)
 	free(i->ref);
 	ep_policy_free(i->seen_policy);
 	free(i->seen_policy_error);
+	ep_strv_clear(&i->branches);
 	memset(i, 0, sizeof *i);
+}
+
+int
+ep_store_no_branch(const struct ep_store_info *info, struct ep_err *err)
+{
+	size_t len = 0;
+	char *list;
+
+	if (info->branches.n == 0)
+		return 0;
+	for (size_t i = 0; i < info->branches.n; i++)
+		len += strlen(info->branches.v[i]) + 2;
+	list = xmalloc(len + 1);
+	list[0] = '\0';
+	for (size_t i = 0; i < info->branches.n; i++) {
+		if (i > 0)
+			strcat(list, ", ");
+		strcat(list, info->branches.v[i]);
+	}
+	ep_err_set(err, EP_E_INPUT, "store %s: --ref %s: no such branch (its "
+	    "branches: %s); name one of them, or bless to --ref %s to "
+	    "start it", info->store, info->ref, list, info->ref);
+	free(list);
+	return -1;
+}
+
+/* The branches of s other than its own, into out, sorted: a local
+ * repository's own, or what a remote advertised at the last fetch (its
+ * cache holds only the branch in use). */
+static void
+list_branches(struct ep_strv *out, const struct ep_store *s)
+{
+	git_branch_iterator *it = NULL;
+	git_reference *ref;
+	git_branch_t type;
+	const char *name;
+
+	if (s->kind != EP_STORE_LOCAL) {
+		for (size_t i = 0; i < s->heads.n; i++)
+			if (strcmp(s->heads.v[i], s->branch) != 0)
+				ep_strv_push(out, s->heads.v[i]);
+	} else if (s->repo != NULL && git_branch_iterator_new(&it, s->repo,
+	    GIT_BRANCH_LOCAL) == 0) {
+		while (git_branch_next(&ref, &type, it) == 0) {
+			if (git_branch_name(&name, ref) == 0 &&
+			    strcmp(name, s->branch) != 0)
+				ep_strv_push(out, name);
+			git_reference_free(ref);
+		}
+		git_branch_iterator_free(it);
+	}
+	git_error_clear();
+	ep_strv_sort(out);
 }
 
 void
@@ -194,4 +249,7 @@ ep_store_describe(struct ep_store_info *info, const struct ep_store *s)
 	if (s->repo != NULL &&
 	    git_reference_name_to_id(&id, s->repo, s->refname) == 0)
 		git_oid_tostr(info->commit, sizeof info->commit, &id);
+	else if (s->pinned == EP_PIN_BRANCH)
+		list_branches(&info->branches, s);
+	git_error_clear();
 }

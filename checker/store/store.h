@@ -90,8 +90,20 @@ struct ep_store_info {
 	 * branch's own policy could say anything (ep_storeopt_history). */
 	struct ep_policy *seen_policy;
 	char *seen_policy_error;
+	/* A branch that does not exist in a store that has others (a typo
+	 * of --ref): the store's branches, sorted; empty otherwise (a tag,
+	 * a commit, an empty store, a branch that exists).  Filled by
+	 * ep_store_describe (and so ep_store_read). */
+	struct ep_strv branches;
 };
 void ep_store_info_clear(struct ep_store_info *i);
+
+/* Whether info names a branch that the store lacks while it has others
+ * (info->branches): then EP_E_INPUT "store S: --ref B: no such branch
+ * (its branches: a, b); ..." in err and -1, else 0.  For the commands'
+ * "no golden manifest" messages, which a typo must not reach. */
+int ep_store_no_branch(const struct ep_store_info *info,
+    struct ep_err *err);
 
 /* Fill info with the store's name (credentials removed), its branch, and
  * the branch's current commit ("" when it has none), without reading any

@@ -53,6 +53,9 @@ struct ep_store {
 	git_oid pin;		/* EP_PIN_COMMIT: the commit */
 	int is_default;		/* .envparity/store, created on bless */
 	struct ep_strv secrets;	/* strings scrubbed from every message */
+	struct ep_strv heads;	/* a remote's branches as its last fetch
+				   saw them advertised (names without
+				   refs/heads/); unused for a local path */
 	int lockfd;		/* the cache's lock while held, else -1 */
 	unsigned cred_tried;	/* credential kinds offered so far */
 	char took_seen[41];	/* the last bless or commit took the branch's

@@ -211,6 +211,24 @@ have_object(git_repository *repo, const git_oid *id)
 	return yes;
 }
 
+/* The remote's branches as it advertises them, into s->heads (replaced),
+ * for the message of a --ref that names none of them. */
+static void
+remote_heads(struct ep_store *s, git_remote *r)
+{
+	const git_remote_head **heads;
+	size_t n;
+
+	ep_strv_clear(&s->heads);
+	if (git_remote_ls(&heads, &n, r) == 0) {
+		for (size_t i = 0; i < n; i++)
+			if (ep_startswith(heads[i]->name, "refs/heads/"))
+				ep_strv_push(&s->heads, heads[i]->name +
+				    strlen("refs/heads/"));
+	}
+	git_error_clear();
+}
+
 /* Whether the remote advertises refs/tags/name. */
 static int
 remote_has_tag(git_remote *r, const char *name)
@@ -289,6 +307,7 @@ fetch(struct ep_store *s, int resolve, struct ep_err *err)
 		rc = fetch_commit(s, r, &cb, err);
 		goto done;
 	}
+	remote_heads(s, r);
 	/* A name that is no branch of the remote but a tag: the tag. */
 	if (s->pinned == EP_PIN_BRANCH && (e = remote_value(&want, r, s,
 	    err)) == 1 && remote_has_tag(r, s->branch)) {

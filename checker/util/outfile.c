@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 /* Longer names get a short temporary name, under NAME_MAX. */
@@ -194,8 +195,20 @@ open_parent(int *dfd, const char **base, const char *path, struct ep_err *err)
 	return 0;
 }
 
+/* Whether st is the null device (character device 1:3, whatever its
+ * name): the one device an output is written through to, as "-" is to
+ * standard output.  Any other device is refused, not opened: opening
+ * some (a watchdog) acts, writing others (memory, a disk) destroys. */
+static int
+is_null_device(const struct stat *st)
+{
+	return S_ISCHR(st->st_mode) && major(st->st_rdev) == 1 &&
+	    minor(st->st_rdev) == 3;
+}
+
 /* The path's current state: -1 with err when it cannot take an output,
- * else 0 with *exists and *st. */
+ * else 0 with *exists and *st; *exists is 2 for the null device (written
+ * through, never replaced). */
 static int
 check_leaf(int dfd, const char *base, const char *path, int *exists,
     struct stat *st, struct ep_err *err)
@@ -211,10 +224,15 @@ check_leaf(int dfd, const char *base, const char *path, int *exists,
 		return ep_err_set(err, EP_E_INPUT, "%s: refused: a symbolic "
 		    "link (envparity never writes through one: name the file "
 		    "itself, or remove the link)", path);
+	if (is_null_device(st)) {
+		*exists = 2;
+		return 0;
+	}
 	if (!S_ISREG(st->st_mode))
 		return ep_err_set(err, EP_E_INPUT, "%s: refused: %s, not a "
 		    "regular file (an output is written beside its path and "
-		    "renamed over it)", path, ep_mode_kind(st->st_mode));
+		    "renamed over it; of the devices only the null device is "
+		    "written through)", path, ep_mode_kind(st->st_mode));
 	if (ep_out_protected(st, path, err) < 0)
 		return -1;
 	*exists = 1;
@@ -288,6 +306,30 @@ create_tmp(int *fd, char **tmp, int dfd, const char *base, mode_t mode)
 	return -1;
 }
 
+/* Write through to the null device at base in dfd, opened without
+ * following a link and checked again once open (the path may have
+ * changed since check_leaf): nothing is created, renamed or synced. */
+static int
+write_null(int dfd, const char *base, const char *path, const void *data,
+    size_t len, struct ep_err *err)
+{
+	struct stat st;
+	int fd, rc = 0;
+
+	if ((fd = openat(dfd, base, O_WRONLY | O_NOFOLLOW | O_NOCTTY |
+	    O_CLOEXEC)) < 0)
+		return ep_err_set(err, EP_E_IO, "%s: cannot write: %s", path,
+		    strerror(errno));
+	if (fstat(fd, &st) < 0 || !is_null_device(&st))
+		rc = ep_err_set(err, EP_E_INPUT, "%s: refused: no longer the "
+		    "null device", path);
+	else if (write_all(fd, data, len) < 0)
+		rc = ep_err_set(err, EP_E_IO, "%s: write failed: %s", path,
+		    strerror(errno));
+	close(fd);
+	return rc;
+}
+
 int
 ep_out_write(const char *path, const void *data, size_t len, int flags,
     struct ep_err *err)
@@ -310,6 +352,10 @@ ep_out_write(const char *path, const void *data, size_t len, int flags,
 		return -1;
 	if (check_leaf(dfd, base, path, &exists, &st, err) < 0)
 		goto done;
+	if (exists == 2) {
+		rc = write_null(dfd, base, path, data, len, err);
+		goto done;
+	}
 	if (create_tmp(&fd, &tmp, dfd, base, most) < 0) {
 		ep_err_set(err, EP_E_IO, "%s: cannot write: %s", path,
 		    strerror(errno));
@@ -360,16 +406,19 @@ ep_out_same(const char *a, const char *b, int flags)
 
 	if (sa || sb)
 		return sa == sb;
-	if (strcmp(a, b) == 0)
-		return 1;
 	if (open_parent(&da, &ba, a, NULL) < 0)
-		return 0;
+		return strcmp(a, b) == 0;
 	if (open_parent(&db, &bb, b, NULL) < 0) {
 		close(da);
-		return 0;
+		return strcmp(a, b) == 0;
 	}
-	same = strcmp(ba, bb) == 0 && fstat(da, &x) == 0 &&
-	    fstat(db, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+	same = strcmp(a, b) == 0 || (strcmp(ba, bb) == 0 &&
+	    fstat(da, &x) == 0 && fstat(db, &y) == 0 &&
+	    x.st_dev == y.st_dev && x.st_ino == y.st_ino);
+	/* The null device takes any number of outputs: nothing is kept. */
+	if (same && fstatat(da, ba, &x, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    is_null_device(&x))
+		same = 0;
 	close(da);
 	close(db);
 	return same;

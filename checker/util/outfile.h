@@ -13,8 +13,14 @@
  *    relative path is not written through a folder that is a link either
  *    (the current directory is the checkout); an absolute one is the
  *    user's to name;
- *  - a directory, device, FIFO or socket is refused: renaming over
- *    /dev/null as root would replace the device;
+ *  - the null device (character device 1:3, /dev/null, whatever its
+ *    name) is written through, as "-" is to standard output: opened
+ *    without following a link, checked again once open, never
+ *    replaced, renamed over or synced;
+ *  - a directory, any other device, a FIFO or a socket is refused:
+ *    renaming over a device as root would replace it, and opening one
+ *    may act (a watchdog) or writing it destroy (memory, a disk); a FIFO
+ *    would block until a reader comes;
  *  - a file protected with ep_out_protect (the signing key) is refused,
  *    whatever the path names it by: the same path, another one through a
  *    link to its folder, or a hard link (the same device and inode).
@@ -78,12 +84,13 @@ int ep_out_write(const char *path, const void *data, size_t len, int flags,
 
 /* 1 when a and b (both accepted by ep_out_check) name the same output:
  * the same stream, the same file, or the same name in the same
- * directory. */
+ * directory; never for the null device, which takes any number. */
 int ep_out_same(const char *a, const char *b, int flags);
 
 /* Write data to path atomically under the rule above (a regular file
- * or a new path is replaced by a rename; a link, device, FIFO or
- * directory is refused with EP_E_INPUT); on any failure path is
+ * or a new path is replaced by a rename; the null device is written
+ * through; a link, another device, a FIFO or a directory is refused with
+ * EP_E_INPUT); on any failure path is
  * untouched, no temporary file is left, and err names the path. */
 int ep_write_atomic(const char *path, const void *data, size_t len,
     struct ep_err *err);

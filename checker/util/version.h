@@ -2,6 +2,6 @@
 #ifndef EP_VERSION_H
 #define EP_VERSION_H
 
-#define EP_VERSION "0.2.0"
+#define EP_VERSION "0.3.0"
 
 #endif

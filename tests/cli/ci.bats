@@ -125,6 +125,32 @@ $T/out/envparity-default.intoto.json" ]
 	[ -s j/x.xml ] && [ -s j/x.json ] && [ -s j/x.md ]
 }
 
+@test "action: a nested profile (train/h100) runs, its reports named safely; the attestation output is empty when nothing was signed" {
+	need_node
+	mkdir -p sp
+	"$FIXTURES/gen-site-packages.sh" sp 2 >/dev/null
+	git init -q --bare -b main s.git
+	"$EP" bless -q --store s.git --profile train/h100 --no-discover --site-packages sp >/dev/null
+	run_action r.json store=s.git profile=train/h100 "args=--no-discover --site-packages sp" \
+	    reports-dir=out
+	[ "$status" -eq 0 ]
+	jq -e '.outputs["exit-code"] == "0" and .outputs.status == "parity"' r.json
+	[ "$(jq -r .outputs.json r.json)" = "$T/out/envparity-train+h100.json" ]
+	[ "$(jq -r '.golden.profile' out/envparity-train+h100.json)" = train/h100 ]
+	[ -s out/envparity-train+h100.junit.xml ] && [ -s out/envparity-train+h100.md ]
+	[ ! -e out/envparity-train ]
+	jq -e '.uses[0].with.name == "envparity-train+h100"' r.json
+	# Nothing signed: no attestation named.
+	[ "$(jq -r '.outputs.attestation // ""' r.json)" = "" ]
+	# What the CLI refuses, the action refuses before anything runs.
+	for bad in /train train/ 'a//b' ../x 'train/.h' 'a b'; do
+		run_action r.json store=s.git "profile=$bad"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"input profile: not a profile name"* ]]
+		jq -e '.steps.check.outcome == "skipped"' r.json
+	done
+}
+
 @test "action: drift fails the step with exit 1 after the reports are written and uploaded" {
 	need_node
 	golden s.git sp 3

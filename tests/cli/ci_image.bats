@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
-# ci_image.bats: the release's tag is one across the CI templates (v0.2.0
-# for version 0.2.0): the GitLab template's .envparity:image names
+# ci_image.bats: the release's tag is one across the CI templates (vX.Y.Z
+# for version X.Y.Z): the GitLab template's .envparity:image names
 # ENVPARITY_IMAGE with the release's tag, the workflows use the action at
 # that tag, and a pipeline extending .envparity:image passes GitLab's CI
 # schema (gitlab-ci-local).  The image itself is built by image.bats.

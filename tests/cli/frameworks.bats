@@ -116,9 +116,11 @@ check() { # site [args]
 	echo "$output"
 }
 
+# The golden is the machine under test, failing its own checks on
+# purpose: what check says of them is the test.
 setup_store() {
 	git init -q --bare store.git
-	"$EP" bless -q --store store.git m.json
+	"$EP" bless -q --accept-failing --store store.git m.json 2>/dev/null
 }
 
 @test "frameworks: TensorFlow 2.15 with its and-cuda pins on cuDNN 9 and CUDA 13 fails, naming why" {

@@ -189,15 +189,16 @@ ci/kubernetes/nightly.yaml: CronJob/envparity-aggregate: valid" ]
 	[ "$n" -eq 4 ]
 	# Each container: readOnlyRootFilesystem, no escalation, no
 	# capabilities; runAsNonRoot on the pod or the container; a writable
-	# /tmp; no service-account token; the placeholder image.
-	run jq -c '.spec as $p | $p.containers[] |
+	# /tmp; no service-account token; the placeholder image, at the
+	# release's version.
+	run jq -c --arg img "envparity:$(make -s -C "$REPO_ROOT" version)" '.spec as $p | $p.containers[] |
 	    select((.securityContext.readOnlyRootFilesystem == true and
 	            .securityContext.allowPrivilegeEscalation == false and
 	            .securityContext.capabilities.drop == ["ALL"] and
 	            (.securityContext.runAsNonRoot // $p.securityContext.runAsNonRoot) == true and
 	            ([.volumeMounts[] | select(.mountPath == "/tmp")] | length == 1) and
 	            $p.automountServiceAccountToken == false and
-	            .image == "envparity:0.1.0") | not) | .name' pods.jsonl
+	            .image == $img) | not) | .name' pods.jsonl
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]

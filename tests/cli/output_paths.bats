@@ -1,10 +1,12 @@
 #!/usr/bin/env bats
 # output_paths.bats: one rule for every path envparity writes (capture -o,
-# probe -o, the reports), tried as an attacker would.  A device node (made
-# here with mknod, never the system's own), a FIFO, a socket, a directory
-# or a symbolic link at the path is refused and left exactly as it was; a
-# regular file or a new path is replaced atomically with a mode no wider
-# than 0644; "-" and /dev/stdout write through to standard output.
+# probe -o, the reports), tried as an attacker would.  A device node other
+# than the null device (made here with mknod, never the system's own), a
+# FIFO, a socket, a directory or a symbolic link at the path is refused and
+# left exactly as it was; the null device is written through, never
+# replaced; a regular file or a new path is replaced atomically with a mode
+# no wider than 0644; "-" and /dev/stdout write through to standard
+# output.
 
 load setup
 
@@ -17,12 +19,13 @@ pair() {
 	manifest b.json '{"python.pkg.x": "2"}'
 }
 
-# A character device of our own, a twin of /dev/null, in the test's
-# directory: replacing it harms nothing, and shows whether envparity would
-# have replaced the real one.
-devnode() { # path
+# A character device of our own in the test's directory, a twin of
+# /dev/null (1 3) or of /dev/zero (1 5, which discards writes too):
+# replacing it harms nothing, and shows whether envparity would have
+# replaced the real one.
+devnode() { # path [major minor]
 	[ "$(id -u)" = 0 ] || skip "mknod needs root"
-	mknod -m 666 "$1" c 1 3
+	mknod -m 666 "$1" c "${2:-1}" "${3:-3}"
 }
 
 # Every way a path can name an output, for each writer in turn.
@@ -45,17 +48,32 @@ write_to() { # writer path
 	esac
 }
 
-@test "a device node at an output path stays a device, for every writer" {
+@test "the null device, by any name, is written through and stays a device, for every writer; another device is refused" {
 	pair
 	devnode null
+	devnode zero 1 5
 	for w in $(writers); do
 		write_to "$w" "$T/null"
 		echo "$w: $output"
-		[ "$status" -eq 2 ]
-		[[ "$output" == *"null: refused: a character device, not a regular file"* ]]
+		[ "$status" -le 1 ]
+		[[ "$output" != *"refused"* ]]
 		[ -c null ]
 		[ "$(stat -c %t:%T null)" = 1:3 ]
+		write_to "$w" "$T/zero"
+		[ "$status" -eq 2 ]
+		[[ "$output" == *"zero: refused: a character device, not a regular file"*"only the null device is written through)"* ]]
+		[ -c zero ]
+		[ "$(stat -c %t:%T zero)" = 1:5 ]
 	done
+	# Every report to it at once: no clash, as nothing is kept.
+	run "$EP" diff a.json b.json --json null --junit null --markdown null --prom null
+	[ "$status" -eq 1 ]
+	[ -c null ]
+	# A link to it is still a link: refused.
+	ln -s null null-link
+	run "$EP" diff a.json b.json --json null-link
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"null-link: refused: a symbolic link"* ]]
 	[ "$(ls -A | grep -c tmp)" = 0 ]
 }
 
@@ -151,7 +169,7 @@ write_to() { # writer path
 
 @test "bad output paths are refused before any work is done" {
 	pair
-	devnode null
+	devnode null 1 5
 	# The capture would take a while; the refusal must not.
 	run "$EP" capture -q --no-discover -o "$T/null" --image 127.0.0.1:1/never:resolved \
 	    --insecure-registry 127.0.0.1:1

@@ -16,12 +16,13 @@ unset GITHUB_ACTIONS GITHUB_STEP_SUMMARY
 # A golden and a current manifest with one result of each kind: numpy
 # drifted (fail), lib.x is waived, python.pkg.old's waiver has expired
 # (fail), the GPU could not be looked at (skip), the driver version is
-# no version (error: the check could not run), torch matches (pass).
+# no version (error: the check could not run), torch matches (pass); the
+# kernel, which a built-in rule ignores, changed (listed, not a result).
 scenario() {
-	manifest a.json '{"python.pkg.numpy": "1.26.4", "python.pkg.torch": "2.3.1",
+	manifest a.json '{"python.pkg.numpy": "1.26.4", "python.pkg.torch": "2.3.1", "os.kernel": "6.18.0",
 	  "python.pkg.old": "1", "lib.x.version": "1", "gpu.0.name": "NVIDIA H100",
 	  "gpu.driver.version": "bogus", "lib.cudart.version": "13.0.96"}'
-	manifest b.json '{"python.pkg.numpy": "2.0.0", "python.pkg.torch": "2.3.1",
+	manifest b.json '{"python.pkg.numpy": "2.0.0", "python.pkg.torch": "2.3.1", "os.kernel": "6.1.0",
 	  "python.pkg.old": "2", "lib.x.version": "2",
 	  "gpu.driver.version": "bogus", "lib.cudart.version": "13.0.96"}' \
 	  '{"unavailable": {"gpu": "no GPU on this runner"}}'
@@ -47,6 +48,7 @@ md_cells() { # file prefix
 	echo "$output"
 	[ "$status" -eq 1 ]
 	validate_schema report r.json
+	jq -e '.ignored_changes == [{"key": "os.kernel", "expected": "6.18.0", "actual": "6.1.0", "reason": "host identity: a container runs on its node'"'"'s kernel"}]' r.json
 	junit_read r.xml r.json
 	md_read r.md
 	[ "$(jq -c '[.counts.fail, .counts.waived, .counts.error]' r.json)" = "[2,1,1]" ]

@@ -98,6 +98,14 @@ reports() { # name args...
 	[ "$(cat r.status)" = 1 ]
 	[ "$(jq -r '[.fleet.splits[].kind] | unique | join(",")' r.json)" = \
 	    "domain,odd,probe,tie" ]
+	# Each heading counts the rows of its own table: the Drift table
+	# lists the failures the matrix does not, and says so.
+	heading=$(grep '^### Drift: ' r.md)
+	rows=$(awk '/^### Drift: /{t=1; next} /^###/{t=0} t && /^\| (fail|error) \|/' r.md | wc -l)
+	[[ "$heading" =~ ^"### Drift: "([0-9]+)" failed, "([0-9]+)" could not be checked" ]]
+	[ "$((BASH_REMATCH[1] + BASH_REMATCH[2]))" -eq "$rows" ]
+	[ "$(grep -c '^| <code>' <(awk '/^### Facts that differ across nodes: /{t=1; next} /^###/{t=0} t' r.md))" = \
+	    "$(grep -o '^### Facts that differ across nodes: [0-9]*' r.md | grep -o '[0-9]*$')" ]
 }
 
 # A manifest's meta.unavailable written by hand can hold anything: what

@@ -200,7 +200,7 @@ WAIVE_IT='.waivers += [{"key": "store.history", "reason": "we rebase the golden"
 	# both commits as store.history did, and check no longer fails.
 	rewrite
 	now=$(git --git-dir=srv/s.git rev-parse main)
-	"$EP" waive -q --store "$url" python.pkg.nothing --reason r \
+	"$EP" waive -q --store "$url" cpu.count --reason r \
 	    --owner o --expires 2099-12-31 >out.txt 2>err.txt
 	cat out.txt err.txt
 	[ ! -s out.txt ]
@@ -210,20 +210,20 @@ WAIVE_IT='.waivers += [{"key": "store.history", "reason": "we rebase the golden"
 	[ "$status" -eq 0 ]
 	[[ "$output" != *store.history* ]]
 	# Once taken, the next command has nothing to say.
-	"$EP" unwaive -q --store "$url" python.pkg.nothing >out.txt 2>err.txt
+	"$EP" unwaive -q --store "$url" cpu.count >out.txt 2>err.txt
 	[ ! -s err.txt ]
 
 	# An unwaive that commits on a rewritten branch: the same.
-	"$EP" waive -q --store "$url" python.pkg.nothing --reason r \
+	"$EP" waive -q --store "$url" cpu.count --reason r \
 	    --owner o --expires 2099-12-31
 	seen=$(git --git-dir=srv/s.git rev-parse main)
 	run "$EP" check --no-discover --store "$url"
-	rewrite "$(jq -c '.waivers += [{"key": "python.pkg.nothing", "reason": "r",
+	rewrite "$(jq -c '.waivers += [{"key": "cpu.count", "reason": "r",
 	    "owner": "o", "expires": "2099-12-31"}]' <<<"$POLICY")"
 	now=$(git --git-dir=srv/s.git rev-parse main)
-	"$EP" unwaive --store "$url" python.pkg.nothing >out.txt 2>err.txt
+	"$EP" unwaive --store "$url" cpu.count >out.txt 2>err.txt
 	cat out.txt err.txt
-	grep -q "^unwaived python.pkg.nothing" out.txt
+	grep -q "^unwaived cpu.count" out.txt
 	grep -qF "envparity unwaive: branch main of $url was rewritten: the cache last saw ${seen:0:12}, and ${now:0:12} does not descend from it" err.txt
 
 	# A bless that changes the golden: said, and blessed as asked.

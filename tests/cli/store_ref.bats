@@ -68,6 +68,35 @@ golden_numpy() { # store ref -> the golden's numpy, through diff
 	[[ "$output" == *"give a branch, a tag (refs/tags/NAME) or a full commit id"* ]]
 }
 
+@test "--ref: a branch the store lacks, when it has others, is named with the branches it has, not 'no golden'" {
+	two_goldens store.git
+	git -C store.git branch staging master
+	run "$EP" check --store store.git --ref nosuchbranch --no-discover --json r.json
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[ "$output" = "envparity check: store store.git: --ref nosuchbranch: no such branch (its branches: master, staging); name one of them, or bless to --ref nosuchbranch to start it" ]
+	[ ! -e r.json ]
+	run "$EP" diff "store.git#nosuchbranch:default" m1.json
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--ref nosuchbranch: no such branch (its branches: master, staging)"* ]]
+	run "$EP" log --store store.git --ref nosuchbranch
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"no such branch (its branches: master, staging)"* ]]
+	# A branch that exists but has no golden for the profile is still
+	# "no golden", and blessing to a new branch starts it.
+	run "$EP" check --store store.git --ref staging --profile other --no-discover
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"no golden manifest for profile other"* ]]
+	"$EP" bless -q --store store.git --ref nosuchbranch m1.json
+	[ "$(git -C store.git rev-parse --verify -q refs/heads/nosuchbranch)" != "" ]
+	# An empty store says "no golden", as before: nothing to list.
+	git init -q --bare empty.git
+	run "$EP" check --store empty.git --ref nosuchbranch --no-discover
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"no golden manifest"* ]]
+}
+
 @test "--ref: a tag and a commit of a store served by git daemon" {
 	mkdir srv
 	two_goldens srv/store.git
@@ -85,6 +114,15 @@ golden_numpy() { # store ref -> the golden's numpy, through diff
 	run "$EP" check --store "$url" --ref refs/tags/nope --no-discover
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"--ref nope: no such tag"* ]]
+	# A branch the remote lacks: named, with the branches it advertises.
+	git -C srv/store.git branch staging master
+	rm -f r.json
+	run "$EP" check --store "$url" --ref nosuchbranch --no-discover --json r.json
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"--ref nosuchbranch: no such branch (its branches: master, staging)"* ]]
+	[ ! -e r.json ]
 	run "$EP" bless --store "$url" --ref v1 m1.json
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"read-only"* ]]

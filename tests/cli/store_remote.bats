@@ -124,10 +124,11 @@ other() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *" on $url golden" ]]
 	git --git-dir=srv/s.git cat-file -e golden:default/manifest.json
-	# A branch the remote lacks: no golden, exit 2 and the command.
+	# A branch the remote lacks: exit 2, the branches it has, and how to
+	# start it.
 	run other "$EP" log --store "$url" --ref nothing
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"bless one with: envparity bless --store $url --ref nothing" ]]
+	[[ "$output" == *"--ref nothing: no such branch (its branches: golden, trunk); name one of them, or bless to --ref nothing to start it" ]]
 }
 
 @test "an unreachable store is exit 3 with one line naming it" {

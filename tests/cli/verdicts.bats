@@ -143,3 +143,92 @@ result() { # report key: "STATUS MESSAGE" of key
 		[ "$(result r.json stack.cudart_minor.cudnn | cut -d' ' -f1)" = warn ]
 	fi
 }
+
+@test "bless refuses a manifest that fails its own checks, naming each, unless --accept-failing; a waiver or the GPUs' health now does not count" {
+	git init -q --bare -b main s.git
+	# A CUDA 13 runtime on a CUDA 12.8 driver, and cuDNN sub-libraries
+	# of two releases.
+	manifest bad.json '{"lib.cudnn.version": "9.19.0",
+	    "lib.cudnn_ops.version": "9.10.2", "lib.cudart.version": "13.0.96",
+	    "gpu.cuda_driver.version": "12.8", "gpu.driver.version": "580.65.06"}'
+	run --separate-stderr "$EP" bless --store s.git bad.json
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[[ "$stderr" == *"FAIL stack.cuda_driver: CUDA runtime 13.0.96 is a newer major release than the driver supports (CUDA 12.8)"* ]]
+	[[ "$stderr" == *"FAIL stack.cudnn_sublibs: cuDNN sub-libraries disagree with cuDNN 9.19.0: cudnn_ops 9.10.2"* ]]
+	[[ "$stderr" == *"not blessed: the manifest fails 2 of its own checks"*"--accept-failing" ]]
+	run git -C s.git rev-parse -q --verify main
+	[ "$status" -ne 0 ]
+	# The default store is not created for a refused bless.
+	run "$EP" bless bad.json
+	[ "$status" -eq 1 ]
+	[ ! -e .envparity ]
+	# --accept-failing: blessed, each failure still named.
+	run --separate-stderr "$EP" bless --accept-failing --store s.git bad.json
+	[ "$status" -eq 0 ]
+	[[ "$output" == "blessed default at "* ]]
+	[[ "$stderr" == *"FAIL stack.cudnn_sublibs"*"blessed with 2 failing checks of its own (--accept-failing)"* ]]
+	# The profile's policy applies: a waived check does not count.
+	git clone -q s.git wt 2>/dev/null
+	printf '%s\n' '{"schema": "envparity/policy@1", "waivers": [
+	    {"key": "stack.cuda_driver", "reason": "r", "owner": "o", "expires": "2099-12-31"},
+	    {"key": "stack.cudnn_sublibs", "reason": "r", "owner": "o", "expires": "2099-12-31"}]}' \
+	    > wt/default/policy.json
+	git -C wt add default/policy.json
+	git -C wt -c user.name=t -c user.email=t@x commit -qm waive
+	git -C wt push -q origin HEAD:main
+	run --separate-stderr "$EP" bless --store s.git bad.json
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	# The GPUs' health at the moment of the capture is no property of a
+	# golden: a page pending retirement does not refuse the bless.
+	manifest gpu.json '{"gpu.count": "1", "gpu.0.name": "NVIDIA H100"}' \
+	    '{"gpu": {"0": {"retired_pages_pending": "yes"}}}'
+	run "$EP" diff gpu.json gpu.json --json r.json
+	jq -e '.results[] | select(.key == "stack.gpu.0.retired_pages" and .status == "fail")' r.json
+	run --separate-stderr "$EP" bless --store s.git --profile gpu gpu.json
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+}
+
+@test "a fact a built-in rule ignores that changed (os.kernel) is listed in the JSON report's ignored_changes and one summary line, never judged" {
+	manifest g.json '{"os.kernel": "6.18.0", "a": "1"}'
+	manifest c.json '{"os.kernel": "6.1.0", "a": "1"}'
+	run "$EP" diff g.json c.json --json r.json
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"PARITY"* ]]
+	[[ "$output" == *"  ignored 1 change a built-in rule does not judge: os.kernel 6.18.0 -> 6.1.0 (the JSON report lists it)"* ]]
+	[ "$(jq -c '.ignored_changes' r.json)" = '[{"actual":"6.1.0","expected":"6.18.0","key":"os.kernel","reason":"host identity: a container runs on its node'"'"'s kernel"}]' ]
+	jq -e '[.results[] | select(.key == "os.kernel")] | length == 0' r.json
+	# The same kernel: nothing listed, no line; -q keeps its two lines.
+	run "$EP" diff g.json g.json --json r.json
+	[[ "$output" != *"ignored"* ]]
+	[ "$(jq -c '.ignored_changes' r.json)" = '[]' ]
+	run "$EP" diff -q g.json c.json
+	[[ "$output" != *"ignored"* ]]
+}
+
+@test "a golden blessed by an older envparity: a fact a newer release began to capture is a note, 'fact new since envparity X.Y', not drift" {
+	manifest g.json '{"gpu.0.name": "NVIDIA H100", "python.pkg.x": "1"}' \
+	    '{"tool": "envparity 0.2.0"}'
+	manifest c.json '{"gpu.0.name": "NVIDIA H100", "python.pkg.x": "1",
+	    "gpu.0.compute_mode": "default", "gpu.0.power_limit_mw": "700000"}'
+	run "$EP" diff g.json c.json --json r.json
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"PARITY"* ]]
+	[[ "$output" == *"skip    2 gpu facts: fact new since envparity 0.3 (the golden was blessed by envparity 0.2.0): not judged until the profile is blessed again"* ]]
+	[ "$(jq -r '.results[] | select(.key == "gpu.0.compute_mode") | .status' r.json)" = skip ]
+	# The same facts against a golden of this release are drift, as any
+	# fact new here; so is a fact any release captured.
+	manifest g3.json '{"gpu.0.name": "NVIDIA H100", "python.pkg.x": "1"}' \
+	    '{"tool": "envparity 0.3.0"}'
+	run "$EP" diff g3.json c.json
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"FAIL    gpu.0.compute_mode: new here (default), not in the golden manifest"* ]]
+	jq '.facts["python.pkg.y"] = "2"' c.json > c2.json
+	run "$EP" diff g.json c2.json
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"FAIL    python.pkg.y: new here (2)"* ]]
+}

@@ -447,3 +447,33 @@ W="--reason rollout --owner ml-platform --expires 2099-12-31"
 	[[ "$output" == *"FAIL    lib.x.version"* ]]
 	[[ "$output" == *"FAIL    python.pkg.numpy"* ]]
 }
+
+@test "waive of a key that names no fact of the golden: committed, and a warning naming the profile at once" {
+	two_profiles
+	# A typo: committed (the owner may mean a fact to come), but said.
+	run --separate-stderr "$EP" waive --store s.git --profile p1 $W python.pkg.clik
+	[ "$status" -eq 0 ]
+	[[ "$output" == "waived python.pkg.clik in p1/policy.json at "* ]]
+	[ "$stderr" = "envparity waive: warning: 'python.pkg.clik' matches no fact of profile p1's golden (s.git#main:p1/manifest.json): a typo? The waiver is committed; unwaive python.pkg.clik to take it back" ]
+	git --git-dir=s.git show main:p1/policy.json | jq -e '.waivers[] | select(.key == "python.pkg.clik")'
+	# Even with -q: the warning is the point.
+	run --separate-stderr "$EP" waive -q --store s.git --profile p2 $W 'python.pkg.tensorflow-*'
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[[ "$stderr" == *"'python.pkg.tensorflow-*' matches no fact of profile p2's golden"* ]]
+	# A key or a glob that names a fact: no warning.
+	for k in a 'b*' 'c'; do
+		run --separate-stderr "$EP" waive --store s.git --profile p1 $W "$k"
+		[ "$status" -eq 0 ]
+		[ -z "$stderr" ]
+	done
+	# A result that check makes without a fact (stack.*, store.history),
+	# a shared waiver (other profiles' facts), and a profile with no
+	# golden yet: nothing to hold the key to, no warning.
+	for args in "stack.cudnn_sublibs" "store.history" "--shared zz.typo" \
+	    "--profile p3 zz.typo"; do
+		run --separate-stderr "$EP" waive --store s.git --profile p1 $W $args
+		[ "$status" -eq 0 ]
+		[ -z "$stderr" ]
+	done
+}

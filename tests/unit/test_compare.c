@@ -18,6 +18,7 @@
 #include "capture.h"
 #include "results.h"
 #include "compare.h"
+#include "factsince.h"
 #include "dynload.h"
 #include "testutil.h"
 #include "errors.h"
@@ -146,12 +147,119 @@ test_h100_against_this_machine(void **state)
 	assert_int_equal(tu_scratch_remove(dir), 0);
 }
 
+/* A fact a built-in ignore rule keeps out (os.kernel, a GPU's pending
+ * remap) that differs is listed, not judged; one that is the same, or
+ * one the user's own rule ignores, is not. */
+static void
+test_ignored_changes(void **state)
+{
+	static const char pol[] = "{\"schema\": \"envparity/policy@1\", "
+	    "\"rules\": [{\"key\": \"cpu.model\", \"rule\": \"ignore\"}]}";
+	struct ep_manifest *g = ep_manifest_new(), *c = ep_manifest_new();
+	struct ep_policy *def = ep_policy_default(), *user = NULL;
+	struct ep_results rs = { 0 };
+	struct ep_err err = { 0 };
+
+	(void)state;
+	ep_manifest_set(g, "os.kernel", "6.18.0");
+	ep_manifest_set(c, "os.kernel", "6.1.0");
+	ep_manifest_set(g, "gpu.0.remapped_rows_pending", "no");
+	ep_manifest_set(c, "gpu.0.remapped_rows_pending", "no");
+	ep_manifest_set(c, "gpu.1.remapped_rows_pending", "yes");
+	ep_manifest_set(g, "cpu.model", "A");
+	ep_manifest_set(c, "cpu.model", "B");
+	ep_manifest_set(g, "a", "1");
+	ep_manifest_set(c, "a", "1");
+	if (ep_policy_parse(&user, pol, sizeof pol - 1, "p.json", &err) < 0)
+		fail_msg("%s", err.msg);
+	compare(&rs, g, c, user);
+	assert_int_equal(rs.nign, 2);
+	assert_string_equal(rs.ign[0].key, "gpu.1.remapped_rows_pending");
+	assert_null(rs.ign[0].expected);
+	assert_string_equal(rs.ign[0].actual, "yes");
+	assert_string_equal(rs.ign[1].key, "os.kernel");
+	assert_string_equal(rs.ign[1].expected, "6.18.0");
+	assert_string_equal(rs.ign[1].actual, "6.1.0");
+	assert_non_null(strstr(rs.ign[1].reason, "kernel"));
+	/* Not results: the verdict is unchanged. */
+	assert_null(find(&rs, "os.kernel"));
+	assert_null(find(&rs, "cpu.model"));
+	assert_int_equal(ep_results_exit(&rs), 0);
+	ep_results_clear(&rs);
+	assert_int_equal(rs.nign, 0);
+	/* The same kernel on both sides: nothing listed. */
+	ep_manifest_set(c, "os.kernel", "6.18.0");
+	ep_manifest_set(c, "gpu.1.remapped_rows_pending", "no");
+	ep_manifest_set(g, "gpu.1.remapped_rows_pending", "no");
+	compare(&rs, g, c, def);
+	assert_int_equal(rs.nign, 0);
+	ep_results_clear(&rs);
+	ep_policy_free(user);
+	ep_policy_free(def);
+	ep_manifest_free(g);
+	ep_manifest_free(c);
+}
+
+/* A fact that a release newer than the golden's began to capture is a
+ * note, new here; a fact any release captured is drift; a golden of that
+ * release, or one that names no release, judges it as before. */
+static void
+test_fact_new_since(void **state)
+{
+	struct ep_manifest *g = ep_manifest_new(), *c = ep_manifest_new();
+	struct ep_policy *p = ep_policy_default();
+	struct ep_results rs = { 0 };
+	const struct ep_result *r;
+
+	(void)state;
+	assert_string_equal(ep_fact_since("gpu.0.compute_mode"), "0.3.0");
+	assert_string_equal(ep_fact_since("lockfile.env/pixi.lock.pin.numpy"),
+	    "0.3.0");
+	assert_null(ep_fact_since("lockfile.requirements.txt.pin.numpy"));
+	assert_null(ep_fact_since("gpu.0.name"));
+	assert_null(ep_fact_golden_release(g));
+	ep_manifest_meta_set(g, "tool", "envparity 0.2.0");
+	assert_string_equal(ep_fact_golden_release(g), "0.2.0");
+	ep_manifest_set(g, "gpu.0.name", "H100");
+	ep_manifest_set(c, "gpu.0.name", "H100");
+	ep_manifest_set(c, "gpu.0.compute_mode", "default");
+	ep_manifest_set(c, "python.pkg.new", "1");
+	compare(&rs, g, c, p);
+	r = find(&rs, "gpu.0.compute_mode");
+	assert_non_null(r);
+	assert_int_equal(r->status, EP_SKIP);
+	assert_string_equal(r->message, "gpu.0.compute_mode: fact new since "
+	    "envparity 0.3 (the golden was blessed by envparity 0.2.0): not "
+	    "judged until the profile is blessed again");
+	assert_int_equal(find(&rs, "python.pkg.new")->status, EP_FAIL);
+	ep_results_clear(&rs);
+	/* Missing here is not new since: it fails as any missing fact. */
+	compare(&rs, c, g, p);
+	assert_int_equal(find(&rs, "gpu.0.compute_mode")->status, EP_FAIL);
+	ep_results_clear(&rs);
+	/* A golden of 0.3.0 (or naming no release) judges it. */
+	ep_manifest_meta_set(g, "tool", "envparity 0.3.0");
+	compare(&rs, g, c, p);
+	assert_int_equal(find(&rs, "gpu.0.compute_mode")->status, EP_FAIL);
+	ep_results_clear(&rs);
+	ep_manifest_meta_set(g, "tool", "something else");
+	assert_null(ep_fact_golden_release(g));
+	compare(&rs, g, c, p);
+	assert_int_equal(find(&rs, "gpu.0.compute_mode")->status, EP_FAIL);
+	ep_results_clear(&rs);
+	ep_policy_free(p);
+	ep_manifest_free(g);
+	ep_manifest_free(c);
+}
+
 int
 main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_h100_against_itself),
 		cmocka_unit_test(test_h100_against_this_machine),
+		cmocka_unit_test(test_ignored_changes),
+		cmocka_unit_test(test_fact_new_since),
 	};
 
 	/* The capture loads each CUDA library in a fresh execution of this

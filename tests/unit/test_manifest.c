@@ -114,6 +114,28 @@ test_parse_roundtrip(void **state)
 	ep_manifest_free(p);
 }
 
+/* How many facts a waiver's glob names: 0 is the typo waive warns of. */
+static void
+test_matching(void **state)
+{
+	struct ep_manifest *m = ep_manifest_new();
+
+	(void)state;
+	assert_int_equal(ep_manifest_matching(m, "python.pkg.click"), 0);
+	ep_manifest_set(m, "python.pkg.click", "8.1.7");
+	ep_manifest_set(m, "lib.cudnn.sha256", "ab");
+	ep_manifest_set(m, "lib.cublas.sha256", "cd");
+	assert_int_equal(ep_manifest_matching(m, "python.pkg.click"), 1);
+	assert_int_equal(ep_manifest_matching(m, "python.pkg.clik"), 0);
+	assert_int_equal(ep_manifest_matching(m, "python.pkg.click*"), 1);
+	assert_int_equal(ep_manifest_matching(m, "lib.*.sha256"), 2);
+	assert_int_equal(ep_manifest_matching(m, "lib.cu[bd]*.sha256"), 2);
+	assert_int_equal(ep_manifest_matching(m, "lib.*.version"), 0);
+	/* A glob matches whole keys: a prefix is no match. */
+	assert_int_equal(ep_manifest_matching(m, "python.pkg"), 0);
+	ep_manifest_free(m);
+}
+
 static void
 expect_parse_error(const char *text, const char *needle)
 {
@@ -187,6 +209,7 @@ main(void)
 		cmocka_unit_test(test_parse_roundtrip),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_warnings_capped),
+		cmocka_unit_test(test_matching),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

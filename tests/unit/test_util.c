@@ -138,6 +138,41 @@ test_write_atomic(void **state)
 	free(bad);
 }
 
+/* The null device is written through (never replaced) and may take
+ * several outputs; a link to it, and any other path, are as before.
+ * /dev/null is the system's own: it must stay the device. */
+static void
+test_write_null(void **state)
+{
+	struct ep_err err = { 0 };
+	char *link = xasprintf("%s/null-link", tmpdir);
+	char *f = xasprintf("%s/f2", tmpdir);
+	struct stat st;
+
+	(void)state;
+	if (stat("/dev/null", &st) < 0 || !S_ISCHR(st.st_mode))
+		skip();
+	assert_int_equal(ep_out_check("/dev/null", 0, &err), 0);
+	assert_int_equal(ep_write_atomic("/dev/null", "x", 1, &err), 0);
+	assert_int_equal(stat("/dev/null", &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	assert_int_equal(ep_out_same("/dev/null", "/dev/null", 0), 0);
+	assert_int_equal(ep_out_same("/dev/null", "/dev/../dev/null", 0), 0);
+	assert_int_equal(ep_out_same(f, f, 0), 1);
+	assert_int_equal(ep_out_same("-", "-", EP_OUT_STDOUT), 1);
+	assert_int_equal(symlink("/dev/null", link), 0);
+	assert_int_equal(ep_write_atomic(link, "x", 1, &err), -1);
+	assert_int_equal(err.kind, EP_E_INPUT);
+	assert_non_null(strstr(err.msg, "symbolic link"));
+	/* Another device is refused, and says which one is written. */
+	assert_int_equal(ep_out_check("/dev/zero", 0, &err), -1);
+	assert_non_null(strstr(err.msg, "only the null device is written "
+	    "through"));
+	assert_int_equal(unlink(link), 0);
+	free(link);
+	free(f);
+}
+
 static void
 test_mkdirs(void **state)
 {
@@ -210,6 +245,7 @@ main(void)
 		cmocka_unit_test(test_strv),
 		cmocka_unit_test(test_read_file),
 		cmocka_unit_test(test_write_atomic),
+		cmocka_unit_test(test_write_null),
 		cmocka_unit_test(test_mkdirs),
 		cmocka_unit_test(test_utf8_sanitize),
 		cmocka_unit_test(test_strings),
