@@ -136,13 +136,13 @@ is_entry(const struct ep_tp_field *f)
 }
 
 static int flatten(struct ep_serving_facts *out, const struct ep_tp_msg *m,
-    const char *prefix, const char *file, int depth, struct ep_err *err);
+    const char *prefix, const char *file, struct ep_err *err);
 
 /* One value of a message field at key: a wrapper's value, a message's
  * fields, "{}" for an empty one, or a scalar. */
 static int
 value(struct ep_serving_facts *out, const struct ep_tp_field *f,
-    const char *key, const char *file, int depth, struct ep_err *err)
+    const char *key, const char *file, struct ep_err *err)
 {
 	char *v;
 
@@ -158,21 +158,85 @@ value(struct ep_serving_facts *out, const struct ep_tp_field *f,
 	}
 	if (f->msg->n == 1 && strcmp(f->msg->v[0].name, "value") == 0 &&
 	    f->msg->v[0].kind != EP_TP_MSG)
-		return value(out, &f->msg->v[0], key, file, depth, err);
-	return flatten(out, f->msg, key, file, depth + 1, err);
+		return value(out, &f->msg->v[0], key, file, err);
+	return flatten(out, f->msg, key, file, err);
 }
 
-/* Every field called name in m (from index first on) under prefix. */
+/* "set" or "empty" for a secret field's values from index first on:
+ * never the value. */
+static const char *
+secret_value(const struct ep_tp_msg *m, size_t first)
+{
+	for (size_t i = first; i < m->n; i++)
+		if (strcmp(m->v[i].name, m->v[first].name) == 0 &&
+		    (m->v[i].kind == EP_TP_MSG ? m->v[i].msg->n != 0 :
+		    m->v[i].len != 0))
+			return "set";
+	return "empty";
+}
+
+/* The scalars called name from index first on, joined by ','. */
+static int
+joined(char **out, const struct ep_tp_msg *m, size_t first, const char *file,
+    struct ep_err *err)
+{
+	size_t len = 0, o = 0, n;
+	char *v, *buf = xstrdup("");
+
+	*out = NULL;
+	for (size_t i = first; i < m->n; i++) {
+		if (strcmp(m->v[i].name, m->v[first].name) != 0)
+			continue;
+		if (scalar(&v, &m->v[i], file, err) < 0) {
+			free(buf);
+			return -1;
+		}
+		n = strlen(v);
+		buf = xrealloc(buf, len + n + 2);
+		if (o > 0)
+			buf[o++] = ',';
+		memcpy(buf + o, v, n + 1);
+		o += n;
+		len = o;
+		free(v);
+	}
+	*out = buf;
+	return 0;
+}
+
+/* A map entry f (a "key" and a "value") under key.KEY; the last of two
+ * entries with one key wins, as protobuf merges a map. */
+static int
+map_entry(struct ep_serving_facts *out, const struct ep_tp_field *f,
+    const char *key, const char *file, struct ep_err *err)
+{
+	const struct ep_tp_field *k = &f->msg->v[0];
+	char *kn = ep_serving_name(k->value, k->len);
+	char *sub = xasprintf("%s.%s", key, kn);
+	size_t n = strlen(sub);
+	int rc;
+
+	for (size_t j = 0; j < out->keys.n; j++)
+		if (strncmp(out->keys.v[j], sub, n) == 0 &&
+		    (out->keys.v[j][n] == '\0' || out->keys.v[j][n] == '.'))
+			out->keys.v[j][0] = '\0';	/* compact() drops it */
+	rc = value(out, &f->msg->v[1], sub, file, err);
+	free(sub);
+	free(kn);
+	return rc;
+}
+
+/* Every field called name in m (from index first on) under prefix:
+ * scalars joined, messages indexed when repeated, map entries by key,
+ * a secret as set or empty. */
 static int
 field(struct ep_serving_facts *out, const struct ep_tp_msg *m, size_t first,
-    const char *prefix, const char *file, int depth, struct ep_err *err)
+    const char *prefix, const char *file, struct ep_err *err)
 {
 	const char *name = m->v[first].name;
-	const char *secret_val;
 	size_t n = 0, nmsg = 0, idx = 0;
-	int listed = 0, entries = 1, rc = -1;
-	char *key = xasprintf("%s.%s", prefix, name), *sub = NULL, *v = NULL;
-	struct ep_strv vals = { 0 };
+	int listed = 0, entries = 1, rc = 0;
+	char *key = xasprintf("%s.%s", prefix, name), *sub, *v;
 
 	for (size_t i = first; i < m->n; i++)
 		if (strcmp(m->v[i].name, name) == 0) {
@@ -181,97 +245,42 @@ field(struct ep_serving_facts *out, const struct ep_tp_msg *m, size_t first,
 			listed |= m->v[i].listed;
 			entries &= is_entry(&m->v[i]);
 		}
-	if (nmsg != 0 && nmsg != n) {
+	if (nmsg != 0 && nmsg != n)
 		rc = ep_err_set(err, EP_E_INPUT, "%s:%u: field '%s' is a "
 		    "message in one place and a value in another", file,
 		    m->v[first].line, name);
-		goto done;
-	}
-	if (ep_serving_secret(name)) {
-		secret_val = "empty";
-		for (size_t i = first; i < m->n; i++)
-			if (strcmp(m->v[i].name, name) == 0 &&
-			    (m->v[i].kind == EP_TP_MSG ? m->v[i].msg->n != 0 :
-			    m->v[i].len != 0))
-				secret_val = "set";
-		add(out, key, xstrdup(secret_val));
-		key = NULL;
-		rc = 0;
-		goto done;
-	}
-	for (size_t i = first; i < m->n; i++) {
-		const struct ep_tp_field *f = &m->v[i];
-
-		if (strcmp(f->name, name) != 0)
-			continue;
-		if (nmsg == 0) {
-			if (scalar(&v, f, file, err) < 0)
-				goto done;
-			ep_strv_push_owned(&vals, v);
-			v = NULL;
-			continue;
+	else if (ep_serving_secret(name))
+		add(out, xstrdup(key), xstrdup(secret_value(m, first)));
+	else if (nmsg == 0) {
+		if ((rc = joined(&v, m, first, file, err)) == 0)
+			add(out, xstrdup(key), v);
+	} else
+		for (size_t i = first; i < m->n && rc == 0; i++) {
+			if (strcmp(m->v[i].name, name) != 0)
+				continue;
+			if (entries) {
+				rc = map_entry(out, &m->v[i], key, file, err);
+				continue;
+			}
+			sub = n > 1 || listed || is_repeated(name) ?
+			    xasprintf("%s[%zu]", key, idx++) : xstrdup(key);
+			rc = value(out, &m->v[i], sub, file, err);
+			free(sub);
 		}
-		free(sub);
-		if (entries) {
-			const struct ep_tp_field *k = &f->msg->v[0];
-			char *kn;
-
-			kn = ep_serving_name(k->value, k->len);
-			sub = xasprintf("%s.%s", key, kn);
-			free(kn);
-			/* The last of two entries with one key wins, as
-			 * protobuf merges a map. */
-			for (size_t j = 0; j < out->keys.n; j++)
-				if (strncmp(out->keys.v[j], sub,
-				    strlen(sub)) == 0 && (out->keys.v[j]
-				    [strlen(sub)] == '\0' || out->keys.v[j]
-				    [strlen(sub)] == '.'))
-					out->keys.v[j][0] = '\0';
-			if (value(out, &f->msg->v[1], sub, file, depth, err)
-			    < 0)
-				goto done;
-			continue;
-		}
-		sub = n > 1 || listed || is_repeated(name) ?
-		    xasprintf("%s[%zu]", key, idx++) : xstrdup(key);
-		if (value(out, f, sub, file, depth, err) < 0)
-			goto done;
-	}
-	if (nmsg == 0) {
-		size_t len = 0, o = 0;
-		char *joined;
-
-		for (size_t i = 0; i < vals.n; i++)
-			len += strlen(vals.v[i]) + 1;
-		joined = xmalloc(len + 1);
-		for (size_t i = 0; i < vals.n; i++) {
-			if (i > 0)
-				joined[o++] = ',';
-			memcpy(joined + o, vals.v[i], strlen(vals.v[i]));
-			o += strlen(vals.v[i]);
-		}
-		joined[o] = '\0';
-		add(out, key, joined);
-		key = NULL;
-	}
-	rc = 0;
-done:
 	free(key);
-	free(sub);
-	ep_strv_clear(&vals);
 	return rc;
 }
 
 static int
 flatten(struct ep_serving_facts *out, const struct ep_tp_msg *m,
-    const char *prefix, const char *file, int depth, struct ep_err *err)
+    const char *prefix, const char *file, struct ep_err *err)
 {
 	for (size_t i = 0; i < m->n; i++) {
 		int seen = 0;
 
 		for (size_t j = 0; j < i && !seen; j++)
 			seen = strcmp(m->v[j].name, m->v[i].name) == 0;
-		if (!seen && field(out, m, i, prefix, file, depth, err) < 0)
+		if (!seen && field(out, m, i, prefix, file, err) < 0)
 			return -1;
 	}
 	return 0;
@@ -313,7 +322,7 @@ triton(struct ep_serving_facts *out, const struct ep_tp_msg *m,
 	n = model != NULL ? ep_serving_name(model, strlen(model)) :
 	    ep_serving_name(name->value, name->len);
 	prefix = xasprintf("serving.%s", n);
-	rc = flatten(out, m, prefix, file, 0, err);
+	rc = flatten(out, m, prefix, file, err);
 	if (rc == 0 && versions != NULL)
 		add(out, xasprintf("%s.versions", prefix), xstrdup(versions));
 	free(prefix);
@@ -332,7 +341,7 @@ tfs_models(struct ep_serving_facts *out, const struct ep_tp_msg *m,
 
 		if (strcmp(f->name, "model_config_list") != 0 ||
 		    f->kind != EP_TP_MSG) {
-			if (flatten(out, &top, "serving.tfserving", file, 0,
+			if (flatten(out, &top, "serving.tfserving", file,
 			    err) < 0)
 				return -1;
 			continue;
@@ -348,7 +357,7 @@ tfs_models(struct ep_serving_facts *out, const struct ep_tp_msg *m,
 			if (strcmp(c->name, "config") != 0 ||
 			    c->kind != EP_TP_MSG) {
 				if (flatten(out, &one, "serving.tfserving."
-				    "model_config_list", file, 0, err) < 0)
+				    "model_config_list", file, err) < 0)
 					return -1;
 				continue;
 			}
@@ -360,7 +369,7 @@ tfs_models(struct ep_serving_facts *out, const struct ep_tp_msg *m,
 				    c->line);
 			n = ep_serving_name(name->value, name->len);
 			prefix = xasprintf("serving.%s", n);
-			rc = flatten(out, c->msg, prefix, file, 0, err);
+			rc = flatten(out, c->msg, prefix, file, err);
 			free(prefix);
 			free(n);
 			if (rc < 0)
@@ -385,7 +394,7 @@ ep_serving_textproto_facts(struct ep_serving_facts *out,
 		rc = tfs_models(out, m, file, err);
 		break;
 	case EP_SERVING_TFS_BATCHING:
-		rc = flatten(out, m, "serving.batching", file, 0, err);
+		rc = flatten(out, m, "serving.batching", file, err);
 		break;
 	default:
 		rc = ep_err_set(err, EP_E_INPUT, "%s: not a serving "
