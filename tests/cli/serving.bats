@@ -14,6 +14,15 @@ load setup
 
 bats_require_minimum_version 1.5.0
 
+# One hash cache for the file's tests: a cold one hashes the CUDA
+# libraries of the machine first (seconds), which these tests do not
+# look at.
+eval "$(declare -f setup | sed '1s/^setup/setup_one/')"
+setup() {
+	setup_one
+	export XDG_CACHE_HOME=$BATS_FILE_TMPDIR/cache
+}
+
 S=$FIXTURES/serving
 
 ONLY_SERVING=$(jq -nc '{schema: "envparity/policy@1", rules: ([{key: "serving.*",
