@@ -150,7 +150,10 @@ read_one(struct ep_collect *c, const char *path, const char *model,
 	size_t len, blen = strlen(base);
 	int rc = -1;
 
-	if (ep_read_file(&buf, &len, path, SERVING_MAX, err) < 0)
+	/* A model folder's config.pbtxt was found, not named: only a
+	 * regular file (a FIFO put there must not hang the capture). */
+	if ((model != NULL ? ep_read_regular(&buf, &len, path, SERVING_MAX,
+	    err) : ep_read_file(&buf, &len, path, SERVING_MAX, err)) < 0)
 		goto done;
 	if (blen > 11 && strcmp(base + blen - 11, ".properties") == 0) {
 		if (ep_props_parse(&props, buf, len, path, err) < 0 ||
@@ -283,7 +286,7 @@ fingerprint(struct ep_collect *c, const char *dir, struct ep_err *err)
 		rc = 0;
 		goto done;
 	}
-	if (ep_read_file(&buf, &len, path, SERVING_MAX, err) < 0 ||
+	if (ep_read_regular(&buf, &len, path, SERVING_MAX, err) < 0 ||
 	    ep_serving_fingerprint(&fp, (unsigned char *)buf, len, path,
 	    err) < 0)
 		goto done;

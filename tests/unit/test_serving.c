@@ -502,6 +502,19 @@ test_collect(void **state)
 	assert_non_null(strstr(err.msg, ": no config.pbtxt in the folder or "
 	    "its model folders"));
 
+	/* A FIFO where a config.pbtxt would be is no model (and no hang). */
+	q = xasprintf("%s/fifo_model", tmpdir);
+	r = xasprintf("%s/config.pbtxt", q);
+	assert_int_equal(mkdir(q, 0755), 0);
+	assert_int_equal(mkfifo(r, 0644), 0);
+	paths[0] = q;
+	assert_int_equal(collect(&m, &err, paths, 1), -1);
+	assert_non_null(strstr(err.msg, "/fifo_model: no config.pbtxt in the "
+	    "folder or its model folders"));
+	unlink(r);
+	free(r);
+	free(q);
+
 	/* A file in no known format, and one missing. */
 	q = xasprintf("%s/other.txt", tmpdir);
 	write_file(q, "foo: 1\n");
