@@ -116,8 +116,8 @@ commit_policy() { # store policy-json
 	[ "$status" -eq 0 ]
 	[ "$(fact out.json serving.torchserve.keystore_pass)" = set ]
 	[ "$(fact out.json serving.torchserve.private_key_file)" = set ]
-	[ "$(fact out.json serving.torchserve.certificate_file)" = src/test/resources/certs.pem ]
-	! grep -q -e changeit -e key.pem out.json
+	[ "$(fact out.json serving.torchserve.certificate_file)" = mycert.pem ]
+	! grep -q -e changeit -e mykey.key out.json
 }
 
 @test "the text format reader reads every fixture and seed as python3-protobuf does" {
