@@ -8,7 +8,9 @@
 # malformed or unknown file is exit 2 naming the file and line, with
 # nothing written; a secret's value never reaches the manifest; and the
 # text format reader reads every fixture and fuzz seed as
-# python3-protobuf's text_format does (tests/cli/textproto_diff.py).
+# python3-protobuf's text_format does (tests/cli/textproto_diff.py), and
+# Triton's configurations as text_format reads them with Triton's own
+# model_config.proto.
 
 load setup
 
@@ -131,4 +133,12 @@ commit_policy() { # store policy-json
 	[[ "${lines[-1]}" == *" 0 disagree" ]]
 	[[ "${lines[-1]}" == *" 0 without a schema,"* ]]
 	[ "${#files[@]}" -ge 20 ]
+
+	# Triton's configurations with Triton's own schema, compiled by protoc.
+	run /usr/bin/python3 "$BATS_TEST_DIRNAME/textproto_diff.py" "$dump" \
+	    --schema "$S/triton_model_config.proto" inference.ModelConfig \
+	    "$S"/triton/*/config.pbtxt
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "4 read alike as inference.ModelConfig, 0 disagree" ]
 }

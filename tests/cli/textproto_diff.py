@@ -1,6 +1,11 @@
 #!/usr/bin/python3
 """textproto_diff.py DUMP FILE...: hold envparity's protobuf text format
 reader (checker/collect/textproto.c) to python3-protobuf's text_format.
+textproto_diff.py DUMP --schema PROTO MESSAGE FILE...: the same with
+the real schema, compiled by protoc (Triton's model_config.proto and
+inference.ModelConfig): text_format must read each file, and what it
+reads, field by field with the schema's types, maps and proto3
+defaults, must be what envparity read.
 
 DUMP is build/fuzz/fuzz_textproto; `DUMP --dump FILE...` prints one JSON
 line per file: the tree envparity read, or that it refused the file.
@@ -23,9 +28,12 @@ exit 1 if any does.
 """
 import json
 import math
+import os
 import re
+import struct
 import subprocess
 import sys
+import tempfile
 
 from google.protobuf import descriptor_pb2, descriptor_pool, text_format
 from google.protobuf import message_factory
@@ -284,7 +292,120 @@ def python_reads(raw):
     return True, from_protobuf(msg)
 
 
+def schema_class(proto, message):
+    """The message class of MESSAGE in PROTO, compiled by protoc."""
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "set.pb")
+        subprocess.run(["protoc", "--proto_path=" + os.path.dirname(proto),
+                        "--descriptor_set_out=" + out,
+                        os.path.basename(proto)], check=True)
+        with open(out, "rb") as fh:
+            fds = descriptor_pb2.FileDescriptorSet.FromString(fh.read())
+    pool = descriptor_pool.DescriptorPool()
+    for f in fds.file:
+        pool.Add(f)
+    desc = pool.FindMessageTypeByName(message)
+    return message_factory.MessageFactory(pool).GetPrototype(desc)
+
+
+TRUE, FALSE = {"true", "True", "t", "1"}, {"false", "False", "f", "0"}
+
+
+def scalar_same(x, v, fd):
+    """envparity's scalar x (from the dump) is the value v of field fd."""
+    raw = bytes.fromhex(x["hex"])
+    if fd.type == FD.TYPE_STRING:
+        return x["kind"] == "str" and raw == v.encode()
+    if fd.type == FD.TYPE_BYTES:
+        return x["kind"] == "str" and raw == v
+    text = raw.decode()
+    if fd.type == FD.TYPE_BOOL:
+        return (text in TRUE and v is True) or (text in FALSE and v is False)
+    if fd.type == FD.TYPE_ENUM:
+        if x["kind"] == "int":
+            return int(text) == v
+        e = fd.enum_type.values_by_name.get(text)
+        return e is not None and e.number == v
+    if fd.type in (FD.TYPE_FLOAT, FD.TYPE_DOUBLE):
+        f = to_number("float" if x["kind"] != "int" else "int", text)
+        f = float(f)
+        if fd.type == FD.TYPE_FLOAT:
+            f = struct.unpack("f", struct.pack("f", f))[0]
+        return f == v or (f != f and v != v)
+    return x["kind"] == "int" and int(text) == v
+
+
+def value_same(x, v, fd):
+    if fd.type == FD.TYPE_MESSAGE:
+        return x["kind"] == "msg" and message_same(x["fields"], v)
+    return x["kind"] != "msg" and scalar_same(x, v, fd)
+
+
+def message_same(fields, msg):
+    """envparity's fields (from the dump) are the message msg."""
+    desc = msg.DESCRIPTOR
+    by_name = {}
+    for x in fields:
+        by_name.setdefault(x["name"], []).append(x)
+    for name, xs in by_name.items():
+        fd = desc.fields_by_name.get(name)
+        if fd is None:
+            return False
+        theirs = getattr(msg, name)
+        entry = fd.message_type
+        if entry is not None and entry.GetOptions().map_entry:
+            kfd, vfd = entry.fields_by_name["key"], entry.fields_by_name["value"]
+            ours = {}
+            for x in xs:
+                kv = {f["name"]: f for f in x["fields"]}
+                k = bytes.fromhex(kv["key"]["hex"])
+                ours[k.decode() if kfd.type == FD.TYPE_STRING else
+                     int(k)] = kv.get("value")
+            if set(ours) != set(theirs.keys()):
+                return False
+            if not all(value_same(ours[k], theirs[k], vfd) for k in ours):
+                return False
+        elif fd.label == FD.LABEL_REPEATED:
+            if len(xs) != len(theirs) or not all(
+                    value_same(x, v, fd) for x, v in zip(xs, theirs)):
+                return False
+        elif len(xs) != 1 or not value_same(xs[0], theirs, fd):
+            return False
+    return all(fd.name in by_name for fd, _ in msg.ListFields())
+
+
+def main_schema(dump, proto, message, files):
+    cls = schema_class(proto, message)
+    out = subprocess.run([dump, "--dump"] + files, check=True,
+                         capture_output=True, text=True).stdout
+    lines = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
+    assert len(lines) == len(files), (len(lines), len(files))
+    bad = []
+    for path, ours in zip(files, lines):
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+        msg = cls()
+        try:
+            text_format.Parse(text, msg)
+        except text_format.ParseError as e:
+            bad.append("%s: text_format refuses it with %s: %s" % (
+                path, message, e))
+            continue
+        if not ours["ok"]:
+            bad.append("%s: envparity refuses it" % path)
+        elif not message_same(ours["fields"], msg):
+            bad.append("%s: the trees differ" % path)
+    for b in bad:
+        print(b)
+    print("%d read alike as %s, %d disagree" % (len(files) - len(bad),
+                                                message, len(bad)))
+    return 1 if bad else 0
+
+
 def main():
+    if len(sys.argv) > 4 and sys.argv[2] == "--schema":
+        return main_schema(sys.argv[1], sys.argv[3], sys.argv[4],
+                           sys.argv[5:])
     dump, files = sys.argv[1], sys.argv[2:]
     out = subprocess.run([dump, "--dump"] + files, check=True,
                          capture_output=True, text=True).stdout
