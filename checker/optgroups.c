@@ -118,6 +118,11 @@ static const struct ep_opt capture_opts[] = {
 	    "(SavedModel, TorchScript, ONNX, models.config,\n"
 	    "batching parameters) as artifact.PATH.sha256 and\n"
 	    "its file count as artifact.PATH.files (repeatable)"),
+	EP_OPT_STRV("serving", 0, "PATH", CO, servings,
+	    "record every field of a serving configuration as\n"
+	    "serving.* facts (repeatable): Triton's config.pbtxt\n"
+	    "or model repository, TF Serving's model config or\n"
+	    "batching parameters, TorchServe's config.properties"),
 	EP_OPT_END,
 };
 #undef CO

@@ -11,7 +11,7 @@ _envparity_commands="capture check bless waive unwaive policy diff log fleet pro
 _envparity_store="--store --ref --profile"
 _envparity_report="--json --junit --markdown --prom"
 _envparity_collect="--python --site-packages --conda-prefix --lockfile
-	--no-discover --lib-path --no-cache --image --node --artifact"
+	--no-discover --lib-path --no-cache --image --node --artifact --serving"
 _envparity_registry="--platform --registry-ca --insecure-registry
 	--registry-auth-file --registry-auth-realm --registry-timeout"
 _envparity_probe="--runs --backend --timeout --require-gpu --probe --gpus --jobs"
@@ -92,7 +92,7 @@ _envparity()
 
 	# The argument of the option before the cursor.
 	case $prev in
-	-o | --output | --lockfile | --artifact | --registry-ca | \
+	-o | --output | --lockfile | --artifact | --serving | --registry-ca | \
 	--registry-auth-file | --json | --junit | --markdown | --prom | \
 	--attest | --statement | --sign-key | --policy | --key)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")

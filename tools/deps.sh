@@ -19,7 +19,10 @@
 #           prometheus, curl), shellcheck (the Slurm scripts), and an
 #           independent DSSE verifier of the attestations
 #           (python3-securesystemslib with python3-nacl; the other,
-#           @sigstore/verify, comes from npm), the manual page's linters
+#           @sigstore/verify, comes from npm), python3-protobuf and
+#           protobuf-compiler (the protobuf text format reader is held to
+#           text_format, with Triton's schema compiled by protoc), the
+#           manual page's linters
 #           (mandoc, groff) and zsh (the zsh completion loads), the
 #           Debian package's tools (dpkg-dev, debhelper, lintian) and
 #           debootstrap (a fresh root to install it in) and buildah (the
@@ -54,6 +57,8 @@ munge:'command -v munged' prometheus-node-exporter:'command -v prometheus-node-e
 prometheus:'command -v promtool' curl:'command -v curl' shellcheck:'command -v shellcheck'
 python3-securesystemslib:'/usr/bin/python3 -c \"import securesystemslib\"'
 python3-nacl:'/usr/bin/python3 -c \"import nacl\"'
+python3-protobuf:'/usr/bin/python3 -c \"import google.protobuf.text_format\"'
+protobuf-compiler:'command -v protoc'
 mandoc:'command -v mandoc' groff-base:'command -v groff' zsh:'command -v zsh'
 dpkg-dev:'command -v dpkg-buildpackage' debhelper:'command -v dh' lintian:'command -v lintian'
 debootstrap:'command -v debootstrap' buildah:'command -v buildah'"

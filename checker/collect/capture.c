@@ -28,6 +28,7 @@ ep_capture_opts_clear(struct ep_capture_opts *o)
 	ep_strv_clear(&o->lib_paths);
 	ep_strv_clear(&o->images);
 	ep_strv_clear(&o->artifacts);
+	ep_strv_clear(&o->servings);
 	ep_imgopt_clear(&o->img);
 }
 
@@ -149,6 +150,8 @@ ep_capture(struct ep_manifest **out, const struct ep_capture_opts *o,
 		ep_collect_image,	/* first: a registry that fails
 					   fails the capture early */
 		ep_collect_artifacts,	/* a missing one too */
+		ep_collect_fingerprints, /* or its fingerprint.pb */
+		ep_collect_serving,	/* and a malformed configuration */
 		ep_collect_os,
 		ep_collect_env,
 		ep_collect_conda,

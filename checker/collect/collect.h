@@ -37,6 +37,7 @@ struct ep_capture_opts {
 	int no_cache;			/* --no-cache */
 	struct ep_strv images;		/* --image REF (repeatable) */
 	struct ep_strv artifacts;	/* --artifact PATH (repeatable) */
+	struct ep_strv servings;	/* --serving PATH (repeatable) */
 	const char *node;		/* --node NAME, or NULL: the node name
 					   meta.node records (ep_capture_node) */
 	struct ep_imgopt img;		/* the registry options; set up with
@@ -96,6 +97,9 @@ int ep_collect_cudastack(struct ep_collect *c, struct ep_err *err); /* gpu, lib 
 int ep_collect_framework(struct ep_collect *c, struct ep_err *err); /* framework */
 int ep_collect_image(struct ep_collect *c, struct ep_err *err); /* image */
 int ep_collect_artifacts(struct ep_collect *c, struct ep_err *err); /* artifact */
+int ep_collect_serving(struct ep_collect *c, struct ep_err *err); /* serving */
+/* artifact.<key>.fingerprint.*: a SavedModel folder's fingerprint.pb */
+int ep_collect_fingerprints(struct ep_collect *c, struct ep_err *err);
 
 /* Once the queue is hashed (jobs[i] for its entry i):
  * artifact.<key>.sha256 and artifact.<key>.files for each artifact.  A
