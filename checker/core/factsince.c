@@ -30,6 +30,19 @@ static const struct {
 	{ "lockfile.*pdm.lock.pin.*", "0.3.0" },
 	{ "lockfile.*pylock.toml.pin.*", "0.3.0" },
 	{ "lockfile.*pylock.*.toml.pin.*", "0.3.0" },
+	/* The CUDA libraries 0.3.0 began to record. */
+	{ "lib.cufft.*", "0.3.0" },
+	{ "lib.curand.*", "0.3.0" },
+	{ "lib.cusolver.*", "0.3.0" },
+	{ "lib.cusparse.*", "0.3.0" },
+	{ "lib.nvjitlink.*", "0.3.0" },
+	{ "lib.cupti.*", "0.3.0" },
+	{ "lib.nvvm.*", "0.3.0" },
+	{ "lib.nvblas.*", "0.3.0" },
+	{ "lib.tensorrt.*", "0.3.0" },
+	/* --serving, and a SavedModel's own fingerprint. */
+	{ "serving.*", "0.3.0" },
+	{ "artifact.*.fingerprint.*", "0.3.0" },
 };
 
 const char *
