@@ -150,6 +150,7 @@ ep_capture(struct ep_manifest **out, const struct ep_capture_opts *o,
 					   fails the capture early */
 		ep_collect_artifacts,	/* a missing one too */
 		ep_collect_os,
+		ep_collect_node,
 		ep_collect_env,
 		ep_collect_conda,
 		ep_collect_python,	/* before cudastack: site dirs */

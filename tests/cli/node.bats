@@ -1,0 +1,88 @@
+#!/usr/bin/env bats
+# node.bats: the node facts end to end.  The fixture trees of
+# tests/fixtures/node stand in, through EP_NODE_ROOT, for the hardware
+# that is not here (an HCA, a fabric manager): a node is blessed, a
+# drifted one checked, a fleet with one drifted node judged; the limits
+# are this process's own, set here with ulimit.
+
+load setup
+
+NODES=$FIXTURES/node
+
+# One hash cache for the file, warmed once: the CUDA libraries found here
+# are hashed and loaded once, not by every capture.
+setup_file() {
+	export XDG_CACHE_HOME=$BATS_FILE_TMPDIR/cache
+	HOME=$BATS_FILE_TMPDIR "$EP" capture -q --no-discover >/dev/null
+}
+
+cache() {
+	export XDG_CACHE_HOME=$BATS_FILE_TMPDIR/cache
+}
+
+@test "node: bless a node, check a drifted one: each node fact that drifted fails, named" {
+	cache
+	run env EP_NODE_ROOT="$NODES/ib-ndr" "$EP" bless -q --no-discover
+	[ "$status" -eq 0 ]
+	run env EP_NODE_ROOT="$NODES/ib-ndr" "$EP" check -q --no-discover \
+	    --json same.json
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(jq -r '.results[] | select(.key == "stack.node.fabricmanager")
+	    | .status' same.json)" = pass ]
+	[ "$(jq '[.results[] | select(.key | startswith("node.")) |
+	    select(.status == "pass")] | length' same.json)" -ge 50 ]
+
+	run env EP_NODE_ROOT="$NODES/ib-drift" "$EP" check --no-discover \
+	    --json r.json
+	echo "$output"
+	[ "$status" -eq 1 ]
+	jq -r '.results[] | select(.status == "fail") | .key' r.json > failed
+	diff -u - failed <<-EOF
+	node.kmod.nvidia_peermem.state
+	node.kmod.nvidia_peermem.version
+	node.mem.thp
+	node.net.eno1.mtu
+	node.rdma.mlx5_0.fw_ver
+	node.rdma.mlx5_0.port1.rate
+	EOF
+	[[ "$output" == *"FAIL    node.rdma.mlx5_0.port1.rate: expected 400 Gb/sec (4X NDR), got 200 Gb/sec (4X HDR)"* ]]
+	[[ "$output" == *"FAIL    node.kmod.nvidia_peermem.state: expected loaded, got absent"* ]]
+	# Facts read under the root are said to be a test tree's.
+	[[ "$output" == *"node facts read under EP_NODE_ROOT=$NODES/ib-drift, a test tree"* ]]
+	validate_schema report r.json
+
+	# A locked-memory limit below the blessed one: the job's own.
+	run bash -c 'ulimit -l 64 && exec env EP_NODE_ROOT="$1" "$2" check \
+	    --no-discover' _ "$NODES/ib-ndr" "$EP"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"FAIL    node.limits.memlock: expected "*", got 65536"* ]]
+	[ "$(grep -c '^  FAIL' <<< "$output")" -eq 1 ]
+}
+
+@test "node: a fleet of four names the drifted node and each of its keys" {
+	cache
+	mkdir d
+	for n in n1 n2 n4; do
+		EP_NODE_ROOT="$NODES/ib-ndr" "$EP" capture -q --no-discover \
+		    --node "$n" -o "d/$n.json"
+	done
+	EP_NODE_ROOT="$NODES/ib-drift" "$EP" capture -q --no-discover \
+	    --node n3 -o d/n3.json
+	validate_schema manifest d/n3.json
+	run "$EP" fleet d --json f.json
+	echo "$output"
+	[ "$status" -eq 1 ]
+	jq -r '.results[] | select(.status == "fail" and .node != null) |
+	    "\(.node) \(.key)"' f.json | sort > odd
+	diff -u - odd <<-EOF
+	n3 node.kmod.nvidia_peermem.state
+	n3 node.kmod.nvidia_peermem.version
+	n3 node.mem.thp
+	n3 node.net.eno1.mtu
+	n3 node.rdma.mlx5_0.fw_ver
+	n3 node.rdma.mlx5_0.port1.rate
+	EOF
+	[[ "$output" == *"node.rdma.mlx5_0.port1.rate"*"200 Gb/sec (4X HDR)"*"n3"* ]]
+}
