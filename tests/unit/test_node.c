@@ -120,6 +120,7 @@ test_ib_ndr(void **state)
 	fact_is(m, "node.numa.nodes", "2");
 	fact_is(m, "node.cpu.smt", "on");
 	fact_is(m, "node.cpu.governor", "performance");
+	fact_is(m, "node.shm.size_mib", "none");	/* no dev/shm in the tree */
 	fact_is(m, "node.cmdline.iommu", "pt");
 	fact_is(m, "node.cmdline.intel_iommu", "on");
 	fact_is(m, "node.cmdline.transparent_hugepage", "never");
