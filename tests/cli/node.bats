@@ -86,3 +86,28 @@ cache() {
 	EOF
 	[[ "$output" == *"node.rdma.mlx5_0.port1.rate"*"200 Gb/sec (4X HDR)"*"n3"* ]]
 }
+
+@test "fleet: eight nodes, eight numpy versions: no majority, a failure, not an identity" {
+	mkdir d
+	for i in 1 2 3 4 5 6 7 8; do
+		manifest "d/n$i.json" "{\"os.id\": \"debian\", \"python.pkg.numpy\": \"1.2$i.0\", \"host.serial\": \"S-$i\"}" \
+		    "{\"node\": \"n$i\", \"host\": \"vm\"}"
+	done
+	printf '%s\n' '{"schema": "envparity/policy@1", "rules": [
+	    {"key": "host.serial", "rule": "present", "reason": "per host"}]}' \
+	    > policy.json
+	run "$EP" fleet d --policy policy.json --json f.json
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(jq -r '.results[] | select(.key == "fleet.odd.python.pkg.numpy")
+	    | .status' f.json)" = fail ]
+	[[ "$output" == *"python.pkg.numpy: no majority among 8 nodes, a different value on each"* ]]
+	# The fact the policy calls per host: seen, a warning.
+	[ "$(jq -r '.results[] | select(.key == "fleet.odd.host.serial")
+	    | .status' f.json)" = warn ]
+	[[ "$output" == *"host.serial: a different value on each of the 8 nodes, which its present rule accepts"* ]]
+	# No node is odd: there is no majority to differ from.
+	[ "$(jq '[.results[] | select(.node != null and .status == "fail")]
+	    | length' f.json)" = 0 ]
+	validate_schema fleet f.json
+}
