@@ -10,10 +10,16 @@ load setup
 NODES=$FIXTURES/node
 
 # One hash cache for the file, warmed once: the CUDA libraries found here
-# are hashed and loaded once, not by every capture.
+# are hashed and loaded once, not by every capture.  And the TEST DOUBLE
+# of libnvidia-ml.so.1 (tests/doubles/fake_nvml.c: the build machines
+# have no GPU) for the NVLink and topology facts.
 setup_file() {
 	export XDG_CACHE_HOME=$BATS_FILE_TMPDIR/cache
 	HOME=$BATS_FILE_TMPDIR "$EP" capture -q --no-discover >/dev/null
+	mkdir -p "$BATS_FILE_TMPDIR/drv"
+	cc -shared -fPIC -o "$BATS_FILE_TMPDIR/drv/libnvidia-ml.so.1" \
+		"$BATS_TEST_DIRNAME/../doubles/fake_nvml.c" \
+		"$BATS_TEST_DIRNAME/../doubles/fake_nvml_health.c"
 }
 
 cache() {
@@ -110,4 +116,37 @@ cache() {
 	[ "$(jq '[.results[] | select(.node != null and .status == "fail")]
 	    | length' f.json)" = 0 ]
 	validate_schema fleet f.json
+}
+
+@test "NVLink and topology: dead links and a GPU moved to the other CPU are drift, named by GPU and link" {
+	cache
+	FAKE_NVML_GPUS=8 LD_LIBRARY_PATH=$BATS_FILE_TMPDIR/drv \
+	    "$EP" capture -q --no-discover -o good.json
+	FAKE_NVML_GPUS=8 FAKE_NVML_HEALTH=3:nvlink_down=5+7,6:numa=0,2:nvlinks=0 \
+	    LD_LIBRARY_PATH=$BATS_FILE_TMPDIR/drv \
+	    "$EP" capture -q --no-discover -o bad.json
+	[ "$(jq -r '.facts["gpu.0.nvlink_links"], .facts["gpu.0.nvlink_inactive"],
+	    .facts["gpu.0.nvlink_version"], .facts["gpu.0.topo.3"],
+	    .facts["gpu.0.topo.4"]' good.json | paste -sd' ')" = "18 none 4.0 node system" ]
+	[ "$(jq '[.facts | keys[] | select(test("^gpu\\.[0-9]+\\.topo\\."))]
+	    | length' good.json)" = 28 ]
+	validate_schema manifest bad.json
+	run "$EP" diff good.json bad.json --json r.json
+	echo "$output"
+	[ "$status" -eq 1 ]
+	jq -r '.results[] | select(.status == "fail") | "\(.key) \(.expected) \(.actual)"' \
+	    r.json > failed
+	diff -u - failed <<-EOF
+	gpu.0.topo.6 system node
+	gpu.1.topo.6 system node
+	gpu.2.nvlink_inactive none null
+	gpu.2.nvlink_links 18 unsupported
+	gpu.2.nvlink_version 4.0 null
+	gpu.2.topo.6 system node
+	gpu.3.nvlink_inactive none 5,7
+	gpu.3.topo.6 system node
+	gpu.4.topo.6 node system
+	gpu.5.topo.6 node system
+	gpu.6.topo.7 node system
+	EOF
 }
