@@ -9,7 +9,9 @@
 # host, so each reads its /sys and /proc from a fixture tree
 # (EP_NODE_ROOT: tests/fixtures/node, the stand-in for the HCAs that are
 # not here) given by the TaskProlog's nodeenv/<node>.env, and n3's limit
-# comes from its task shell (BASH_ENV: every task is a bash -c).
+# comes from its task shell (BASH_ENV: every task is a bash -c).  Then
+# the shipped HealthCheckProgram (ci/slurm/healthcheck.sh) under the real
+# slurmd: drift drains, parity resumes, an administrator's drain stays.
 
 load setup
 
@@ -113,4 +115,96 @@ n3 node.shm.size_mib'
 	    node.limits.memlock node.shm.size_mib node.mem.thp; do
 		grep -q "n3: $k" "$JOB_OUT"
 	done
+}
+
+# Wait (at most 90 s) until sinfo's state and reason for node match the
+# extended regular expression; "STATE|REASON" said either way.
+wait_node() { # node regex
+	local line
+	for _ in $(seq 1 450); do
+		line=$(sinfo -h -N -n "$1" -o '%T|%E' | head -1)
+		[[ $line =~ $2 ]] && { echo "$1: $line"; return 0; }
+		sleep 0.2
+	done
+	echo "$1: $line, never /$2/"
+	return 1
+}
+
+# Last in the file: it leaves the health check configured on the cluster.
+@test "slurm HealthCheckProgram: a drifted node is drained with envparity's reason, resumed at parity; an administrator's drain stays" {
+	# The golden: a healthy node's capture in slurmd's bare environment.
+	# (Its Python: an empty site-packages, not the host's.)
+	git init -q --bare store.git
+	mkdir sp
+	env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin EP_NODE_ROOT="$T/root-n1" \
+	    "$EP" bless -q --store "$T/store.git" --profile hc --no-discover \
+	    --site-packages "$T/sp"
+	# slurmd runs it with nothing but SLURMD_NODENAME: this wrapper
+	# gives each node its tree (the stand-in for its hardware) and the
+	# settings a config file would.
+	cat > hc.sh <<-EOF
+	#!/bin/bash
+	export EP_NODE_ROOT=$T/root-\$SLURMD_NODENAME ENVPARITY=$EP
+	export ENVPARITY_STORE=$T/store.git ENVPARITY_PROFILE=hc
+	export ENVPARITY_HEALTHCHECK_DIR=$T/hc ENVPARITY_HEALTHCHECK_CONF=/nonexistent
+	export ENVPARITY_HEALTHCHECK_ARGS="--site-packages $T/sp" SLURM_CONF=$SLURM_CONF
+	export ENVPARITY_HEALTHCHECK_CACHE=$T/hc-cache
+	exec $REPO_ROOT/ci/slurm/healthcheck.sh
+	EOF
+	chmod 755 hc.sh
+	# n3 drifted (its tree; its task limit does not apply here); n2 at
+	# parity but drained by hand, then drifted too.
+	rm -rf root-n3/dev/shm && mkdir root-n3/dev/shm
+	scontrol update nodename=n2 state=drain reason="fan 3 replaced"
+	{
+		echo "HealthCheckProgram=$T/hc.sh"
+		echo "HealthCheckInterval=3"
+		echo "HealthCheckNodeState=ANY"
+	} >> "$SLURM_CONF"
+	scontrol reconfigure
+	wait_node n3 'drain.*\|envparity: node\.'
+	sinfo -R -h -o '%N|%E' | grep -q '^n3|envparity: node\.kmod\.nvidia_peermem\.state, '
+	reason=$(sinfo -h -N -n n3 -o '%E')
+	[[ $reason == "envparity: node.kmod.nvidia_peermem.state, "* ]]
+	[[ $reason == *"node.rdma.mlx5_0.port1.rate"*"; $T/hc/n3.txt" ]]
+	grep -q 'FAIL    node.rdma.mlx5_0.port1.rate: expected 400 Gb/sec (4X NDR), got 200 Gb/sec (4X HDR)' hc/n3.txt
+	[ "$(jq -r '[.results[] | select(.status == "fail")] | length' hc/n3.json)" = 6 ]
+	wait_node n1 '^idle\|'
+	wait_node n2 'drain.*\|fan 3 replaced'
+	# A job that asks for every node does not start while n3 is drained:
+	# it starts only after n3 is seen drained with the job waiting.
+	scontrol update nodename=n2 state=resume
+	id=$(sbatch --parsable -N4 -o /dev/null --wrap true)
+	wait_node n3 'drain.*\|envparity: '
+	waited=$(date +%s)
+	[ "$(squeue -h -j "$id" -o %T)" = PENDING ]
+	scontrol update nodename=n2 state=drain reason="fan 3 replaced"
+
+	# n3 repaired: resumed by the check; the job then runs.  n2 drifted
+	# while drained by hand: its reason is the administrator's still.
+	rm -rf root-n3 && cp -a "$FIXTURES/node/ib-ndr" root-n3
+	mkdir -p root-n3/dev/shm
+	rm -rf root-n2 && cp -a "$FIXTURES/node/ib-drift" root-n2
+	wait_node n3 '^(idle|allocated|mixed|completing)\|none$'
+	# n2: a check that saw its drift, and one after it (one at a time:
+	# the first has acted by then); its reason is the administrator's.
+	for _ in $(seq 1 300); do
+		grep -q 'FAIL    node.rdma.mlx5_0.port1.rate' hc/n2.txt 2>/dev/null && break
+		sleep 0.2
+	done
+	seen=$(stat -c %.9Y hc/n2.txt)
+	for _ in $(seq 1 300); do
+		[ "$(stat -c %.9Y hc/n2.txt)" != "$seen" ] && break
+		sleep 0.2
+	done
+	[ "$(stat -c %.9Y hc/n2.txt)" != "$seen" ]
+	wait_node n2 'drain.*\|fan 3 replaced$'
+	# The job ran once n3 was back, never before.
+	scontrol update nodename=n2 state=resume
+	for _ in $(seq 1 300); do
+		[ "$(squeue -h -j "$id" -o %T)" = "" ] && break
+		sleep 0.2
+	done
+	started=$(date -d "$(scontrol show job "$id" | sed -n 's/.*StartTime=\([^ ]*\).*/\1/p')" +%s)
+	[ "$started" -ge "$waited" ]
 }
