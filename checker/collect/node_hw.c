@@ -36,8 +36,16 @@
 #include "strv.h"
 #include "xalloc.h"
 
+static void
+name_skipped(struct ep_manifest *m, const char *what, const char *name)
+{
+	ep_manifest_warn(m, "node: %s '%.64s' skipped: its name cannot be "
+	    "part of a fact key", what, name);
+}
+
 /* The entries of a directory that may name a fact, sorted, into out
- * (empty when the directory cannot be read). */
+ * (empty when the directory cannot be read); what NULL: every entry but
+ * "." and "..", for the caller to judge. */
 static void
 list_names(struct ep_strv *out, const char *dir, const char *what,
     struct ep_manifest *m)
@@ -50,11 +58,8 @@ list_names(struct ep_strv *out, const char *dir, const char *what,
 	while ((e = readdir(d)) != NULL) {
 		if (e->d_name[0] == '.')
 			continue;
-		if (!ep_node_name_ok(e->d_name)) {
-			if (what != NULL)
-				ep_manifest_warn(m, "node: %s '%.64s' skipped: "
-				    "its name cannot be part of a fact key",
-				    what, e->d_name);
+		if (what != NULL && !ep_node_name_ok(e->d_name)) {
+			name_skipped(m, what, e->d_name);
 			continue;
 		}
 		ep_strv_push(out, e->d_name);
@@ -154,7 +159,9 @@ ep_node_net(struct ep_node *n)
 	char *full = ep_node_path(n, "/sys/class/net");
 	struct ep_strv ifs = { 0 };
 
-	list_names(&ifs, full, "network interface", n->m);
+	/* Names judged after the device: a VLAN (eth0.100) is virtual, no
+	 * fact and no warning. */
+	list_names(&ifs, full, NULL, n->m);
 	for (size_t i = 0; i < ifs.n; i++) {
 		char *dev = xasprintf("%s/%s/device", full, ifs.v[i]);
 		char *dir, *prefix, *key, *v;
@@ -164,6 +171,10 @@ ep_node_net(struct ep_node *n)
 			continue;	/* virtual: veth, bridge, lo, ... */
 		}
 		free(dev);
+		if (!ep_node_name_ok(ifs.v[i])) {
+			name_skipped(n->m, "network interface", ifs.v[i]);
+			continue;
+		}
 		dir = xasprintf("/sys/class/net/%s", ifs.v[i]);
 		prefix = xasprintf("net.%s", ifs.v[i]);
 		if ((v = net_driver(n, ifs.v[i])) != NULL) {

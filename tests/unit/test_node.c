@@ -342,6 +342,8 @@ test_hostile_tree(void **state)
 	mk(dir, "sys/class/net/eth0/device/x", "");
 	mk(dir, "sys/class/net/eth0/speed", "-1\n");
 	mk(dir, "sys/class/net/eth0/mtu/x", "");	/* a directory */
+	mk(dir, "sys/class/net/eth0.100/mtu", "1500\n");	/* a VLAN */
+	mk(dir, "sys/class/net/ib0.8001/device/x", "");
 	mk(dir, "sys/kernel/mm/transparent_hugepage/enabled", "always\n");
 	/* Longer than any attribute: refused whole, never cut short. */
 	p = xcalloc(1, 4097);
@@ -365,11 +367,17 @@ test_hostile_tree(void **state)
 	assert_null(ep_manifest_get(m, "node.fabricmanager.version"));
 	assert_non_null(json_object_get(json_object_get(m->meta,
 	    "unavailable"), "node"));
+	/* The VLAN is virtual: no fact, no warning; a hardware interface
+	 * whose name cannot be a key is said. */
 	w = json_object_get(m->meta, "warnings");
-	assert_int_equal(json_array_size(w), 1);
+	assert_int_equal(json_array_size(w), 2);
 	assert_string_equal(json_string_value(json_array_get(w, 0)),
 	    "node: RDMA device 'mlx5.bad' skipped: its name cannot be part "
 	    "of a fact key");
+	assert_string_equal(json_string_value(json_array_get(w, 1)),
+	    "node: network interface 'ib0.8001' skipped: its name cannot be "
+	    "part of a fact key");
+	assert_int_equal(count_prefix(m, "node.net."), 1);
 	ep_manifest_free(m);
 
 	/* The fabric manager installed, its package not recorded. */
