@@ -43,6 +43,12 @@
 #   ENVPARITY_GIT_TOKEN=...                          (a private store)
 # Values given in the environment win over the file's (a wrapper, a test).
 #
+# The limits it sees (node.limits.*) are slurmd's, not a job's (jobs get
+# the submit host's, PropagateResourceLimits): a profile blessed from a
+# job step says {"key": "node.limits.*", "rule": "ignore"} in its policy,
+# and leaves the job's limits to the audit and the preflight, which
+# capture inside the job.
+#
 # The reports, DIR/<node>.json and DIR/<node>.txt (check's own lines),
 # are replaced on every run: where an administrator looks after
 # `sinfo -R` shows "envparity: ...".  The reason is cut to fit Slurm's
