@@ -153,6 +153,7 @@ ep_capture(struct ep_manifest **out, const struct ep_capture_opts *o,
 		ep_collect_fingerprints, /* or its fingerprint.pb */
 		ep_collect_serving,	/* and a malformed configuration */
 		ep_collect_os,
+		ep_collect_node,
 		ep_collect_env,
 		ep_collect_conda,
 		ep_collect_python,	/* before cudastack: site dirs */

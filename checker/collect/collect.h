@@ -89,6 +89,7 @@ void ep_collect_hash_later(struct ep_collect *c, const char *key,
 size_t ep_collect_hash_part(struct ep_collect *c, const char *path);
 
 int ep_collect_os(struct ep_collect *c, struct ep_err *err);	/* os, libc, cpu */
+int ep_collect_node(struct ep_collect *c, struct ep_err *err);	/* node */
 int ep_collect_env(struct ep_collect *c, struct ep_err *err);	/* env.<VAR> */
 int ep_collect_conda(struct ep_collect *c, struct ep_err *err);	/* conda */
 int ep_collect_python(struct ep_collect *c, struct ep_err *err); /* python */

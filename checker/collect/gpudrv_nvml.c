@@ -21,6 +21,7 @@
 #include "gpudrv_nvml.h"
 
 #define NVML_SUCCESS			0
+#define NVML_ERROR_INVALID_ARGUMENT	2
 #define NVML_ERROR_NOT_SUPPORTED	3
 #define NVML_ERROR_INSUFFICIENT_SIZE	7
 
@@ -31,6 +32,8 @@
 #define NVML_MEMORY_ERROR_TYPE_UNCORRECTED	1
 #define NVML_VOLATILE_ECC		0
 #define NVML_AGGREGATE_ECC		1
+/* NVML_NVLINK_MAX_LINKS: links are numbered below it */
+#define NVML_NVLINK_MAX_LINKS		36
 /* nvmlMemory_v2: NVML_STRUCT_VERSION(Memory, 2), sizeof | 2 << 24 */
 #define NVML_MEMORY_V2	((unsigned)sizeof(struct ep_nvml_mem2) | 2U << 24)
 
@@ -57,6 +60,9 @@ static const struct ep_nvml_sym syms[] = {
 	SYM("nvmlDeviceGetComputeMode", compute_mode, 0),
 	SYM("nvmlDeviceGetPowerManagementLimit", power_limit, 0),
 	SYM("nvmlDeviceGetApplicationsClock", app_clock, 0),
+	SYM("nvmlDeviceGetNvLinkState", nvlink_state, 0),
+	SYM("nvmlDeviceGetNvLinkVersion", nvlink_version, 0),
+	SYM("nvmlDeviceGetTopologyCommonAncestor", topo, 0),
 	SYM("nvmlDeviceGetCurrPcieLinkGeneration", pcie_gen_cur, 0),
 	SYM("nvmlDeviceGetCurrPcieLinkWidth", pcie_width_cur, 0),
 	SYM("nvmlDeviceGetEnforcedPowerLimit", power_enforced, 0),
@@ -251,6 +257,75 @@ facts_config(struct dev *g)
 		unchecked(g, "compute_mode", "nvmlDeviceGetComputeMode", 1, rc);
 }
 
+/* nvmlNvlinkVersion_t: the NVLink generation NVML names (some drivers
+ * name 5.0 for an H100's 4.0 links: compared with the golden as NVML
+ * says it). */
+static const char *
+nvlink_version_name(unsigned v)
+{
+	static const char *const names[] = { NULL, "1.0", "2.0", "2.2", "3.0",
+	    "3.1", "4.0", "5.0", "6.0" };
+
+	return v < sizeof names / sizeof names[0] ? names[v] : NULL;
+}
+
+/* gpu.<i>.nvlink_links (the links NVML answers for), .nvlink_inactive
+ * ("none", or the numbers of the links that are not active: a dead or
+ * untrained link) and .nvlink_version (the versions of the active links,
+ * each once).  A GPU without NVLink (NOT_SUPPORTED for link 0) has
+ * nvlink_links "unsupported"; a link number past the GPU's answers
+ * INVALID_ARGUMENT, which ends the list. */
+static void
+facts_nvlink(struct dev *g)
+{
+	const struct ep_nvml *t = g->t;
+	char down[NVML_NVLINK_MAX_LINKS * 3 + 1] = "", vers[64] = "";
+	unsigned links = 0, v, seen = 0;
+	int rc = NVML_SUCCESS, on;
+
+	if (t->nvlink_state == NULL) {
+		unchecked(g, "nvlink", "nvmlDeviceGetNvLinkState", 0, 0);
+		return;
+	}
+	for (unsigned l = 0; l < NVML_NVLINK_MAX_LINKS; l++) {
+		on = 0;
+		if ((rc = t->nvlink_state(g->d, l, &on)) != NVML_SUCCESS)
+			break;
+		links++;
+		if (on != 1) {
+			snprintf(down + strlen(down), sizeof down - strlen(down),
+			    "%s%u", down[0] ? "," : "", l);
+			continue;
+		}
+		if (t->nvlink_version != NULL &&
+		    t->nvlink_version(g->d, l, &v) == NVML_SUCCESS &&
+		    v < 32 && !(seen & 1U << v))
+			seen |= 1U << v;
+	}
+	if (links == 0 && rc == NVML_ERROR_NOT_SUPPORTED) {
+		g->emit(key(g, "", "nvlink_links"), "unsupported");
+		return;
+	}
+	if (links == 0 || (rc != NVML_SUCCESS &&
+	    rc != NVML_ERROR_INVALID_ARGUMENT &&
+	    rc != NVML_ERROR_NOT_SUPPORTED)) {
+		unchecked(g, "nvlink", "nvmlDeviceGetNvLinkState", 1, rc);
+		return;
+	}
+	g->emit(key(g, "", "nvlink_links"), "%u", links);
+	g->emit(key(g, "", "nvlink_inactive"), "%s", down[0] ? down : "none");
+	for (v = 31; v > 0; v--) {	/* newest first */
+		const char *name = nvlink_version_name(v);
+
+		if (!(seen & 1U << v))
+			continue;
+		snprintf(vers + strlen(vers), sizeof vers - strlen(vers),
+		    "%s%s", vers[0] ? " " : "", name != NULL ? name : "?");
+	}
+	if (vers[0] != '\0')
+		g->emit(key(g, "", "nvlink_version"), "%s", vers);
+}
+
 /* A number of now: health.<i>.<field>, or why not. */
 static void
 health_num(struct dev *g, const char *field, const char *sym, int have,
@@ -363,7 +438,67 @@ device(const struct ep_nvml *t, ep_nvml_emit emit, unsigned i)
 	}
 	facts_before(&g);
 	facts_config(&g);
+	facts_nvlink(&g);
 	health(&g);
+}
+
+/* nvmlGpuTopologyLevel_t, as nvidia-smi topo -m names the same paths */
+static const char *
+topo_name(int level)
+{
+	switch (level) {
+	case 0:
+		return "internal";	/* the same board (multi-GPU board) */
+	case 10:
+		return "single";	/* PIX: one PCIe switch */
+	case 20:
+		return "multiple";	/* PXB: several PCIe switches */
+	case 30:
+		return "hostbridge";	/* PHB: the same host bridge */
+	case 40:
+		return "node";		/* NODE: the same NUMA node */
+	case 50:
+		return "system";	/* SYS: across the CPUs' link */
+	default:
+		return NULL;
+	}
+}
+
+/* gpu.<i>.topo.<j> for every pair i < j: the PCIe path between them
+ * (nvmlDeviceGetTopologyCommonAncestor): a GPU in another slot or
+ * behind another switch than on its siblings. */
+static void
+topology(const struct ep_nvml *t, ep_nvml_emit emit, unsigned n)
+{
+	ep_nvml_dev a, b;
+	char k[64];
+	const char *name;
+	int level, rc;
+
+	if (t->topo == NULL)
+		return;
+	for (unsigned i = 0; i < n; i++) {
+		if (t->handle(i, &a) != NVML_SUCCESS)
+			continue;
+		for (unsigned j = i + 1; j < n; j++) {
+			if (t->handle(j, &b) != NVML_SUCCESS)
+				continue;
+			snprintf(k, sizeof k, "%u.topo.%u", i, j);
+			level = -1;
+			rc = t->topo(a, b, &level);
+			if (rc == NVML_SUCCESS &&
+			    (name = topo_name(level)) != NULL)
+				emit(k, "%s", name);
+			else if (rc == NVML_SUCCESS)
+				emit(k, "unknown %d", level);
+			else if (rc == NVML_ERROR_NOT_SUPPORTED)
+				emit(k, "unsupported");
+			else
+				emit("warning", "GPUs %u and %u: "
+				    "nvmlDeviceGetTopologyCommonAncestor: %s "
+				    "(%d)", i, j, t->error_string(rc), rc);
+		}
+	}
 }
 
 void
@@ -389,6 +524,7 @@ ep_nvml_query(const struct ep_nvml *t, ep_nvml_emit emit)
 		emit("count", "%u", n);
 		for (unsigned i = 0; i < n; i++)
 			device(t, emit, i);
+		topology(t, emit, n);
 	}
 	t->shutdown();
 }

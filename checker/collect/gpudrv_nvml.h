@@ -48,6 +48,9 @@ struct ep_nvml {
 	int (*compute_mode)(ep_nvml_dev, int *);
 	int (*power_limit)(ep_nvml_dev, unsigned *);
 	int (*app_clock)(ep_nvml_dev, int, unsigned *);
+	int (*nvlink_state)(ep_nvml_dev, unsigned, int *);
+	int (*nvlink_version)(ep_nvml_dev, unsigned, unsigned *);
+	int (*topo)(ep_nvml_dev, ep_nvml_dev, int *);
 	/* Health: the state now, never compared. */
 	int (*pcie_gen_cur)(ep_nvml_dev, unsigned *);
 	int (*pcie_width_cur)(ep_nvml_dev, unsigned *);

@@ -31,8 +31,9 @@
  *   stack.determinism.tf_autotune, stack.determinism.cublas_workspace:
  *                           fail: determinism was asked for, and another
  *                           setting silently defeats it.
- *   stack.framework.*, stack.requires.*, stack.duplicate.*, stack.gpu.*:
- *                           checks_fw.c, checks_req.c, checks_gpu.c.
+ *   stack.framework.*, stack.requires.*, stack.duplicate.*, stack.gpu.*,
+ *   stack.node.*:           checks_fw.c, checks_req.c, checks_gpu.c,
+ *                           checks_node.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -359,5 +360,6 @@ ep_checks_run(struct ep_results *out, const struct ep_manifest *current,
 	ep_checks_requires(&k);
 	ep_checks_duplicates(&k);
 	ep_checks_gpu(&k);
+	ep_checks_node(&k);
 	ep_results_waive(out, from, policy, now);
 }

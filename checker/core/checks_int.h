@@ -3,7 +3,8 @@
  * checks.c (the CUDA stack, determinism), checks_fw.c (what the
  * frameworks were built for), checks_req.c (what pip check finds, and
  * distributions installed twice),
- * checks_gpu.c (each GPU's health),
+ * checks_gpu.c (each GPU's health), checks_node.c (the node's facts
+ * against each other),
  * checks_util.c (what they share).
  */
 #ifndef EP_CHECKS_INT_H
@@ -46,5 +47,8 @@ void ep_checks_duplicates(struct checks *k);
 
 /* stack.gpu.*: each GPU's health at capture (meta.gpu): checks_gpu.c. */
 void ep_checks_gpu(struct checks *k);
+
+/* stack.node.*: the node's facts against each other: checks_node.c. */
+void ep_checks_node(struct checks *k);
 
 #endif

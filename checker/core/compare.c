@@ -38,6 +38,10 @@
  *   - otherwise the rule's "missing": fail (the default: "expected G,
  *     missing here" or "new here (C), not in the golden manifest"), skip
  *     (the same words, then "(not compared)"), or ignore (no result).
+ * A golden captured before envparity recorded node facts (no node.* key
+ * at all) compares none of this machine's: one skip says how many were
+ * not compared, and that blessing again compares them (node_unblessed),
+ * so that an upgrade is not drift.
  * A rule of severity warn makes its failures warnings.  A user rule's
  * reason is appended to its non-passing messages; probe hashes bind only
  * within a determinism domain (bind_probe_domains); waivers are applied
@@ -381,16 +385,53 @@ compared_nothing(struct ep_results *out, size_t ngolden)
 	ep_results_add(out, &r);
 }
 
+/* 1 when the sorted keys hold a node.* fact. */
+static int
+has_node_facts(const struct ep_strv *keys)
+{
+	for (size_t i = 0; i < keys->n; i++) {
+		int c = strncmp(keys->v[i], "node.", 5);
+
+		if (c == 0)
+			return 1;
+		if (c > 0)
+			break;
+	}
+	return 0;
+}
+
+/* The node facts of this machine a golden from before them could not
+ * judge, said once. */
+static void
+node_unblessed(struct ep_results *out, size_t n)
+{
+	struct ep_result r = { 0 };
+
+	if (n == 0)
+		return;
+	r.key = "node";
+	r.area = "node";
+	r.status = EP_SKIP;
+	r.rule = "exact";
+	r.message = xasprintf("node: %zu node facts not compared: the golden "
+	    "manifest has none (captured before envparity recorded them); "
+	    "bless again to compare them", n);
+	ep_results_add(out, &r);
+	free(r.message);
+}
+
 void
 ep_compare(struct ep_results *out, const struct ep_manifest *golden,
     const struct ep_manifest *current, const struct ep_policy *policy,
     time_t now)
 {
 	struct ep_strv gk = { 0 }, ck = { 0 };
-	size_t i = 0, j = 0, from = out->n, compared = 0;
+	size_t i = 0, j = 0, from = out->n, compared = 0, unblessed = 0;
+	int golden_node;
 
 	keys_of(&gk, golden);
 	keys_of(&ck, current);
+	golden_node = has_node_facts(&gk);
 	while (i < gk.n || j < ck.n) {
 		const char *key;
 		const struct ep_rule *rule;
@@ -409,6 +450,10 @@ ep_compare(struct ep_results *out, const struct ep_manifest *golden,
 		j += c >= 0;
 
 		rule = ep_policy_match(policy, key);
+		if (c > 0 && !golden_node && ep_startswith(key, "node.")) {
+			unblessed += rule->kind != EP_RULE_IGNORE;
+			continue;
+		}
 		area = ep_result_area(key);
 		/* ep_results_add copies; nothing is written through the
 		 * casts. */
@@ -441,6 +486,7 @@ ep_compare(struct ep_results *out, const struct ep_manifest *golden,
 		free(msg);
 		free(area);
 	}
+	node_unblessed(out, unblessed);
 	if (compared == 0)
 		compared_nothing(out, gk.n);
 	ep_strv_clear(&gk);

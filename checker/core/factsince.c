@@ -24,6 +24,8 @@ static const struct {
 	{ "gpu.*.power_limit_mw", "0.3.0" },
 	{ "gpu.*.app_clock_graphics_mhz", "0.3.0" },
 	{ "gpu.*.app_clock_mem_mhz", "0.3.0" },
+	{ "gpu.*.nvlink_*", "0.3.0" },
+	{ "gpu.*.topo.*", "0.3.0" },
 	/* The pins of the lockfile formats 0.3.0 began to read. */
 	{ "lockfile.*pixi.lock.pin.*", "0.3.0" },
 	{ "lockfile.*conda-lock.yml.pin.*", "0.3.0" },

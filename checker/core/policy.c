@@ -29,6 +29,18 @@
  *                         setup; the check stack.gpu.<i>.remapped_rows
  *                         fails on it (a pending remap would otherwise
  *                         be said twice, once as drift).
+ *   node.net.*.speed  exact, severity warn: the speed a NIC's link
+ *                         negotiated (Mb/s, "unknown" while it is down):
+ *                         a slower or dead link is seen on every check,
+ *                         and fails nothing on its own (a management
+ *                         port may be down); the RDMA ports' rate is the
+ *                         fabric's, compared exactly.
+ *   node.*        exact, missing fail: the node's setup (HCAs, their
+ *                         firmware and ports, NICs, kernel modules, the
+ *                         fabric manager, memory, hugepages, THP, NUMA,
+ *                         SMT, governors, limits, /dev/shm, allowlisted
+ *                         kernel parameters): none of them is per host,
+ *                         so a change is drift (collect_node.c).
  *   *             exact, missing fail: anything else (os, libc, cpu,
  *                         python, gpu, probe) must stay as blessed.  So
  *                         are artifact.* (a model's digest and file
@@ -71,6 +83,11 @@ static const char default_policy[] =
     "\"reason\": \"a driver change is drift\"},"
 "{\"key\": \"gpu.*.remapped_rows_pending\", \"rule\": \"ignore\", "
     "\"reason\": \"a GPU's state now: judged by stack.gpu.<i>.remapped_rows\"},"
+"{\"key\": \"node.net.*.speed\", \"rule\": \"exact\", "
+    "\"severity\": \"warn\", \"reason\": \"a NIC's negotiated speed: "
+    "seen, never fatal\"},"
+"{\"key\": \"node.*\", \"rule\": \"exact\", \"missing\": \"fail\", "
+    "\"reason\": \"the node's setup: none of it is per host\"},"
 "{\"key\": \"*\", \"rule\": \"exact\", \"missing\": \"fail\"}"
 "]}";
 

@@ -16,10 +16,11 @@
  * (fleet_cause.c).
  *
  * What a split's status is: an exact rule's drift fails (or warns, with
- * severity warn); a version, present or absent rule accepts more than
- * one value, so nodes that differ under it are a warning; so is a fact
- * with a different value on every node (three or more), which is an
- * identity, not drift.
+ * severity warn), a tie too, even a different value on every node (8
+ * nodes, 8 numpy versions: no majority, not an identity); a version,
+ * present or absent rule accepts more than one value, so nodes that
+ * differ under it are a warning.  Only the policy calls a fact per host:
+ * an ignore rule (not judged) or a present rule (any value).
  *
  * Only the keys whose values differ are visited, in key order (so that
  * the bounds keep the same splits whatever order the manifests came in),

@@ -323,10 +323,16 @@ split_message(const struct fl_judged *j, const struct ep_fleet_split *s,
 	const char *key = s->key, *dom = j->domain;
 	char *msg, *t, *a;
 
-	if (s->kind == EP_SPLIT_TIE && j->ng == j->n && j->n >= 3)
+	if (s->kind == EP_SPLIT_TIE && j->ng == j->n && j->n >= 3 &&
+	    j->rule->kind == EP_RULE_EXACT)
+		msg = xasprintf("%s: no majority among %zu nodes, a different "
+		    "value on each (only a fact the policy calls per host, "
+		    "with an ignore or present rule, may differ on every "
+		    "node):", key, j->n);
+	else if (s->kind == EP_SPLIT_TIE && j->ng == j->n && j->n >= 3)
 		msg = xasprintf("%s: a different value on each of the %zu "
-		    "nodes (a per-host fact? an ignore rule in the policy "
-		    "says so):", key, j->n);
+		    "nodes, which its %s rule accepts:", key, j->n,
+		    ep_rule_kind_name(j->rule->kind));
 	else if (s->kind == EP_SPLIT_TIE)
 		msg = xasprintf("%s: no majority among %zu nodes:", key, j->n);
 	else if (s->kind == EP_SPLIT_DOMAIN)
@@ -371,11 +377,12 @@ fleet_result(struct fl_odd *c, struct fl_judged *j, int kind, int status,
 
 	r.key = fkey;
 	r.area = "fleet";
-	/* A value per node is an identity (a serial, a host key), not a
-	 * split the fleet could have a majority in: seen, not failed. */
+	/* No majority fails under an exact rule, a value on every node too
+	 * (8 nodes, 8 numpy versions): only the policy may call a fact per
+	 * host, by an ignore rule (never judged) or a present rule (any
+	 * value), under which, as under a version rule, a spread warns. */
 	r.status = kind == EP_SPLIT_TIE ? (rule->kind == EP_RULE_EXACT &&
-	    rule->severity == EP_SEVERITY_FAIL &&
-	    !(j->ng == j->n && j->n >= 3) ? EP_FAIL : EP_WARN) : status;
+	    rule->severity == EP_SEVERITY_FAIL ? EP_FAIL : EP_WARN) : status;
 	r.expected = kind == EP_SPLIT_TIE || kind == EP_SPLIT_DOMAIN ? NULL :
 	    (char *)expected;
 	r.rule = (char *)ep_fleet_split_rule(kind);

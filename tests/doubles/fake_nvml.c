@@ -108,6 +108,10 @@ nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t, int, int,
 nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t, int *);
 nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t,
     unsigned long long *);
+nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t, unsigned, int *);
+nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t, unsigned, unsigned *);
+nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t, nvmlDevice_t,
+    int *);
 #ifndef FAKE_NVML_OLD
 nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t, int, unsigned *);
 nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t, nvmlMemory_v2_t *);
@@ -389,6 +393,54 @@ nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t d,
     unsigned long long *r)
 {
 	return reasons(d, r);
+}
+
+/* NVLink as nvml.h documents it: a link number past the GPU's links is
+ * INVALID_ARGUMENT; a GPU without NVLink answers NOT_SUPPORTED; the
+ * state is nvmlEnableState_t (1: active).  The version is asked of
+ * active links (pynvml's users see an error for an inactive one). */
+nvmlReturn_t
+nvmlDeviceGetNvLinkState(nvmlDevice_t d, unsigned link, int *active)
+{
+	if (active == NULL)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (d->unsupported & U_NVLINK || d->nvlinks == 0)
+		return NVML_ERROR_NOT_SUPPORTED;
+	if (link >= d->nvlinks)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*active = !(d->nvlink_down & 1ULL << link);
+	return NVML_SUCCESS;
+}
+
+nvmlReturn_t
+nvmlDeviceGetNvLinkVersion(nvmlDevice_t d, unsigned link, unsigned *v)
+{
+	if (v == NULL)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (d->unsupported & U_NVLINK || d->nvlinks == 0)
+		return NVML_ERROR_NOT_SUPPORTED;
+	if (link >= d->nvlinks || d->nvlink_down & 1ULL << link)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*v = d->nvlink_version;
+	return NVML_SUCCESS;
+}
+
+/* nvmlGpuTopologyLevel_t between two GPUs: NODE (40) on the same NUMA
+ * node, SYSTEM (50) across. */
+nvmlReturn_t
+nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t a, nvmlDevice_t b,
+    int *level)
+{
+	int na, nb;
+
+	if (level == NULL || a == NULL || b == NULL)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if ((a->unsupported | b->unsupported) & U_TOPO)
+		return NVML_ERROR_NOT_SUPPORTED;
+	na = a->numa >= 0 ? a->numa : (int)(a - devices) / 4;
+	nb = b->numa >= 0 ? b->numa : (int)(b - devices) / 4;
+	*level = na == nb ? 40 : 50;
+	return NVML_SUCCESS;
 }
 
 #ifndef FAKE_NVML_OLD

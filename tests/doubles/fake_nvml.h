@@ -36,7 +36,7 @@ enum {
 	U_ECC_TOTAL = 1 << 0, U_RETIRED = 1 << 1, U_REMAPPED = 1 << 2,
 	U_PROCESSES = 1 << 3, U_MEMORY_V2 = 1 << 4, U_CLOCKS = 1 << 5,
 	U_PCIE = 1 << 6, U_POWER = 1 << 7, U_APP_CLOCKS = 1 << 8,
-	U_COMPUTE_MODE = 1 << 9,
+	U_COMPUTE_MODE = 1 << 9, U_NVLINK = 1 << 10, U_TOPO = 1 << 11,
 };
 
 struct fake_device {
@@ -52,6 +52,12 @@ struct fake_device {
 	unsigned power_limit, app_graphics, app_mem;
 	int compute_mode;
 	unsigned unsupported;
+	/* NVLink and topology: links (0: none, NOT_SUPPORTED), the
+	 * nvmlNvlinkVersion_t of each, a mask of the links not active, and
+	 * the NUMA node the GPU hangs off (-1: GPU index / 4) */
+	unsigned nvlinks, nvlink_version;
+	unsigned long long nvlink_down;
+	int numa;
 };
 
 #pragma GCC visibility push(hidden)

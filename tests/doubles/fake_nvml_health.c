@@ -7,7 +7,10 @@
  * error, no process, 0 bytes used, the link at PCIe gen 1 of 5 and x16 of
  * x16 (an idle GPU's link drops its speed), clocks held only for being
  * idle (nvmlClocksEventReasonGpuIdle), power limit 700 W, applications
- * clocks 1755 and 2619 MHz.  FAKE_NVML_GPUS=0 is a driver with no GPU.
+ * clocks 1755 and 2619 MHz, 18 NVLinks of version 4.0 all active (an
+ * H100 SXM), GPUs 0-3 on one NUMA node and 4-7 on the next (an HGX
+ * board: nvmlDeviceGetTopologyCommonAncestor says NODE within a node,
+ * SYSTEM across).  FAKE_NVML_GPUS=0 is a driver with no GPU.
  *
  * FAKE_NVML_HEALTH sets what differs, per GPU: a comma-separated list of
  * INDEX:FIELD=VALUE, e.g. "3:ecc_volatile=2,5:throttle=hw_thermal".
@@ -32,10 +35,16 @@
  *				answers NOT_SUPPORTED: nvml.h says it
  *				"requires ECC Mode to be enabled" without
  *				naming the status; this one is a guess)
+ *	nvlinks=N		NVLinks the GPU has (0: none, a PCIe card:
+ *				nvmlDeviceGetNvLinkState answers
+ *				NOT_SUPPORTED)
+ *	nvlink_version=V	nvmlNvlinkVersion_t of every link (7: 5.0)
+ *	nvlink_down=L[+L...]	links that are not active
+ *	numa=N			the NUMA node the GPU hangs off
  *	unsupported=CALL	that call answers NVML_ERROR_NOT_SUPPORTED:
  *				ecc_total, retired, remapped, processes,
  *				memory_v2, clocks, pcie, power, app_clocks,
- *				compute_mode
+ *				compute_mode, nvlink, topo
  * An unknown field or a malformed entry makes nvmlInit_v2 fail with
  * NVML_ERROR_INVALID_ARGUMENT, so that a typo in a test cannot pass.
  *
@@ -46,7 +55,8 @@
 
 #include "fake_nvml.h"
 
-#define HEALTHY	0, 0, 0, 0, 0, 0, 0x1, 1, 5, 16, 16, 700000, 1755, 2619, 0, 0
+#define HEALTHY	0, 0, 0, 0, 0, 0, 0x1, 1, 5, 16, 16, 700000, 1755, 2619, 0, 0, \
+	18, 6, 0, -1
 
 static const struct fake_device legacy[] = {
 	{ "NVIDIA H100 80GB HBM3", "96.00.99.00.01", 9, 0, 1, 1, 0, 0,
@@ -112,6 +122,27 @@ throttle(const char *s, unsigned long long *v)
 	return 0;
 }
 
+/* "L[+L...]": a mask of link numbers below 36. */
+static int
+links(const char *s, unsigned long long *mask)
+{
+	char buf[256], *tok, *save, *end;
+	unsigned long l;
+
+	if (strlen(s) >= sizeof buf || *s == '\0')
+		return -1;
+	strcpy(buf, s);
+	*mask = 0;
+	for (tok = strtok_r(buf, "+", &save); tok != NULL;
+	    tok = strtok_r(NULL, "+", &save)) {
+		l = strtoul(tok, &end, 10);
+		if (*tok == '\0' || *end != '\0' || l >= 36)
+			return -1;
+		*mask |= 1ULL << l;
+	}
+	return 0;
+}
+
 static int
 unsupported(const char *s, unsigned *mask)
 {
@@ -121,7 +152,8 @@ unsupported(const char *s, unsigned *mask)
 		{ "memory_v2", U_MEMORY_V2 }, { "clocks", U_CLOCKS },
 		{ "pcie", U_PCIE }, { "power", U_POWER },
 		{ "app_clocks", U_APP_CLOCKS },
-		{ "compute_mode", U_COMPUTE_MODE },
+		{ "compute_mode", U_COMPUTE_MODE }, { "nvlink", U_NVLINK },
+		{ "topo", U_TOPO },
 	};
 
 	for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
@@ -171,6 +203,14 @@ health_one(char *e)
 		d->compute_mode = (int)v;
 	else if (strcmp(e, "ecc_mode") == 0 && num == 0)
 		d->ecc = v != 0;
+	else if (strcmp(e, "nvlinks") == 0 && num == 0 && v <= 36)
+		d->nvlinks = (unsigned)v;
+	else if (strcmp(e, "nvlink_version") == 0 && num == 0)
+		d->nvlink_version = (unsigned)v;
+	else if (strcmp(e, "numa") == 0 && num == 0 && v < 64)
+		d->numa = (int)v;
+	else if (strcmp(e, "nvlink_down") == 0)
+		return links(eq + 1, &d->nvlink_down);
 	else if (strcmp(e, "throttle") == 0)
 		return throttle(eq + 1, &d->reasons);
 	else if (strcmp(e, "pcie_gen") == 0)

@@ -234,7 +234,7 @@ test_defaults(void **state)
 
 	(void)state;
 	r = ep_policy_rules(p, &n);
-	assert_int_equal(n, 10);
+	assert_int_equal(n, 12);
 	assert_string_equal(r[n - 1].key, "*");
 	for (size_t i = 0; i < n; i++)
 		assert_true(r[i].builtin);
@@ -250,6 +250,14 @@ test_defaults(void **state)
 	    "lib.*");
 	assert_string_equal(ep_policy_match(p, "probe.cpu.gemm.sha256")->key,
 	    "*");
+	assert_string_equal(ep_policy_match(p, "node.net.eno1.speed")->key,
+	    "node.net.*.speed");
+	assert_int_equal(ep_policy_match(p, "node.net.eno1.speed")->severity,
+	    EP_SEVERITY_WARN);
+	assert_string_equal(ep_policy_match(p, "node.net.eno1.mtu")->key,
+	    "node.*");
+	assert_int_equal(ep_policy_match(p, "node.rdma.mlx5_0.port1.rate")->kind,
+	    EP_RULE_EXACT);
 	ep_policy_waivers(p, &n);
 	assert_int_equal(n, 0);
 	ep_policy_free(p);
