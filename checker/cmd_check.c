@@ -223,5 +223,6 @@ done:
 	ep_results_clear(&rs);
 	ep_manifest_free(current);
 	ep_capture_opts_clear(&o.copts);
+	ep_probeopt_clear(&o.popt);
 	return rc;
 }

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "probeopt.h"
+#include "workload.h"
+#include "xalloc.h"
 
 /* A whole number in [lo, hi], or -1. */
 void
@@ -15,6 +17,33 @@ ep_probeopt_init(struct ep_probeopt *o, unsigned runs)
 	o->po.backend = "all";
 	o->po.runs = runs;
 	o->po.timeout_s = EP_PROBE_TIMEOUT_DEFAULT;
+}
+
+void
+ep_probeopt_clear(struct ep_probeopt *o)
+{
+	ep_strv_clear(&o->workloads);
+}
+
+/* The workloads of o, each --runs times. */
+static int
+run_workloads(struct ep_results *rs, struct ep_manifest *m,
+    const struct ep_probeopt *o, struct ep_err *err)
+{
+	size_t n = o->workloads.n;
+	struct ep_workload *w = xcalloc(n + 1, sizeof *w);
+	int rc = 0;
+
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = ep_workload_parse(&w[i], o->workloads.v[i], err);
+	if (rc == 0)
+		rc = ep_workload_run_all(rs, m, w, n, o->po.runs ?
+		    o->po.runs : EP_WORKLOAD_RUNS_DEFAULT, o->po.timeout_s,
+		    err);
+	for (size_t i = 0; i < n; i++)
+		ep_workload_clear(&w[i]);
+	free(w);
+	return rc;
 }
 
 int
@@ -28,7 +57,7 @@ ep_probeopt_run(struct ep_results *rs, struct ep_manifest *m,
 	if (o->po.runs == 0) {
 		ep_manifest_unavailable(m, "probe", "not run (--runs N runs "
 		    "the reference workload)");
-		return 0;
+		return o->workloads.n ? run_workloads(rs, m, o, err) : 0;
 	}
 	if (ep_probe_find(&probe, o->given, err) < 0)
 		return -1;
@@ -37,6 +66,8 @@ ep_probeopt_run(struct ep_results *rs, struct ep_manifest *m,
 	o->po.probe = NULL;
 	ep_strv_clear(&summary);
 	free(probe);
+	if (rc == 0 && o->workloads.n)
+		rc = run_workloads(rs, m, o, err);
 	return rc;
 }
 
