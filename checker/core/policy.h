@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "errors.h"
+#include "strv.h"
 
 #define EP_POLICY_SCHEMA "envparity/policy@1"
 
@@ -129,6 +130,11 @@ const struct ep_rule *ep_policy_match(const struct ep_policy *p,
 
 /* All the rules, the user's first, then the defaults (*n of them). */
 const struct ep_rule *ep_policy_rules(const struct ep_policy *p, size_t *n);
+
+/* The policy's "workloads" (a team's reference runs, which check runs
+ * as if given --workload): "NAME=COMMAND" entries, the nearest file's
+ * for each NAME, names checked as --workload checks them.  Borrowed. */
+const struct ep_strv *ep_policy_workloads(const struct ep_policy *p);
 
 /* One waiver, borrowed from its policy. */
 struct ep_waiver {

@@ -25,6 +25,50 @@ ep_probeopt_clear(struct ep_probeopt *o)
 	ep_strv_clear(&o->workloads);
 }
 
+/* 1 when o has a --workload named as entry ("NAME=COMMAND") is. */
+static int
+has_workload(const struct ep_probeopt *o, const char *entry)
+{
+	size_t n = (size_t)(strchr(entry, '=') - entry);
+
+	for (size_t i = 0; i < o->workloads.n; i++)
+		if (strncmp(o->workloads.v[i], entry, n) == 0 &&
+		    o->workloads.v[i][n] == '=')
+			return 1;
+	return 0;
+}
+
+void
+ep_probeopt_policy(struct ep_probeopt *o, struct ep_results *rs,
+    const struct ep_policy *policy, int store_named)
+{
+	const struct ep_strv *w = ep_policy_workloads(policy);
+	struct ep_result r = { 0 };
+	const char *e;
+
+	for (size_t i = 0; i < w->n; i++) {
+		e = w->v[i];
+		if (has_workload(o, e))
+			continue;
+		if (store_named) {
+			ep_strv_push(&o->workloads, e);
+			continue;
+		}
+		r.key = xasprintf("workload.%.*s", (int)(strchr(e, '=') - e),
+		    e);
+		r.status = EP_SKIP;
+		r.rule = (char *)"workload:policy";
+		r.message = xasprintf("workload %s (the policy's): not run: "
+		    "the implicit store (.envparity/store in the current "
+		    "directory, which the checkout can write) runs nothing; "
+		    "name the store (--store, ENVPARITY_STORE) or give "
+		    "--workload", r.key + 9);
+		ep_results_add(rs, &r);
+		free(r.key);
+		free(r.message);
+	}
+}
+
 /* The workloads of o, each --runs times. */
 static int
 run_workloads(struct ep_results *rs, struct ep_manifest *m,

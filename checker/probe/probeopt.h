@@ -7,6 +7,7 @@
 #ifndef EP_PROBEOPT_H
 #define EP_PROBEOPT_H
 
+#include "policy.h"
 #include "results.h"
 #include "manifest.h"
 #include "probe.h"
@@ -20,6 +21,14 @@ struct ep_probeopt {
 };
 
 void ep_probeopt_clear(struct ep_probeopt *o);
+
+/* Add the workloads policy asks for (ep_policy_workloads) to o's, a NAME
+ * given with --workload left as given there.  From the implicit default
+ * store (store_named 0: .envparity/store in the current directory, which
+ * the checkout under test can write) none is run: a skip result
+ * workload.NAME says so and how to run it.  Never fails. */
+void ep_probeopt_policy(struct ep_probeopt *o, struct ep_results *rs,
+    const struct ep_policy *policy, int store_named);
 
 /* Set the defaults (backend all, the default timeout, runs as given: 0
  * for check and bless, where the probe runs only when asked). */

@@ -143,3 +143,28 @@ need_torch() {
 	run "$EP" probe --workload 'm=true'
 	[ "$status" -eq 2 ]
 }
+
+@test "workload: a profile's policy runs its workloads in check from a named store, never from the implicit one" {
+	mkdir sp
+	"$EP" bless -q --no-discover --site-packages sp --workload 'smoke=echo ok' > /dev/null
+	git clone -q .envparity/store wt
+	printf '%s\n' '{"schema": "envparity/policy@1", "workloads": {"smoke": "echo ok"}}' > wt/default/policy.json
+	git -C wt add default/policy.json
+	git -C wt -c user.name=t -c user.email=t@x commit -qm policy
+	git -C wt push -q origin HEAD
+	run "$EP" check --store "$T/.envparity/store" --no-discover --site-packages sp --json r.json
+	echo "$output"
+	[ "$status" -eq 0 ]
+	st() { jq -r --arg k "$1" '.results[] | select(.key == $k) | .status' r.json; }
+	[ "$(st workload.smoke)" = pass ]
+	[ "$(st workload.smoke.sha256)" = pass ]
+	# The same store found implicitly in the current directory, which a
+	# checkout can write: its workloads are not run, and it says so.
+	run "$EP" check --no-discover --site-packages sp --json r.json
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(st workload.smoke)" = skip ]
+	[[ "$(jq -r '.results[] | select(.key == "workload.smoke") | .message' r.json)" == \
+	    "workload smoke (the policy's): not run: the implicit store"* ]]
+	[ "$(st workload.smoke.runs)" = fail ]
+}

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy.h"
+#include "probeopt.h"
 #include "workload.h"
 #include "xalloc.h"
 
@@ -292,6 +294,58 @@ test_run_environment(void **state)
 	ep_results_clear(&rs);
 }
 
+/* A profile's workloads: the nearest policy file's NAME wins; check adds
+ * them to --workload's (which win), and runs none from the implicit
+ * store. */
+static void
+test_policy(void **state)
+{
+	static const char near[] = "{\"schema\": \"envparity/policy@1\", "
+	    "\"workloads\": {\"model\": \"python3 near.py\"}}";
+	static const char far[] = "{\"schema\": \"envparity/policy@1\", "
+	    "\"workloads\": {\"model\": \"python3 far.py\", "
+	    "\"smoke\": \"echo ok\"}}";
+	const struct ep_policy_layer l[] = {
+		{ near, sizeof near - 1, "train/h100/policy.json", NULL,
+		    EP_SCOPE_PROFILE },
+		{ far, sizeof far - 1, "policy.json", NULL, EP_SCOPE_SHARED },
+	};
+	struct ep_policy *p;
+	struct ep_err err = { 0 };
+	struct ep_probeopt o;
+	struct ep_results rs = { 0 };
+	const struct ep_strv *w;
+
+	(void)state;
+	if (ep_policy_parse_layers(&p, l, 2, &err) < 0)
+		fail_msg("%s", err.msg);
+	w = ep_policy_workloads(p);
+	assert_int_equal(w->n, 2);
+	assert_string_equal(w->v[0], "model=python3 near.py");
+	assert_string_equal(w->v[1], "smoke=echo ok");
+
+	ep_probeopt_init(&o, 0);
+	ep_strv_push(&o.workloads, "smoke=echo given");
+	ep_probeopt_policy(&o, &rs, p, 1);
+	assert_int_equal(o.workloads.n, 2);
+	assert_string_equal(o.workloads.v[0], "smoke=echo given");
+	assert_string_equal(o.workloads.v[1], "model=python3 near.py");
+	assert_int_equal(rs.n, 0);
+	ep_probeopt_clear(&o);
+
+	ep_probeopt_init(&o, 0);
+	ep_probeopt_policy(&o, &rs, p, 0);
+	assert_int_equal(o.workloads.n, 0);
+	assert_int_equal(rs.n, 2);
+	assert_string_equal(rs.v[0].key, "workload.model");
+	assert_int_equal(rs.v[0].status, EP_SKIP);
+	assert_non_null(strstr(rs.v[0].message, "workload model (the "
+	    "policy's): not run: the implicit store"));
+	ep_probeopt_clear(&o);
+	ep_results_clear(&rs);
+	ep_policy_free(p);
+}
+
 int
 main(void)
 {
@@ -302,6 +356,7 @@ main(void)
 		cmocka_unit_test(test_run_outputs),
 		cmocka_unit_test(test_run_failures),
 		cmocka_unit_test(test_run_environment),
+		cmocka_unit_test(test_policy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
