@@ -172,8 +172,10 @@ run_once(struct ep_workload_run *run, const struct ep_workload *w,
 	uint64_t t0;
 	int rc;
 
-	outpath = xasprintf("%s/workload.out", jail->tmpdir);
-	sopath = xasprintf("%s/workload.stdout", jail->tmpdir);
+	/* Names of this run's own: nothing an earlier run left (a folder
+	 * where a file should be) stands in for this run's output. */
+	outpath = xasprintf("%s/%s-%u.out", jail->tmpdir, w->name, num);
+	sopath = xasprintf("%s/%s-%u.stdout", jail->tmpdir, w->name, num);
 	(void)unlink(outpath);
 	(void)unlink(sopath);
 	ep_child_env(&env, EP_CHILD_PROBE);
