@@ -215,6 +215,7 @@ static const struct {
 } domain_parts[] = {
 	{ "", "gpu.0.name" },
 	{ "cc", "gpu.0.cc" },
+	{ "mig", "gpu.0.mig" },	/* a MIG slice has fewer SMs */
 	{ "driver", "gpu.driver.version" },
 	{ "cuda", "gpu.cuda_driver.version" },
 	{ "cudart", "lib.cudart.version" },

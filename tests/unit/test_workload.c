@@ -159,6 +159,7 @@ static void
 test_domain(void **state)
 {
 	struct ep_manifest *m = ep_manifest_new();
+	struct ep_err err = { 0 };
 
 	(void)state;
 	ep_workload_domain(m);
@@ -176,6 +177,21 @@ test_domain(void **state)
 	assert_string_equal(ep_manifest_get(m, "workload.domain"),
 	    "NVIDIA H100 80GB HBM3 cc 9.0 driver 580.65.06 cudnn 9.19.0 "
 	    "torch 2.11.0+cu130 cpu avx2 fma");
+	ep_manifest_free(m);
+
+	/* A real capture on an H100 (tests/fixtures/gpu/h100). */
+	if (ep_manifest_load(&m, "tests/fixtures/gpu/h100/capture.json",
+	    &err) < 0)
+		fail_msg("%s", err.msg);
+	ep_workload_domain(m);
+	assert_string_equal(ep_manifest_get(m, "workload.domain"),
+	    "NVIDIA H100 80GB HBM3 cc 9.0 mig disabled driver 580.159.04 "
+	    "cuda 13.0 cudart 13.0.96 cublas 13.1.0 cublaslt 13.1.0 "
+	    "cudnn 9.19.0 cpu amx_bf16 amx_int8 amx_tile avx avx2 "
+	    "avx512_bf16 avx512_bitalg avx512_fp16 avx512_vbmi2 avx512_vnni "
+	    "avx512_vpopcntdq avx512bw avx512cd avx512dq avx512f avx512ifma "
+	    "avx512vbmi avx512vl avx_vnni f16c fma sse sse2 sse4_1 sse4_2 "
+	    "ssse3");
 	ep_manifest_free(m);
 }
 
