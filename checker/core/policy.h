@@ -236,7 +236,7 @@ int ep_policy_waiver_remove(char **out, const char *cur, const char *name,
  * out), then "rules" (key, rule, range, missing, severity, reason,
  * origin, scope) in the order they are tried, then "waivers" (key,
  * reason, owner, expires, actual or range, expired at now, origin,
- * scope). */
+ * scope), then "workloads" (NAME: COMMAND) when it names any. */
 int ep_policy_json(char **out, const struct ep_policy *p, time_t now,
     const char *const *head, struct ep_err *err);
 

@@ -331,6 +331,7 @@ test_policy(void **state)
 	struct ep_probeopt o;
 	struct ep_results rs = { 0 };
 	const struct ep_strv *w;
+	char *text;
 
 	(void)state;
 	if (ep_policy_parse_layers(&p, l, 2, &err) < 0)
@@ -339,6 +340,12 @@ test_policy(void **state)
 	assert_int_equal(w->n, 2);
 	assert_string_equal(w->v[0], "model=python3 near.py");
 	assert_string_equal(w->v[1], "smoke=echo ok");
+	/* `envparity policy --json` shows them. */
+	if (ep_policy_json(&text, p, 0, NULL, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_non_null(strstr(text, "\"workloads\": {\n    \"model\": "
+	    "\"python3 near.py\",\n    \"smoke\": \"echo ok\"\n  }"));
+	free(text);
 
 	ep_probeopt_init(&o, 0);
 	ep_strv_push(&o.workloads, "smoke=echo given");
