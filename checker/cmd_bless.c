@@ -464,6 +464,7 @@ done:
 	ep_manifest_free(m);
 	golden_clear(&g);
 	ep_capture_opts_clear(&o.copts);
+	ep_probeopt_clear(&o.popt);
 	free(text);
 	free(msg);
 	free(abuf);

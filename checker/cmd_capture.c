@@ -117,8 +117,9 @@ cmd_capture_exec(const struct ep_cmd *self, int argc, char **argv)
 		rc = ep_cmd_fail(self, &err);
 		goto done;
 	}
-	/* The probe only when asked: a capture without it stays as it was. */
-	if (o.popt.po.runs > 0) {
+	/* The probe and the workloads only when asked: a capture without
+	 * them stays as it was. */
+	if (o.popt.po.runs > 0 || o.popt.workloads.n > 0) {
 		if (ep_probeopt_run(&rs, m, &o.popt, &err) < 0) {
 			rc = ep_cmd_fail(self, &err);
 			goto done;
@@ -143,6 +144,7 @@ done:
 	ep_results_clear(&rs);
 	ep_manifest_free(m);
 	ep_capture_opts_clear(&o.copts);
+	ep_probeopt_clear(&o.popt);
 	ep_attestopt_clear(key);
 	return rc;
 }

@@ -106,8 +106,9 @@ const struct ep_cmd ep_cmd_check = {
 
 /* The work, once the golden is read: capture this machine (the images
  * the golden recorded resolved again, --image or not: collect_image.c),
- * run the probe (its results need no golden: run-to-run identity and
- * the known answers; its hashes join the facts compared), compare, run
+ * run the probe and the workloads, the policy's with --workload's (their
+ * results need no golden: run-to-run identity and the known answers;
+ * their hashes join the facts compared), compare, run
  * the checks that need no golden, review the waivers. */
 static int
 check_judge(struct ep_results *rs, struct ep_manifest **current,
@@ -122,6 +123,7 @@ check_judge(struct ep_results *rs, struct ep_manifest **current,
 	if (ep_capture(current, &o->copts, err) < 0)
 		return -1;
 	from = rs->n;
+	ep_probeopt_policy(&o->popt, rs, r->policy, r->so.spec != NULL);
 	if (ep_probeopt_run(rs, *current, &o->popt, err) < 0)
 		return -1;
 	ep_results_waive(rs, from, r->policy, now);
@@ -223,5 +225,6 @@ done:
 	ep_results_clear(&rs);
 	ep_manifest_free(current);
 	ep_capture_opts_clear(&o.copts);
+	ep_probeopt_clear(&o.popt);
 	return rc;
 }

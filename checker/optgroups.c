@@ -22,6 +22,7 @@
 #include "regauth.h"
 #include "report.h"
 #include "storeopt.h"
+#include "workload.h"
 
 /* Store options. */
 
@@ -312,6 +313,34 @@ og_jobs(void *field, const char *arg, struct ep_err *err)
 	return 0;
 }
 
+/* --workload NAME=COMMAND: well formed, a name not given twice, at most
+ * EP_WORKLOAD_MAX of them. */
+static int
+og_workload(void *field, const char *arg, struct ep_err *err)
+{
+	struct ep_probeopt *o = field;
+	struct ep_workload w, prev;
+	int rc = 0;
+
+	if (ep_workload_parse(&w, arg, err) < 0)
+		return -1;
+	if (o->workloads.n >= EP_WORKLOAD_MAX)
+		rc = ep_err_set(err, EP_E_INPUT, "--workload %s: more than "
+		    "%d workloads", w.name, EP_WORKLOAD_MAX);
+	for (size_t i = 0; rc == 0 && i < o->workloads.n; i++) {
+		if (ep_workload_parse(&prev, o->workloads.v[i], err) < 0)
+			rc = -1;
+		else if (strcmp(prev.name, w.name) == 0)
+			rc = ep_err_set(err, EP_E_INPUT, "--workload %s: "
+			    "named twice", w.name);
+		ep_workload_clear(&prev);
+	}
+	if (rc == 0)
+		ep_strv_push(&o->workloads, arg);
+	ep_workload_clear(&w);
+	return rc;
+}
+
 #define PO struct ep_probeopt
 static const struct ep_opt probe_gpus_opts[] = {
 	EP_OPT_CALL("gpus", 0, "LIST", og_gpus,
@@ -347,6 +376,13 @@ static const struct ep_opt probe_opts[] = {
 	    "a GPU backend that cannot run fails, not skips"),
 	EP_OPT_STR("probe", 0, "PATH", PO, given,
 	    "the probe binary (default: beside envparity)"),
+	EP_OPT_CALL("workload", 0, "NAME=COMMAND", og_workload,
+	    "also run the team's own reference run (repeatable):\n"
+	    "/bin/sh -c COMMAND, --runs times (default 5), each\n"
+	    "a fresh confined process; its output (the file\n"
+	    "$ENVPARITY_WORKLOAD_OUTPUT names, else standard\n"
+	    "output) hashed as workload.NAME.sha256; see\n"
+	    "docs/workloads.md"),
 	EP_OPT_GROUP_NOSTRUCT(ep_og_probe_gpus),
 	EP_OPT_END,
 };

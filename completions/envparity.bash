@@ -15,6 +15,8 @@ _envparity_collect="--python --site-packages --conda-prefix --lockfile
 _envparity_registry="--platform --registry-ca --insecure-registry
 	--registry-auth-file --registry-auth-realm --registry-timeout"
 _envparity_probe="--runs --backend --timeout --require-gpu --probe --gpus --jobs"
+# Of capture, check and bless, not of probe.
+_envparity_workload="--workload"
 _envparity_attest="--attest --statement --sign-key --sign-key-fd"
 
 # The options of COMMAND, one word each.
@@ -24,16 +26,17 @@ _envparity_options()
 	capture)
 		echo "-o --output -q --quiet --sign-key --sign-key-fd --progress" \
 		    "--no-progress -h --help" \
-		    "$_envparity_collect $_envparity_registry $_envparity_probe" ;;
+		    "$_envparity_collect $_envparity_registry $_envparity_probe" \
+		    "$_envparity_workload" ;;
 	check)
 		echo "-o --output -q --quiet --expiry-warning $_envparity_attest" \
 		    "--progress --no-progress -h --help $_envparity_store" \
 		    "$_envparity_report $_envparity_collect" \
-		    "$_envparity_registry $_envparity_probe" ;;
+		    "$_envparity_registry $_envparity_probe $_envparity_workload" ;;
 	bless)
 		echo "-m --message --dry-run --accept-failing -q --quiet --progress --no-progress" \
 		    "-h --help $_envparity_store $_envparity_collect" \
-		    "$_envparity_registry $_envparity_probe" ;;
+		    "$_envparity_registry $_envparity_probe $_envparity_workload" ;;
 	waive)
 		echo "--reason --owner --expires --actual --shared -m --message" \
 		    "-q --quiet -h --help" \

@@ -21,7 +21,9 @@
 #           (python3-securesystemslib with python3-nacl; the other,
 #           @sigstore/verify, comes from npm), python3-protobuf and
 #           protobuf-compiler (the protobuf text format reader is held to
-#           text_format, with Triton's schema compiled by protoc), the
+#           text_format, with Triton's schema compiled by protoc),
+#           python3-torch (the --workload example, a PyTorch model on the
+#           CPU: docs/examples/workload_torch.py), the
 #           manual page's linters
 #           (mandoc, groff) and zsh (the zsh completion loads), the
 #           Debian package's tools (dpkg-dev, debhelper, lintian) and
@@ -59,6 +61,7 @@ python3-securesystemslib:'/usr/bin/python3 -c \"import securesystemslib\"'
 python3-nacl:'/usr/bin/python3 -c \"import nacl\"'
 python3-protobuf:'/usr/bin/python3 -c \"import google.protobuf.text_format\"'
 protobuf-compiler:'command -v protoc'
+python3-torch:'/usr/bin/python3 -c \"import torch\"'
 mandoc:'command -v mandoc' groff-base:'command -v groff' zsh:'command -v zsh'
 dpkg-dev:'command -v dpkg-buildpackage' debhelper:'command -v dh' lintian:'command -v lintian'
 debootstrap:'command -v debootstrap' buildah:'command -v buildah'"

@@ -318,8 +318,18 @@ keys_of(struct ep_strv *sv, const struct ep_manifest *m)
  * across them.  A hash (or a domain) that differs where the domains differ
  * is a skip that says how, not drift; the run-to-run and known-answer
  * results, which need no golden, always bind.  probe.cpu.domain governs
- * the cpu backend, probe.domain the GPU ones.
+ * the cpu backend, probe.domain the GPU ones, workload.domain a team's
+ * workloads (workload.h).
  */
+const char *
+ep_compare_domain_key(const char *key)
+{
+	if (ep_startswith(key, "workload."))
+		return "workload.domain";
+	return ep_startswith(key, "probe.cpu.") ? "probe.cpu.domain" :
+	    "probe.domain";
+}
+
 static void
 bind_probe_domains(struct ep_results *rs, size_t from,
     const struct ep_manifest *golden, const struct ep_manifest *current)
@@ -332,16 +342,15 @@ bind_probe_domains(struct ep_results *rs, size_t from,
 		int is_domain;
 
 		if ((r->status != EP_FAIL && r->status != EP_WARN) ||
-		    !ep_startswith(r->key, "probe."))
+		    (!ep_startswith(r->key, "probe.") &&
+		    !ep_startswith(r->key, "workload.")))
 			continue;
-		is_domain = ep_endswith(r->key, ".domain") ||
-		    strcmp(r->key, "probe.domain") == 0;
+		is_domain = ep_endswith(r->key, ".domain");
 		if (!is_domain && !ep_endswith(r->key, ".sha256"))
 			continue;
-		dkey = ep_startswith(r->key, "probe.cpu.") ? "probe.cpu.domain" :
-		    "probe.domain";
+		dkey = ep_compare_domain_key(r->key);
 		/* A GPU's facts bind within its own domain. */
-		gpu = probe_gpu_of(r->key);
+		gpu = *dkey == 'w' ? -1 : probe_gpu_of(r->key);
 		gdkey = gpu >= 0 ? xasprintf("probe.gpu%ld.domain", gpu) : NULL;
 		if (gdkey != NULL)
 			dkey = gdkey;

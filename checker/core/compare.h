@@ -19,4 +19,11 @@ void ep_compare(struct ep_results *out, const struct ep_manifest *golden,
     const struct ep_manifest *current, const struct ep_policy *policy,
     time_t now);
 
+/* The determinism domain that governs an output hash key (borrowed,
+ * static): workload.domain for workload.*, probe.cpu.domain for the
+ * probe's cpu backend, probe.domain for the rest (a GPU's own
+ * probe.gpu<N>.domain is the caller's to prefer).  The golden and fleet
+ * comparisons of such hashes hold only within it. */
+const char *ep_compare_domain_key(const char *key);
+
 #endif

@@ -423,7 +423,7 @@ parse_into(struct ep_policy *p, const char *text, size_t len,
 {
 	const char *name = l->name;
 	static const char *const fields[] = { "schema", "description",
-	    "rules", "waivers", NULL };
+	    "rules", "waivers", "workloads", NULL };
 	json_error_t jerr;
 	json_t *root, *v, *rules, *waivers;
 	int rc = -1;
@@ -474,6 +474,9 @@ parse_into(struct ep_policy *p, const char *text, size_t len,
 		if (parse_waiver(p, json_array_get(waivers, i), i, l,
 		    err) < 0)
 			goto done;
+	if (ep_policy_parse_workloads(p, json_object_get(root, "workloads"),
+	    name, err) < 0)
+		goto done;
 	rc = 0;
 done:
 	json_decref(root);
@@ -592,5 +595,6 @@ ep_policy_free(struct ep_policy *p)
 	free(p->rules);
 	free(p->waivers);
 	ep_strv_clear(&p->strings);
+	ep_strv_clear(&p->workloads);
 	free(p);
 }

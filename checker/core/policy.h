@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "errors.h"
+#include "strv.h"
 
 #define EP_POLICY_SCHEMA "envparity/policy@1"
 
@@ -130,6 +131,11 @@ const struct ep_rule *ep_policy_match(const struct ep_policy *p,
 /* All the rules, the user's first, then the defaults (*n of them). */
 const struct ep_rule *ep_policy_rules(const struct ep_policy *p, size_t *n);
 
+/* The policy's "workloads" (a team's reference runs, which check runs
+ * as if given --workload): "NAME=COMMAND" entries, the nearest file's
+ * for each NAME, names checked as --workload checks them.  Borrowed. */
+const struct ep_strv *ep_policy_workloads(const struct ep_policy *p);
+
 /* One waiver, borrowed from its policy. */
 struct ep_waiver {
 	size_t index;			/* its place in its file's "waivers" */
@@ -230,7 +236,7 @@ int ep_policy_waiver_remove(char **out, const char *cur, const char *name,
  * out), then "rules" (key, rule, range, missing, severity, reason,
  * origin, scope) in the order they are tried, then "waivers" (key,
  * reason, owner, expires, actual or range, expired at now, origin,
- * scope). */
+ * scope), then "workloads" (NAME: COMMAND) when it names any. */
 int ep_policy_json(char **out, const struct ep_policy *p, time_t now,
     const char *const *head, struct ep_err *err);
 

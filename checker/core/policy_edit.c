@@ -317,6 +317,7 @@ ep_policy_json(char **out, const struct ep_policy *p, time_t now,
 	const struct ep_waiver *w;
 	json_t *root = json_object(), *rules = json_array();
 	json_t *waivers = json_array(), *o;
+	const struct ep_strv *wl;
 	size_t nr, nw;
 
 	*out = NULL;
@@ -358,6 +359,19 @@ ep_policy_json(char **out, const struct ep_policy *p, time_t now,
 	}
 	json_object_set_new(root, "rules", rules);
 	json_object_set_new(root, "waivers", waivers);
+	wl = ep_policy_workloads(p);
+	if (wl->n > 0) {
+		o = json_object();
+		for (size_t i = 0; i < wl->n; i++) {
+			const char *eq = strchr(wl->v[i], '=');
+			char *name = xstrndup(wl->v[i],
+			    (size_t)(eq - wl->v[i]));
+
+			json_object_set_new(o, name, json_string(eq + 1));
+			free(name);
+		}
+		json_object_set_new(root, "workloads", o);
+	}
 	*out = dump(root);
 	json_decref(root);
 	if (*out == NULL)

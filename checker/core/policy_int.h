@@ -17,6 +17,8 @@ struct ep_policy {
 	struct ep_strv strings;	/* owns what rules and waivers name */
 	struct ep_verrange **ranges;	/* owned */
 	size_t nranges;
+	struct ep_strv workloads;	/* "NAME=COMMAND", the nearest
+					   file's for each NAME */
 };
 
 /*
@@ -29,6 +31,15 @@ struct ep_policy {
  * name as its first word.
  */
 char *ep_policy_waiver_too_wide(const char *key);
+
+/* policy_workload.c: add the "workloads" member o of a policy file (may
+ * be NULL: none) to p's, a NAME p already has left as it is.  EP_E_INPUT
+ * naming the file (name) and the entry when o is not an object of
+ * NAME: COMMAND, a name is not [A-Za-z0-9_-]{1,64} or a command is not
+ * a non-empty string. */
+struct json_t;
+int ep_policy_parse_workloads(struct ep_policy *p, struct json_t *o,
+    const char *name, struct ep_err *err);
 char *ep_policy_rule_too_wide(const char *key, int kind, int missing,
     int severity);
 

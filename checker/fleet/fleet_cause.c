@@ -53,7 +53,8 @@ mix(uint64_t x)
 static int
 is_probe_hash(const char *key)
 {
-	return ep_startswith(key, "probe.") && ep_endswith(key, ".sha256");
+	return (ep_startswith(key, "probe.") ||
+	    ep_startswith(key, "workload.")) && ep_endswith(key, ".sha256");
 }
 
 /* The search: every candidate key whose value is the minority's on each

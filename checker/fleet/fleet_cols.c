@@ -46,7 +46,8 @@ differ(const struct fl_fleet *f, size_t nok, size_t *count)
 static int
 is_domain(const char *key)
 {
-	return ep_startswith(key, "probe.") && ep_endswith(key, "domain");
+	return (ep_startswith(key, "probe.") && ep_endswith(key, "domain")) ||
+	    strcmp(key, "workload.domain") == 0;
 }
 
 void

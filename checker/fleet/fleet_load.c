@@ -196,7 +196,9 @@ own_results(struct fl_fleet *f, const struct fl_node *n, json_t *meta)
 		key = json_string_value(json_object_get(v, "key"));
 		st = json_string_value(json_object_get(v, "status"));
 		msg = json_string_value(json_object_get(v, "message"));
-		if (key == NULL || !ep_startswith(key, "probe.") || st == NULL)
+		if (key == NULL || st == NULL ||
+		    (!ep_startswith(key, "probe.") &&
+		    !ep_startswith(key, "workload.")))
 			continue;
 		for (r.status = 0; r.status < EP_NSTATUS; r.status++)
 			if (strcmp(ep_status_name(r.status), st) == 0)

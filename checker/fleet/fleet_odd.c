@@ -9,7 +9,8 @@
  * Probe output hashes (probe.<b>.<w>.sha256) bind only within one
  * determinism domain (probe.domain for the GPU backends,
  * probe.cpu.domain for the CPU, probe.gpu<N>.domain for a GPU's own
- * probe.<b>.gpu<N>.<w>.sha256): they are grouped within each domain,
+ * probe.<b>.gpu<N>.<w>.sha256), and a team's workload hashes
+ * (workload.<NAME>.sha256) within workload.domain: they are grouped within each domain,
  * and nodes in different domains are said (EP_SPLIT_DOMAIN), never
  * failed.  When a domain's hashes split, the facts whose values set
  * apart exactly the same nodes are named next to it: the likely cause
@@ -44,16 +45,19 @@ kid_order(const void *a, const void *b)
 	    order_fleet->keys.s[*(const uint32_t *)b]);
 }
 
+/* A probe's or a workload's output hash (workload.h). */
 static int
 is_probe_hash(const char *key)
 {
-	return ep_startswith(key, "probe.") && ep_endswith(key, ".sha256");
+	return (ep_startswith(key, "probe.") ||
+	    ep_startswith(key, "workload.")) && ep_endswith(key, ".sha256");
 }
 
 static int
 is_domain(const char *key)
 {
-	return ep_startswith(key, "probe.") && ep_endswith(key, "domain");
+	return (ep_startswith(key, "probe.") && ep_endswith(key, "domain")) ||
+	    strcmp(key, "workload.domain") == 0;
 }
 
 /* The domain key of a per-GPU probe hash (probe.<b>.gpu<N>.<w>.sha256):
@@ -129,7 +133,7 @@ ep_fl_odd(struct ep_results *rs, struct ep_fleet_view *v,
 	struct fl_cols cols;
 	uint32_t *kids = xcalloc(f->keys.n ? f->keys.n : 1, sizeof *kids);
 	struct fl_member *col = NULL;
-	uint32_t cpu_dkid, gpu_dkid, dkid;
+	uint32_t cpu_dkid, gpu_dkid, wl_dkid, dkid;
 	const char *key;
 	size_t n, ncol = 0;
 
@@ -141,6 +145,7 @@ ep_fl_odd(struct ep_results *rs, struct ep_fleet_view *v,
 	c->node_over = xcalloc(cols.nok ? cols.nok : 1, sizeof *c->node_over);
 	cpu_dkid = ep_fl_lookup(&f->keys, "probe.cpu.domain", 16);
 	gpu_dkid = ep_fl_lookup(&f->keys, "probe.domain", 12);
+	wl_dkid = ep_fl_lookup(&f->keys, "workload.domain", 15);
 	for (uint32_t k = 0; k < f->keys.n; k++)
 		kids[k] = k;
 	order_fleet = f;
@@ -174,7 +179,8 @@ ep_fl_odd(struct ep_results *rs, struct ep_fleet_view *v,
 			ep_fl_judge(c, &j);
 			continue;
 		}
-		dkid = ep_startswith(key, "probe.cpu.") ? cpu_dkid :
+		dkid = ep_startswith(key, "workload.") ? wl_dkid :
+		    ep_startswith(key, "probe.cpu.") ? cpu_dkid :
 		    gpu_domain(f, key, gpu_dkid);
 		judge_domains(c, kid, dkid, col, n);
 	}

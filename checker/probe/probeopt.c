@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "probeopt.h"
+#include "workload.h"
+#include "xalloc.h"
 
 /* A whole number in [lo, hi], or -1. */
 void
@@ -15,6 +17,77 @@ ep_probeopt_init(struct ep_probeopt *o, unsigned runs)
 	o->po.backend = "all";
 	o->po.runs = runs;
 	o->po.timeout_s = EP_PROBE_TIMEOUT_DEFAULT;
+}
+
+void
+ep_probeopt_clear(struct ep_probeopt *o)
+{
+	ep_strv_clear(&o->workloads);
+}
+
+/* 1 when o has a --workload named as entry ("NAME=COMMAND") is. */
+static int
+has_workload(const struct ep_probeopt *o, const char *entry)
+{
+	size_t n = (size_t)(strchr(entry, '=') - entry);
+
+	for (size_t i = 0; i < o->workloads.n; i++)
+		if (strncmp(o->workloads.v[i], entry, n) == 0 &&
+		    o->workloads.v[i][n] == '=')
+			return 1;
+	return 0;
+}
+
+void
+ep_probeopt_policy(struct ep_probeopt *o, struct ep_results *rs,
+    const struct ep_policy *policy, int store_named)
+{
+	const struct ep_strv *w = ep_policy_workloads(policy);
+	struct ep_result r = { 0 };
+	const char *e;
+
+	for (size_t i = 0; i < w->n; i++) {
+		e = w->v[i];
+		if (has_workload(o, e))
+			continue;
+		if (store_named) {
+			ep_strv_push(&o->workloads, e);
+			continue;
+		}
+		r.key = xasprintf("workload.%.*s", (int)(strchr(e, '=') - e),
+		    e);
+		r.status = EP_SKIP;
+		r.rule = (char *)"workload:policy";
+		r.message = xasprintf("workload %s (the policy's): not run: "
+		    "the implicit store (.envparity/store in the current "
+		    "directory, which the checkout can write) runs nothing; "
+		    "name the store (--store, ENVPARITY_STORE) or give "
+		    "--workload", r.key + 9);
+		ep_results_add(rs, &r);
+		free(r.key);
+		free(r.message);
+	}
+}
+
+/* The workloads of o, each --runs times. */
+static int
+run_workloads(struct ep_results *rs, struct ep_manifest *m,
+    const struct ep_probeopt *o, struct ep_err *err)
+{
+	size_t n = o->workloads.n;
+	struct ep_workload *w = xcalloc(n + 1, sizeof *w);
+	int rc = 0;
+
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = ep_workload_parse(&w[i], o->workloads.v[i], err);
+	if (rc == 0)
+		rc = ep_workload_run_all(rs, m, w, n, o->po.runs ?
+		    o->po.runs : EP_WORKLOAD_RUNS_DEFAULT, o->po.timeout_s,
+		    err);
+	for (size_t i = 0; i < n; i++)
+		ep_workload_clear(&w[i]);
+	free(w);
+	return rc;
 }
 
 int
@@ -28,7 +101,7 @@ ep_probeopt_run(struct ep_results *rs, struct ep_manifest *m,
 	if (o->po.runs == 0) {
 		ep_manifest_unavailable(m, "probe", "not run (--runs N runs "
 		    "the reference workload)");
-		return 0;
+		return o->workloads.n ? run_workloads(rs, m, o, err) : 0;
 	}
 	if (ep_probe_find(&probe, o->given, err) < 0)
 		return -1;
@@ -37,6 +110,8 @@ ep_probeopt_run(struct ep_results *rs, struct ep_manifest *m,
 	o->po.probe = NULL;
 	ep_strv_clear(&summary);
 	free(probe);
+	if (rc == 0 && o->workloads.n)
+		rc = run_workloads(rs, m, o, err);
 	return rc;
 }
 

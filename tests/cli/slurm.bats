@@ -4,7 +4,7 @@
 # shipped audit batch script (ci/slurm/envparity-audit.sbatch) and the
 # training job's preflight (ci/slurm/preflight.sh) on 4 nodes, with one
 # node drifted in turn: a package, a library, an environment variable, a
-# probe hash.  The nodes share this host, so a node's difference comes
+# probe hash, a team's workload (docs/examples/workload_torch.py).  The nodes share this host, so a node's difference comes
 # from the environment its tasks get (the TaskProlog's nodeenv/<node>.env;
 # never n1's, where the batch script itself runs and passes its
 # environment on to every task), and the probe is the GPU stand-in
@@ -145,6 +145,27 @@ audit() { # capture options...
 	[ "$(failed audit/report/fleet.json | cut -d' ' -f1 | sort -u)" = n2 ]
 	[ "$(jq -r '.fleet.splits[] | select(.key == "probe.cpu.gemm.sha256") | "\(.kind) \(.domain) \(.groups[1].nodes) \(.causes | join(","))"' audit/report/fleet.json)" = \
 	    "probe x86_64 envparity-probe 1 n2 env.NCCL_PROTO=LL" ]
+}
+
+@test "slurm audit: the team's PyTorch workload computes the same bits on every node; OMP_NUM_THREADS=2 on n3 is named as the cause" {
+	/usr/bin/python3 -c 'import torch' 2>/dev/null ||
+		skip "python3-torch is not installed (tools/deps.sh)"
+	cp "$REPO_ROOT/docs/examples/workload_torch.py" .
+	export OMP_NUM_THREADS=1
+	echo 'OMP_NUM_THREADS=2' > "$SLURM_LOCAL_DIR/nodeenv/n3.env"
+	audit --runs 2 --backend cpu --workload "model=/usr/bin/python3 $T/workload_torch.py"
+	[ "$JOB_EXIT" = 1 ]
+	failed audit/report/fleet.json
+	h=$(jq -r '.facts."workload.model.sha256"' audit/n1.json)
+	[[ "$h" =~ ^[0-9a-f]{64}$ ]]
+	for n in n2 n4; do
+		[ "$(jq -r '.facts."workload.model.sha256"' "audit/$n.json")" = "$h" ]
+		[ "$(jq -r '.facts."workload.model.runs"' "audit/$n.json")" = identical ]
+	done
+	[ "$(failed audit/report/fleet.json)" = "n3 env.OMP_NUM_THREADS
+n3 workload.model.sha256" ]
+	[ "$(jq -r '.fleet.splits[] | select(.key == "workload.model.sha256") | "\(.groups[1].nodes) \(.causes | join(","))"' audit/report/fleet.json)" = \
+	    "n3 env.OMP_NUM_THREADS=2" ]
 }
 
 @test "slurm audit: a node that is down is missing, and the audit fails naming it" {
