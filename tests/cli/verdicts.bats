@@ -108,17 +108,18 @@ result() { # report key: "STATUS MESSAGE" of key
 
 @test "what capture had to skip is shown next to the failure it causes" {
 	mkdir site
-	mkdir site/numpy-1.26.4.dist-info
-	printf 'Metadata-Version: 2.1\nName: numpy\nVersion: 1.26.4\n' > site/numpy-1.26.4.dist-info/METADATA
+	mkdir site/numpy-1.26.4.egg-info
+	printf 'Metadata-Version: 2.1\nName: numpy\nVersion: 1.26.4\n' > site/numpy-1.26.4.egg-info/PKG-INFO
 	"$EP" capture -q --no-discover --site-packages site -o golden.json
-	# The METADATA loses its Version: the package is "missing here".
-	printf 'Metadata-Version: 2.1\nName: numpy\n' > site/numpy-1.26.4.dist-info/METADATA
+	# The PKG-INFO loses its Version (an egg-info's name is no proof of
+	# one, unlike a dist-info's): the package is "missing here".
+	printf 'Metadata-Version: 2.1\nName: numpy\n' > site/numpy-1.26.4.egg-info/PKG-INFO
 	"$EP" capture -q --no-discover --site-packages site -o now.json
 	run "$EP" diff golden.json now.json --json r.json --markdown r.md
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"FAIL    python.pkg.numpy: expected 1.26.4, missing here"* ]]
-	[[ "$output" == *"warn    capture.warning[0]: "*"numpy-1.26.4.dist-info/METADATA: no Version field (distribution skipped)"* ]]
+	[[ "$output" == *"warn    capture.warning[0]: "*"numpy-1.26.4.egg-info/PKG-INFO: no Version field (distribution skipped)"* ]]
 	jq -e '[.results[] | select(.key == "capture.warning[0]" and .status == "warn")] | length == 1' r.json
 	grep -q 'capture.warning' r.md
 }
