@@ -263,16 +263,24 @@ bless_manifest(const struct ep_cmd *self, struct ep_manifest **m,
 	struct ep_err err = { 0 };
 	int rc = EP_EXIT_OK;
 
-	if (file == NULL && o->copts.images.n == 0) {
-		if (golden_read(g, &r->so, r->profile, &err) < 0)
+	if (file == NULL) {
+		/* The golden's images, and the policy's workloads, which a
+		 * golden records as check runs them. */
+		if (!g->read && golden_read(g, &r->so, r->profile, &err) < 0)
 			return ep_cmd_fail(self, &err);
-		golden_images(&o->copts, g);
+		if (o->copts.images.n == 0)
+			golden_images(&o->copts, g);
+		ep_probeopt_policy(&o->popt, &prs, g->policy,
+		    r->so.spec != NULL);
 	}
 	if (file != NULL ? ep_manifest_load(m, file, &err) < 0 :
 	    ep_capture(m, &o->copts, &err) < 0)
-		return ep_cmd_fail(self, &err);
+		goto fail;
 	if (file != NULL)
 		return EP_EXIT_OK;
+	for (size_t i = 0; i < prs.n; i++)
+		if (prs.v[i].status == EP_SKIP)
+			ep_cmd_warn("%s", prs.v[i].message);
 	if (ep_probeopt_run(&prs, *m, &o->popt, &err) < 0)
 		rc = ep_cmd_fail(self, &err);
 	else if (ep_results_exit(&prs) != EP_EXIT_OK) {
@@ -288,6 +296,9 @@ bless_manifest(const struct ep_cmd *self, struct ep_manifest **m,
 		ep_cmd_echo_meta(*m);
 	ep_results_clear(&prs);
 	return rc;
+fail:
+	ep_results_clear(&prs);
+	return ep_cmd_fail(self, &err);
 }
 
 /* Whether a check's result is about the stack the golden records, not

@@ -168,3 +168,27 @@ need_torch() {
 	    "workload smoke (the policy's): not run: the implicit store"* ]]
 	[ "$(st workload.smoke.runs)" = fail ]
 }
+
+@test "workload: bless runs the profile's policy's workloads from a named store, so the golden holds their hashes; never from the implicit one" {
+	mkdir sp
+	"$EP" bless -q --no-discover --site-packages sp > /dev/null
+	git clone -q .envparity/store wt
+	printf '%s\n' '{"schema": "envparity/policy@1", "workloads": {"smoke": "echo other"}}' > wt/default/policy.json
+	git -C wt add default/policy.json
+	git -C wt -c user.name=t -c user.email=t@x commit -qm policy
+	git -C wt push -q origin HEAD
+	golden() { git -C .envparity/store show "HEAD:default/manifest.json"; }
+	run "$EP" bless -q --store "$T/.envparity/store" --no-discover --site-packages sp
+	echo "$output"
+	[ "$status" -eq 0 ]
+	want=$(printf 'other\n' | sha256sum | cut -d' ' -f1)
+	[ "$(golden | jq -r '.facts["workload.smoke.sha256"]')" = "$want" ]
+	[ "$(golden | jq -r '.facts["workload.smoke.runs"]')" = identical ]
+	# From the implicit store, which the checkout can write: not run,
+	# and said.
+	run "$EP" bless -q --no-discover --site-packages sp
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"workload smoke (the policy's): not run: the implicit store"* ]]
+	[ "$(golden | jq -r '.facts["workload.smoke.sha256"] // "none"')" = none ]
+}
