@@ -15,9 +15,10 @@
 # The plain pass runs every test.  The sanitizer pass runs every unit
 # test and fuzz input, and the bats files of tests/san.list: those that
 # reach C code no unit test does (tests/coverage.sh --san-list made it).
-# Test files run side by side, each to its own log; the files of
-# tests/serial.list (a shared cluster, timing) run alone afterwards.  The
-# report is in a stable order whatever finished first.
+# Test files run side by side, each to its own log, the slowest first;
+# the files of tests/serial.list (a cluster of daemons on this host) run
+# one after the other, as one job among the others.  The report is in a stable order
+# whatever finished first.
 set -u
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -107,10 +108,28 @@ build() { # label make-args...
 	fi
 }
 
+# The user and system CPU seconds of a shell's children, from what its
+# times wrote (times must run in that shell: a pipe or $(...) would ask
+# a fresh subshell).
+cpu_used() { # times-output-file
+	awk 'NR == 2 {
+		s = 0
+		for (i = 1; i <= 2; i++) { split($i, m, "m"); s += m[1] * 60 + m[2] }
+		printf "%d", s + 0.5 }' "$1"
+	rm -f "$1"
+}
+export -f cpu_used
+
 # One test file, to its own log; the sanitizers' settings for san.
 # Prints nothing: the report is read from the logs afterwards.
 run1() { # label kind name
-	local label=$1 kind=$2 t=$3 b=build out start
+	local label=$1 kind=$2 t=$3 b=build out start filter
+	if [ "$kind" = serial ]; then
+		# The files of tests/serial.list, one after the other, in one
+		# place of the pool.
+		while read -r label kind t; do (run1 "$label" "$kind" "$t"); done <"$log/serial"
+		return
+	fi
 	[ "$label" = san ] && b=build-san
 	out=$log/$kind.${t##*/}.$label
 	start=$(date +%s)
@@ -123,14 +142,27 @@ run1() { # label kind name
 	case $kind in
 	unit)	# cmocka writes TAP with this; each binary is its own process.
 		CMOCKA_MESSAGE_OUTPUT=TAP "$b/tests/$t" >"$out" 2>&1 ;;
-	cli)	EP_BIN=$top/$b/envparity EP_BUILD=$top/$b bats --tap "$t" >"$out" 2>&1 ;;
+	cli)	# A test tagged plain-only runs none of envparity's binaries
+		# (tests/c-reach.sh finds them): the sanitizers have nothing
+		# to watch there.
+		filter=()
+		[ "$label" = san ] && filter=(--filter-tags '!plain-only')
+		EP_BIN=$top/$b/envparity EP_BUILD=$top/$b bats --tap "${filter[@]}" "$t" >"$out" 2>&1 ;;
 	fuzz)	# The fuzz harnesses on their saved inputs (tests/fuzz/).
 		tests/fuzz/replay.sh "$b" >"$out" 2>&1 ;;
+	clang)	# What needs clang: the probe built by it, the libFuzzer
+		# targets (their own build folder, build-fuzz/).
+		tests/fuzz/clang.sh >"$out" 2>&1 ;;
 	esac
-	echo "$kind.${t##*/}.$label $(($(date +%s) - start))" >"$out.time"
+	# Wall seconds, then the CPU seconds of everything it waited for.
+	times >"$out.cpu"
+	echo "$kind.${t##*/}.$label $(($(date +%s) - start)) $(cpu_used "$out.cpu")" >"$out.time"
 }
 export -f run1
 export log top
+# What the test files of this run may share (tests/cli/debroot.bash: one
+# Debian package a run); removed with the logs.
+export EP_TEST_RUN_DIR=$log
 
 # The jobs of one pass: "label kind name" lines.
 jobs_of() { # label
@@ -144,6 +176,15 @@ jobs_of() { # label
 	[ "$replay" = 1 ] && echo "$1 fuzz replay"
 }
 
+# Each phase's wall seconds, for build/test-phases.
+phase_start=$(date +%s) phases=
+phase() { # name
+	local now
+	now=$(date +%s)
+	phases+="$1 $((now - phase_start))"$'\n'
+	phase_start=$now
+}
+
 passes=()
 if build plain WERROR="${WERROR:-1}"; then
 	passes+=(plain)
@@ -151,24 +192,32 @@ fi
 if [ "$san" = 1 ] && build san SAN=1 WERROR="${WERROR:-1}"; then
 	passes+=(san)
 fi
+phase build
 
-# Every job of every pass built: the slowest of the last run first (its
-# times are kept in build/test-times), the serial files alone at the end.
-times=build/test-times
-: >"$log/jobs"
+# Every job of every pass built, side by side: the slowest first, by the
+# times of the last run here (build/test-times) or, in a fresh clone, by
+# those committed (tests/times.list), so that no long file starts last.
+# The files of tests/serial.list run one after the other, as one job
+# among the others, first.
+times=build/test-times order=$times
+[ -s "$order" ] || order=tests/times.list
+: >"$log/jobs" && : >"$log/serial"
 for p in ${passes[@]+"${passes[@]}"}; do jobs_of "$p" >>"$log/jobs"; done
+case fuzz_clang in *"$only"*) echo "plain clang fuzz_clang" >>"$log/jobs" ;; esac
 while read -r label kind t; do
-	s=$(awk -v k="$kind.${t##*/}.$label" '$1 == k { print $2 }' "$times" 2>/dev/null)
 	if [ "$kind" = cli ] && listed tests/serial.list "$t"; then
 		echo "$label $kind $t" >>"$log/serial"
-	else
-		echo "${s:-9999} $label $kind $t"
+		continue
 	fi
+	s=$(awk -v k="$kind.${t##*/}.$label" '$1 == k { print $2 }' "$order" 2>/dev/null)
+	echo "${s:-9999} $label $kind $t"
 done <"$log/jobs" | sort -k1,1nr | cut -d' ' -f2- >"$log/parallel"
-xargs -P "$jobs" -L 1 bash -c 'run1 "$@"' run1 <"$log/parallel"
 if [ -s "$log/serial" ]; then
-	while read -r label kind t; do (run1 "$label" "$kind" "$t"); done <"$log/serial"
+	{ echo "- serial -"; cat "$log/parallel"; } >"$log/parallel.new" &&
+	    mv "$log/parallel.new" "$log/parallel"
 fi
+xargs -P "$jobs" -L 1 bash -c 'run1 "$@"' run1 <"$log/parallel"
+phase tests
 if [ -d build ]; then
 	cat "$log"/*.time 2>/dev/null | LC_ALL=C sort -k1,1 >"$times.new" &&
 	    { [ -f "$times" ] && LC_ALL=C join -v1 "$times" "$times.new"; cat "$times.new"; } |
@@ -191,11 +240,8 @@ if [ "$san" = 1 ] && [ ${#bats[@]} -gt ${#san_bats[@]} ]; then
 	echo "$((${#bats[@]} - ${#san_bats[@]})) bats files not in tests/san.list: plain pass only (--san-all runs them)"
 fi
 
-# What needs clang: the probe built by it, the libFuzzer targets.
-case fuzz_clang in *"$only"*)
-	tests/fuzz/clang.sh >"$log/fuzz_clang" 2>&1
-	tally "fuzz clang" "$log/fuzz_clang" ;;
-esac
+case fuzz_clang in *"$only"*) tally "fuzz clang" "$log/clang.fuzz_clang.plain" ;; esac
+[ -d build ] && printf '%s' "$phases" >build/test-phases
 
 echo "$skipped skipped"
 echo "$passed passed, $failed failed"

@@ -10,6 +10,8 @@
 # the ownership rules cache_trust.bats shows.
 
 load setup
+# The cache itself is what these tests look at: each starts empty.
+EP_TEST_COLD_CACHE=1
 
 POISON=$BATS_TEST_DIRNAME/cache_poison.py
 CUDART=/usr/local/cuda/lib64/libcudart.so.13

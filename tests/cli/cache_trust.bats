@@ -7,6 +7,8 @@
 # warning says why.  --no-cache ignores it altogether.
 
 load setup
+# The cache itself is what these tests look at: each starts empty.
+EP_TEST_COLD_CACHE=1
 
 POISON=$BATS_TEST_DIRNAME/cache_poison.py
 FORGED=0000000000000000000000000000000000000000000000000000000000000bad

@@ -10,6 +10,8 @@
 # first test.  Each test still has its own empty cache (setup.bash).
 
 load setup
+# The cache itself is what these tests look at: each starts empty.
+EP_TEST_COLD_CACHE=1
 
 # Two files to capture as lockfiles in DIR: a pinned requirements file
 # and a binary blob larger than the hasher's buffer.

@@ -267,6 +267,8 @@ meta() { # file jq-path
 	need_cuda
 	need_no_driver
 	local site=$BATS_FILE_TMPDIR/site
+	# Cold: not the cache setup.bash seeds.
+	rm -rf "$XDG_CACHE_HOME/envparity"
 	run "$EP" capture --no-discover --site-packages "$site" -o "$T/cold.json"
 	[ "$status" -eq 0 ]
 	run "$EP" capture --no-discover --site-packages "$site" -o "$T/warm.json"

@@ -13,6 +13,7 @@ load attest
 setup() {
 	T=$(mktemp -d "${BATS_TMPDIR:-/tmp}/envparity-cli.XXXXXX")
 	export XDG_CACHE_HOME=$T/cache HOME=$T/home
+	seed_cache
 	unset GITHUB_ACTIONS GITHUB_STEP_SUMMARY CI GITLAB_CI ENVPARITY_STORE ENVPARITY_PROFILE
 	mkdir -p "$HOME" "$T/work/sp"
 	cd "$T/work" || return 1

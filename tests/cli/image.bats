@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # image.bats: the Containerfile builds with Debian's buildah (storage
-# driver vfs, --isolation chroot), the image runs envparity as a user of
+# driver overlay where the kernel mounts it here, else vfs; --isolation
+# chroot), the image runs envparity as a user of
 # its own with no compiler in it, and pushed to Debian's docker-registry
 # on 127.0.0.1 its digest, resolved by `envparity digest`, is the one
 # buildah reports for the push.
@@ -20,6 +21,24 @@ load debroot
 setup_file() {
 	[ "$(id -u)" = 0 ] || skip "needs root (buildah with chroot isolation, debootstrap)"
 	command -v buildah >/dev/null || skip "buildah is not installed"
+	# overlay where the kernel mounts it here (each layer is then a diff,
+	# not a copy of the whole root), vfs where it does not (inside some
+	# containers); each driver with a storage of its own.
+	BH_DRIVER=vfs
+	local probe c
+	probe=$(mktemp -d "${BATS_TMPDIR:-/tmp}/envparity-ovl.XXXXXX")
+	if c=$(buildah --storage-driver overlay --root "$probe/root" --runroot "$probe/run" \
+	    from scratch 2>/dev/null) &&
+	    buildah --storage-driver overlay --root "$probe/root" --runroot "$probe/run" \
+	    mount "$c" >/dev/null 2>&1; then
+		BH_DRIVER=overlay
+	fi
+	buildah --storage-driver overlay --root "$probe/root" --runroot "$probe/run" \
+	    umount -a >/dev/null 2>&1
+	buildah --storage-driver overlay --root "$probe/root" --runroot "$probe/run" \
+	    rm -a >/dev/null 2>&1
+	rm -rf "$probe"
+	export BH_DRIVER
 }
 
 teardown() {
@@ -29,7 +48,9 @@ teardown() {
 }
 
 bh() {
-	buildah --storage-driver vfs --root "$EP_TEST_CACHE/containers" \
+	local root=$EP_TEST_CACHE/containers
+	[ "$BH_DRIVER" = vfs ] || root=$root-$BH_DRIVER
+	buildah --storage-driver "$BH_DRIVER" --root "$root" \
 	    --runroot "$T/runroot" "$@"
 }
 

@@ -105,6 +105,7 @@ complete_bash() { # words...
 	[[ "$output" == *"ENVPARITY_STORE"* ]]
 }
 
+# bats test_tags=plain-only
 @test "bash completion: commands, options, values, and files where an option takes one" {
 	run complete_bash envparity ch
 	[ "$status" -eq 0 ]
@@ -132,6 +133,7 @@ complete_bash() { # words...
 	[ -z "$output" ]
 }
 
+# bats test_tags=plain-only
 @test "zsh completion: loads under compinit, registers _envparity, and has every command's specs" {
 	command -v zsh >/dev/null || skip "zsh is not installed"
 	# Sourced after compinit: it registers itself.

@@ -36,6 +36,7 @@ put() { # store path text
 }
 
 other() {
+	seed_cache "$T/cache-other"
 	XDG_CACHE_HOME=$T/cache-other "$@"
 }
 

@@ -28,7 +28,36 @@ setup() {
 	# helper here gets those variables and may write $T.  The tests of the
 	# confinement itself (trust_*.bats) narrow both.
 	export ENVPARITY_CHILD_ENV='FAKE_*' ENVPARITY_CHILD_DIRS=$T
+	seed_cache
 	cd "$T" || return 1
+}
+
+# The test's fresh cache starts with the answers for this machine's own
+# libraries (their SHA-256 and reported versions), made once a run by a
+# capture of the binary under test: a cold capture hashes gigabytes of
+# CUDA libraries and loads them in helpers, seconds of CPU each time,
+# while what most tests look at is the rest.  The cache's own tests, and
+# any test that needs the cold path, set EP_TEST_COLD_CACHE=1 (at the top
+# of the file, or before calling setup) and start empty.  The entries are
+# keyed by each file's device, inode, size and times (util/cache.h), so
+# a test's own files always miss.  A test that gives envparity a cache
+# folder of its own calls seed_cache DIR for it.
+seed_cache() { # [cache-folder, default $XDG_CACHE_HOME]
+	local run=${EP_TEST_RUN_DIR:-${BATS_RUN_TMPDIR:-}} seed dir=${1:-$XDG_CACHE_HOME}
+	[ -z "${EP_TEST_COLD_CACHE:-}" ] && [ -n "$run" ] && [ -d "$run" ] || return 0
+	seed=$run/hashcache
+	(
+		flock 9 || exit 1
+		[ ! -e "$seed/done" ] || exit 0
+		rm -rf "$seed" && mkdir -p -m 0700 "$seed/home" || exit 1
+		XDG_CACHE_HOME=$seed/cache HOME=$seed/home \
+		    "$EP" capture -q --no-discover -o "$seed/m.json" >/dev/null 2>&1
+		: >"$seed/done"
+	) 9>"$run/hashcache.lock" || return 0
+	[ -f "$seed/cache/envparity/cache-v1" ] || return 0
+	[ ! -e "$dir/envparity/cache-v1" ] || return 0
+	mkdir -p -m 0700 "$dir/envparity" &&
+	    cp -p "$seed/cache/envparity/cache-v1" "$dir/envparity/"
 }
 
 teardown() {

@@ -38,6 +38,7 @@ setup() {
 	T=$(mktemp -d "${BATS_TMPDIR:-/tmp}/envparity-slurm.XXXXXX")
 	chmod 755 "$T"
 	export XDG_CACHE_HOME=$T/cache HOME=$T/home
+	seed_cache
 	unset GITHUB_ACTIONS GITHUB_STEP_SUMMARY CI GITLAB_CI
 	mkdir -p "$HOME"
 	cd "$T" || return 1

@@ -26,6 +26,7 @@ setup_file() {
 
 # Another machine: its own cache.
 other() {
+	seed_cache "$T/cache-other"
 	XDG_CACHE_HOME=$T/cache-other "$@"
 }
 

@@ -9,7 +9,7 @@
 #  - the fuzz targets build with libFuzzer (make fuzz-build) and every
 #    saved input (tests/fuzz/regress/ and tests/fuzz/corpus/) runs clean
 #    through them under clang's sanitizers;
-#  - then each target runs FUZZ_SMOKE_SECONDS (default 4) on its corpus,
+#  - then each target runs FUZZ_SMOKE_SECONDS (default 2) on its corpus,
 #    in a scratch copy: a crash, leak or broken promise fails.
 set -u
 cd "$(dirname "$0")/../.."
@@ -82,7 +82,7 @@ fi
 ) >"$log" 2>&1
 result $? "the fuzz targets build with libFuzzer and replay their saved inputs"
 
-smoke=${FUZZ_SMOKE_SECONDS:-4}
+smoke=${FUZZ_SMOKE_SECONDS:-2}
 if [ "$smoke" -gt 0 ] 2>/dev/null && [ -x build-fuzz/fuzz_policy ]; then
 	work=$(mktemp -d "${TMPDIR:-/tmp}/envparity-fuzz.XXXXXX")
 	tests/fuzz/run.sh --seconds "$smoke" --work "$work" >"$log" 2>&1
