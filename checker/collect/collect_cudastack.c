@@ -384,29 +384,19 @@ by_size(const void *a, const void *b)
 	return (x->st.st_size < y->st.st_size) - (x->st.st_size > y->st.st_size);
 }
 
-int
-ep_collect_cudastack(struct ep_collect *c, struct ep_err *err)
+/* Where the libraries are looked for, in the loader's order
+ * (docs/manifest.md): --lib-path, LD_LIBRARY_PATH, the wheels'
+ * nvidia/<x>/lib, the loader's cache, then the toolkit's folders.  -1
+ * with err for a --lib-path that cannot be searched. */
+static int
+search_path(struct ep_libsearch *s, const struct ep_collect *c,
+    struct ep_err *err)
 {
-	struct ep_libsearch s = { 0 }, drv = { 0 };
-	struct ep_libfound nvml = { 0 }, cuda = { 0 };
-	struct ep_strv dirs = { 0 };
-	struct libstate ls[NLIBS], *order[NLIBS];
-	struct ep_dynload_job jobs[NLIBS + 1];
-	struct ep_err lerr = { 0 };
-	size_t nfound = 0, ncached = 0, njobs = 0, norder = 0;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	const char *v;
-	uint64_t t0;
-	char *key, *list, *res;
-	json_t *meta;
-	int gpu, rc = -1;
-
-	memset(ls, 0, sizeof ls);
 	if (check_lib_paths(&c->opts->lib_paths, err) < 0)
-		goto done;
+		return -1;
 	for (size_t i = 0; i < c->opts->lib_paths.n; i++)
-		ep_libsearch_add_dir(&s, c->opts->lib_paths.v[i], "--lib-path");
-	ep_libsearch_add_pathlist(&s, getenv("LD_LIBRARY_PATH"),
+		ep_libsearch_add_dir(s, c->opts->lib_paths.v[i], "--lib-path");
+	ep_libsearch_add_pathlist(s, getenv("LD_LIBRARY_PATH"),
 	    "LD_LIBRARY_PATH");
 	/*
 	 * The wheels' nvidia/<x>/lib come before the loader's cache: that is
@@ -416,19 +406,33 @@ ep_collect_cudastack(struct ep_collect *c, struct ep_err *err)
 	 * system cuDNN 9.14 while PyTorch loaded its wheel's 9.19.
 	 */
 	for (size_t i = 0; i < c->site_dirs.n; i++)
-		ep_libsearch_add_site(&s, c->site_dirs.v[i]);
-	ep_libsearch_add_ldcache(&s, EP_LDCACHE_PATH);
-	ep_libsearch_add_dir(&s, "/usr/local/cuda/lib64", "default");
+		ep_libsearch_add_site(s, c->site_dirs.v[i]);
+	ep_libsearch_add_ldcache(s, EP_LDCACHE_PATH);
+	ep_libsearch_add_dir(s, "/usr/local/cuda/lib64", "default");
 	/* A toolkit keeps CUPTI and libNVVM beside lib64, not in it. */
-	ep_libsearch_add_dir(&s, "/usr/local/cuda/extras/CUPTI/lib64",
+	ep_libsearch_add_dir(s, "/usr/local/cuda/extras/CUPTI/lib64",
 	    "default");
-	ep_libsearch_add_dir(&s, "/usr/local/cuda/nvvm/lib64", "default");
+	ep_libsearch_add_dir(s, "/usr/local/cuda/nvvm/lib64", "default");
+	return 0;
+}
+
+/* Each library found: its path set and its hash queued; its version
+ * from the file's name (V_FILE), from the cache, or else queued in
+ * order[] to be asked by a helper.  Returns how many were found. */
+static size_t
+find_libs(struct ep_collect *c, struct ep_libsearch *s,
+    struct libstate *ls, struct libstate **order, size_t *norder,
+    size_t *ncached)
+{
+	size_t nfound = 0;
+	const char *v;
+	char *key, *res;
 
 	for (size_t i = 0; i < NLIBS; i++) {
 		struct libstate *l = &ls[i];
 
 		l->lib = &libs[i];
-		if (!ep_libsearch_find(&l->f, &s, l->lib->stem))
+		if (!ep_libsearch_find(&l->f, s, l->lib->stem))
 			continue;
 		if (stat(l->f.real, &l->st) < 0) {
 			ep_libfound_clear(&l->f);
@@ -453,11 +457,49 @@ ep_collect_cudastack(struct ep_collect *c, struct ep_err *err)
 		if (c->cache != NULL &&
 		    (v = ep_cache_get(c->cache, l->kind, &l->st)) != NULL &&
 		    apply_result(c->m, l->lib->name, v, 1)) {
-			ncached++;
+			(*ncached)++;
 			continue;
 		}
-		order[norder++] = l;
+		order[(*norder)++] = l;
 	}
+	return nfound;
+}
+
+/* The folders the helpers may read: where the libraries and the driver
+ * were looked for. */
+static void
+helper_dirs(struct ep_strv *dirs, const struct ep_libsearch *s,
+    const struct ep_libsearch *drv)
+{
+	for (size_t i = 0; i < s->n + drv->n; i++) {
+		const char *d = i < s->n ? s->src[i].dir :
+		    drv->src[i - s->n].dir;
+
+		if (d != NULL && !ep_strv_contains(dirs, d))
+			ep_strv_push(dirs, d);
+	}
+}
+
+int
+ep_collect_cudastack(struct ep_collect *c, struct ep_err *err)
+{
+	struct ep_libsearch s = { 0 }, drv = { 0 };
+	struct ep_libfound nvml = { 0 }, cuda = { 0 };
+	struct ep_strv dirs = { 0 };
+	struct libstate ls[NLIBS], *order[NLIBS];
+	struct ep_dynload_job jobs[NLIBS + 1];
+	struct ep_err lerr = { 0 };
+	size_t nfound, ncached = 0, njobs = 0, norder = 0;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t t0;
+	char *list;
+	json_t *meta;
+	int gpu, rc = -1;
+
+	memset(ls, 0, sizeof ls);
+	if (search_path(&s, c, err) < 0)
+		goto done;
+	nfound = find_libs(c, &s, ls, order, &norder, &ncached);
 	if (s.cache_state < 0 && access(EP_LDCACHE_PATH, F_OK) == 0)
 		ep_manifest_warn(c->m, "loader cache skipped: %s", s.cache_error);
 	if (nfound == 0) {
@@ -480,13 +522,7 @@ ep_collect_cudastack(struct ep_collect *c, struct ep_err *err)
 		jobs[njobs++].path = order[i]->f.real;
 	}
 	t0 = ep_now_ns();
-	/* The helpers may read where the libraries were looked for. */
-	for (size_t i = 0; i < s.n + drv.n; i++) {
-		const char *d = i < s.n ? s.src[i].dir : drv.src[i - s.n].dir;
-
-		if (d != NULL && !ep_strv_contains(&dirs, d))
-			ep_strv_push(&dirs, d);
-	}
+	helper_dirs(&dirs, &s, &drv);
 	/* Should they not start at all, the jobs say so one by one. */
 	if (njobs > 0 && ep_dynload_run(jobs, njobs,
 	    (unsigned)(ncpu < 2 ? 2 : ncpu > 8 ? 8 : ncpu),
