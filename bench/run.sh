@@ -554,8 +554,12 @@ else
 	vpy=$venv/bin/python
 	store=$work/reqstore
 	git init -q --bare "$store"
-	(cd "$work/cwd" && "$EP" bless --store "$store" --no-discover \
-	    --python "$vpy" -m bench >/dev/null 2>&1)
+	# The venv breaks requirements on purpose: a golden that fails its
+	# own checks is blessed only when asked to be.
+	if ! (cd "$work/cwd" && "$EP" bless --store "$store" --no-discover \
+	    --accept-failing --python "$vpy" -m bench >/dev/null 2>&1); then
+		echo "(g) requirements: bless of the venv failed; the check below has no golden"
+	fi
 	ep_chk="cd $(printf %q "$work/cwd") && $(printf %q "$EP") check -q"
 	ep_chk+=" --store $(printf %q "$store") --no-discover"
 	ep_chk+=" --python $(printf %q "$vpy") >/dev/null"
