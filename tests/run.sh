@@ -17,8 +17,8 @@
 # reach C code no unit test does (tests/coverage.sh --san-list made it).
 # Test files run side by side, each to its own log, the slowest first;
 # the files of tests/serial.list (a cluster of daemons on this host) run
-# one after the other, as one job among the others.  The report is in a stable order
-# whatever finished first.
+# one after the other, as one job among the others.  The report is in a
+# stable order whatever finished first.
 set -u
 cd "$(dirname "$0")/.."
 top=$PWD
