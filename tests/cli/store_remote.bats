@@ -81,7 +81,11 @@ other() {
 	run "$EP" bless --store "$url" --no-discover --site-packages site
 	[ "$status" -eq 0 ]
 	# Again, with a golden to read: its images carried over, its store
-	# handle kept for the commit rather than fetched a third time.
+	# handle kept for the commit rather than fetched a third time.  (A
+	# distribution more, so that there is something to commit: the same
+	# manifest again is no commit.)
+	mkdir site/x-1.0.dist-info
+	printf 'Metadata-Version: 2.1\nName: x\nVersion: 1.0\n' >site/x-1.0.dist-info/METADATA
 	fetches=$(daemon_fetches)
 	run "$EP" bless --store "$url" --no-discover --site-packages site -m again
 	[ "$status" -eq 0 ]
