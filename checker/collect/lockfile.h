@@ -194,7 +194,6 @@ char *ep_lock_url_scrub(const char *s, size_t n);
 
 /* lockfile_text.c.  cp (at most U+10FFFF) as UTF-8 into out; returns
  * how many bytes that is. */
-size_t ep_lock_utf8_put(char out[4], unsigned long cp);
 
 /* The length (1 to 4) of the UTF-8 character at s, n bytes being there;
  * 0 when they are not UTF-8 (a stray byte, an overlong form, a surrogate,

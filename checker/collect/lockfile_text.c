@@ -5,35 +5,11 @@
  * decoded to UTF-8.
  */
 #include "lockfile.h"
+#include "str.h"
 #include "xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-size_t
-ep_lock_utf8_put(char out[4], unsigned long cp)
-{
-	if (cp < 0x80) {
-		out[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		out[0] = (char)(0xc0 | (cp >> 6));
-		out[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		out[0] = (char)(0xe0 | (cp >> 12));
-		out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		out[2] = (char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	out[0] = (char)(0xf0 | (cp >> 18));
-	out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-	out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-	out[3] = (char)(0x80 | (cp & 0x3f));
-	return 4;
-}
 
 size_t
 ep_lock_utf8_len(const char *s, size_t n)
@@ -125,7 +101,7 @@ ep_lock_decode_bom(char **out, size_t *outlen, const char *buf, size_t len)
 			p += 2;
 		} else if ((cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
 			goto bad;
-		n = ep_lock_utf8_put(o, cp);
+		n = ep_utf8_encode(o, (uint32_t)cp);
 		o += n;
 	}
 	*o = '\0';

@@ -21,19 +21,6 @@
 
 #define TP_MAX_DEPTH	64	/* arrays in arrays: no stack overflow */
 
-/* The value of a hexadecimal digit, -1 if c is none. */
-static int
-hex_value(int c)
-{
-	if (ep_ascii_digit(c))
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* A growable string for decoded values. */
 struct sbuf {
 	char *s;
@@ -145,7 +132,7 @@ utf8_put(struct sbuf *b, unsigned long cp)
 {
 	char u[4];
 
-	sb_add(b, u, ep_lock_utf8_put(u, cp));
+	sb_add(b, u, ep_utf8_encode(u, (uint32_t)cp));
 }
 
 /* The escape after a backslash in a basic string. */
@@ -170,11 +157,11 @@ tp_escape(struct ep_toml *t, struct sbuf *b, int multi)
 		letter = *t->p++;
 		digits = letter == 'u' ? 4 : letter == 'U' ? 8 : 2;
 		for (size_t i = 0; i < digits; i++, t->p++) {
-			if (t->p >= t->end || hex_value((unsigned char)*t->p)
+			if (t->p >= t->end || ep_ascii_hexval((unsigned char)*t->p)
 			    < 0)
 				return ep_toml_fail(t, t->line, "invalid \\%c "
 				    "escape in a string", letter);
-			cp = cp * 16 + (unsigned long)hex_value((unsigned char)
+			cp = cp * 16 + (unsigned long)ep_ascii_hexval((unsigned char)
 			    *t->p);
 		}
 		if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))

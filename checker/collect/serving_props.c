@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "str.h"
 #include "xalloc.h"
 
 void
@@ -46,18 +47,6 @@ static int
 is_ws(char c)
 {
 	return c == ' ' || c == '\t' || c == '\f';
-}
-
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /* The logical line s[0..n) (continuations already joined, but escapes
@@ -103,28 +92,19 @@ split(char **key, char **value, const char *s, size_t n, const char *name,
 			unsigned cp = 0;
 
 			for (int d = 1; d <= 4; d++) {
-				if (i + (size_t)d >= n || hexval(s[i + d]) < 0) {
+				if (i + (size_t)d >= n || ep_ascii_hexval(s[i + d]) < 0) {
 					free(buf);
 					return ep_err_set(err, EP_E_INPUT,
 					    "%s:%u: a malformed \\uxxxx "
 					    "escape", name, line);
 				}
-				cp = cp * 16 + (unsigned)hexval(s[i + d]);
+				cp = cp * 16 + (unsigned)ep_ascii_hexval(s[i + d]);
 			}
 			i += 4;
 			/* UTF-8; a lone surrogate as U+FFFD. */
 			if (cp >= 0xd800 && cp <= 0xdfff)
 				cp = 0xfffd;
-			if (cp < 0x80)
-				*o++ = (char)cp;
-			else if (cp < 0x800) {
-				*o++ = (char)(0xc0 | cp >> 6);
-				*o++ = (char)(0x80 | (cp & 0x3f));
-			} else {
-				*o++ = (char)(0xe0 | cp >> 12);
-				*o++ = (char)(0x80 | ((cp >> 6) & 0x3f));
-				*o++ = (char)(0x80 | (cp & 0x3f));
-			}
+			o += ep_utf8_encode(o, cp);
 			break;
 		}
 		default: *o++ = s[i]; break;

@@ -41,18 +41,6 @@ is_ident(int c)
 	return is_ident0(c) || is_digit(c);
 }
 
-static int
-hexval(int c)
-{
-	if (is_digit(c))
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Skip white space and comments. */
 static void
 skip_space(struct tp *s)
@@ -72,32 +60,6 @@ skip_space(struct tp *s)
 		} else
 			break;
 	}
-}
-
-/* Append code point cp in UTF-8. */
-static size_t
-put_utf8(char *o, uint32_t cp)
-{
-	if (cp < 0x80) {
-		o[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		o[0] = (char)(0xc0 | cp >> 6);
-		o[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		o[0] = (char)(0xe0 | cp >> 12);
-		o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		o[2] = (char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	o[0] = (char)(0xf0 | cp >> 18);
-	o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-	o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-	o[3] = (char)(0x80 | (cp & 0x3f));
-	return 4;
 }
 
 /* One escape after the backslash at *pp; its bytes appended at o + *n. */
@@ -129,9 +91,9 @@ lex_escape(struct tp *s, const char **pp, char *o, size_t *n)
 	}
 	if (*p == 'x') {
 		p++;
-		for (digits = 0; digits < 2 && p < s->end && hexval(*p) >= 0;
+		for (digits = 0; digits < 2 && p < s->end && ep_ascii_hexval(*p) >= 0;
 		    digits++)
-			v = v * 16 + (uint32_t)hexval(*p++);
+			v = v * 16 + (uint32_t)ep_ascii_hexval(*p++);
 		if (digits == 0)
 			return tp_fail(s, s->line, "\\x without a hex digit");
 		o[(*n)++] = (char)v;
@@ -142,16 +104,16 @@ lex_escape(struct tp *s, const char **pp, char *o, size_t *n)
 		want = *p == 'u' ? 4 : 8;
 		p++;
 		for (digits = 0; digits < want; digits++) {
-			if (p >= s->end || hexval(*p) < 0)
+			if (p >= s->end || ep_ascii_hexval(*p) < 0)
 				return tp_fail(s, s->line, want == 4 ?
 				    "\\u needs 4 hex digits" :
 				    "\\U needs 8 hex digits");
-			v = v * 16 + (uint32_t)hexval(*p++);
+			v = v * 16 + (uint32_t)ep_ascii_hexval(*p++);
 		}
 		if (v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
 			return tp_fail(s, s->line, "a \\u or \\U escape that is "
 			    "not a Unicode scalar value");
-		*n += put_utf8(o + *n, v);
+		*n += ep_utf8_encode(o + *n, v);
 		*pp = p;
 		return 0;
 	}
@@ -195,7 +157,7 @@ to_u64(uint64_t *v, const char *a, const char *b, unsigned base)
 {
 	*v = 0;
 	for (; a < b; a++) {
-		unsigned d = (unsigned)hexval(*a);
+		unsigned d = (unsigned)ep_ascii_hexval(*a);
 
 		if (*v > (UINT64_MAX - d) / base)
 			return -1;
@@ -224,7 +186,7 @@ lex_number(struct tp *s)
 	s->len = (size_t)(p - a);
 	if (hex) {
 		for (const char *q = a + 2; q < p; q++)
-			if (hexval(*q) < 0)
+			if (ep_ascii_hexval(*q) < 0)
 				goto bad;
 		if (p - a == 2)
 			goto bad;

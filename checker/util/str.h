@@ -18,6 +18,19 @@ ep_ascii_digit(int c)
 	return c >= '0' && c <= '9';
 }
 
+/* The value of the hexadecimal digit c, -1 if c is none. */
+static inline int
+ep_ascii_hexval(int c)
+{
+	if (ep_ascii_digit(c))
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 static inline int
 ep_ascii_alnum(int c)
 {
@@ -33,6 +46,10 @@ char *ep_utf8_sanitize(const char *s, size_t len);
  * bytes) in *cp, and its length; 0 if it is not well formed (overlong,
  * surrogate, beyond U+10FFFF, cut short). */
 size_t ep_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
+
+/* Code point cp (at most U+10FFFF; the caller maps surrogates as its
+ * format says) in UTF-8 into out; returns its length, 1 to 4. */
+size_t ep_utf8_encode(char out[4], uint32_t cp);
 
 /* The length of the white space character at p (before e) as Python's
  * str.isspace() and a regular expression's \s see it: ASCII, or U+0085,

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "lockfile.h"
+#include "str.h"
 #include "errors.h"
 #include "xalloc.h"
 
@@ -303,9 +304,9 @@ test_utf8(void **state)
 	assert_int_equal(ep_lock_utf8_len("\xe0\x9f\xbf", 3), 0);
 	assert_int_equal(ep_lock_utf8_len("\xed\xbf\xbf", 3), 0);
 	assert_int_equal(ep_lock_utf8_len("\x80", 1), 0);
-	assert_int_equal(ep_lock_utf8_put(u, 0x1f433), 4);
+	assert_int_equal(ep_utf8_encode(u, 0x1f433), 4);
 	assert_memory_equal(u, "\xf0\x9f\x90\xb3", 4);
-	assert_int_equal(ep_lock_utf8_put(u, 0xe9), 2);
+	assert_int_equal(ep_utf8_encode(u, 0xe9), 2);
 	assert_memory_equal(u, "\xc3\xa9", 2);
 }
 
