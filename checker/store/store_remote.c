@@ -246,6 +246,64 @@ remote_has_tag(git_remote *r, const char *name)
 	return yes;
 }
 
+/* Download what specs name from r into the cache: no tags, no FETCH_HEAD,
+ * the system's proxy. */
+static int
+download(struct ep_store *s, git_remote *r, const git_remote_callbacks *cb,
+    const git_strarray *specs, struct ep_err *err)
+{
+	git_fetch_options fo;
+
+	git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
+	fo.callbacks = *cb;
+	fo.proxy_opts.type = GIT_PROXY_AUTO;
+	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+	fo.update_fetchhead = 0;
+	if (git_remote_download(r, specs, &fo) < 0)
+		return ep_store_git_err(err, EP_E_IO, s, "cannot fetch");
+	return 0;
+}
+
+/* The branch the remote's HEAD names, or main where it names none. */
+static int
+resolve_branch(struct ep_store *s, git_remote *r, struct ep_err *err)
+{
+	git_buf def = { 0 };
+	int e;
+
+	if (git_remote_default_branch(&def, r) == 0 &&
+	    ep_startswith(def.ptr, "refs/heads/"))
+		e = ep_store_set_branch(s, def.ptr, err);
+	else {
+		git_error_clear();
+		e = ep_store_set_branch(s, "main", err);
+	}
+	git_buf_dispose(&def);
+	return e;
+}
+
+/* want into the cache under s->refname's name, unless it is there. */
+static int
+download_ref(struct ep_store *s, git_remote *r, const git_remote_callbacks *cb,
+    const git_oid *want, struct ep_err *err)
+{
+	char *spec;
+	git_strarray specs;
+	int rc;
+
+	if (have_object(s->repo, want))
+		return 0;
+	spec = xasprintf("+%s:%s", s->refname, s->refname);
+	specs.strings = &spec;
+	specs.count = 1;
+	rc = download(s, r, cb, &specs, err);
+	free(spec);
+	if (rc == 0 && !have_object(s->repo, want))
+		rc = ep_err_set(err, EP_E_IO, "store %s: cannot fetch: the "
+		    "remote did not send %s", s->display, s->refname);
+	return rc;
+}
+
 /* A pinned commit: fetched with every branch and tag when the cache does
  * not have it (servers need not serve a commit by id), then looked for. */
 static int
@@ -255,17 +313,11 @@ fetch_commit(struct ep_store *s, git_remote *r, git_remote_callbacks *cb,
 	char *all[] = { "+refs/heads/*:refs/envparity/all/heads/*",
 	    "+refs/tags/*:refs/envparity/all/tags/*" };
 	git_strarray specs = { all, 2 };
-	git_fetch_options fo;
 
 	if (have_object(s->repo, &s->pin))
 		return 0;
-	git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
-	fo.callbacks = *cb;
-	fo.proxy_opts.type = GIT_PROXY_AUTO;
-	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
-	fo.update_fetchhead = 0;
-	if (git_remote_download(r, &specs, &fo) < 0)
-		return ep_store_git_err(err, EP_E_IO, s, "cannot fetch");
+	if (download(s, r, cb, &specs, err) < 0)
+		return -1;
 	if (!have_object(s->repo, &s->pin))
 		return ep_err_set(err, EP_E_INPUT, "store %s: --ref %s: no such "
 		    "commit in the store (no branch or tag holds it)",
@@ -279,30 +331,16 @@ static int
 fetch(struct ep_store *s, int resolve, struct ep_err *err)
 {
 	git_remote_callbacks cb;
-	git_fetch_options fo;
 	struct ep_store_cbctx c = { s, NULL, NULL };
 	git_remote *r = NULL;
-	git_buf def = { 0 };
 	git_oid want, seen;
-	char *spec = NULL;
-	git_strarray specs;
 	int e, had, rc = -1;
 
-	git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
 	callbacks_init(&cb, &c);
 	if (connect_remote(&r, s, GIT_DIRECTION_FETCH, &cb, &c, err) < 0)
 		goto done;
-	if (resolve) {
-		if (git_remote_default_branch(&def, r) == 0 &&
-		    ep_startswith(def.ptr, "refs/heads/"))
-			e = ep_store_set_branch(s, def.ptr, err);
-		else {
-			git_error_clear();
-			e = ep_store_set_branch(s, "main", err);
-		}
-		if (e < 0)
-			goto done;
-	}
+	if (resolve && resolve_branch(s, r, err) < 0)
+		goto done;
 	if (s->pinned == EP_PIN_COMMIT) {
 		rc = fetch_commit(s, r, &cb, err);
 		goto done;
@@ -335,24 +373,8 @@ fetch(struct ep_store *s, int resolve, struct ep_err *err)
 		rc = 0;
 		goto done;
 	}
-	if (!have_object(s->repo, &want)) {
-		spec = xasprintf("+%s:%s", s->refname, s->refname);
-		specs.strings = &spec;
-		specs.count = 1;
-		fo.callbacks = cb;
-		fo.proxy_opts.type = GIT_PROXY_AUTO;
-		fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
-		fo.update_fetchhead = 0;
-		if (git_remote_download(r, &specs, &fo) < 0) {
-			ep_store_git_err(err, EP_E_IO, s, "cannot fetch");
-			goto done;
-		}
-		if (!have_object(s->repo, &want)) {
-			ep_err_set(err, EP_E_IO, "store %s: cannot fetch: the "
-			    "remote did not send %s", s->display, s->refname);
-			goto done;
-		}
-	}
+	if (download_ref(s, r, &cb, &want, err) < 0)
+		goto done;
 	if (had && ep_store_history_note(s, &seen, &want, err) < 0)
 		goto done;
 	if (git_reference_create(NULL, s->repo, s->refname, &want, 1,
@@ -365,9 +387,7 @@ done:
 	if (r != NULL)
 		git_remote_disconnect(r);
 	git_remote_free(r);
-	git_buf_dispose(&def);
 	free(c.url);
-	free(spec);
 	return rc;
 }
 
