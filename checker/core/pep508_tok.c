@@ -90,38 +90,14 @@ pep508_identifier(const struct tok *t)
 
 /* --- marker strings ----------------------------------------------------- */
 
+/* cp in UTF-8 at *o, moved past it; a lone surrogate is no UTF-8 and
+ * becomes U+FFFD. */
 static void
 put_utf8(char **o, unsigned long cp)
 {
-	unsigned char *p = (unsigned char *)*o;
-
 	if (cp >= 0xd800 && cp <= 0xdfff)
-		cp = 0xfffd;	/* a lone surrogate: not UTF-8 */
-	if (cp < 0x80)
-		*p++ = (unsigned char)cp;
-	else if (cp < 0x800) {
-		*p++ = (unsigned char)(0xc0 | cp >> 6);
-		*p++ = (unsigned char)(0x80 | (cp & 0x3f));
-	} else if (cp < 0x10000) {
-		*p++ = (unsigned char)(0xe0 | cp >> 12);
-		*p++ = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
-		*p++ = (unsigned char)(0x80 | (cp & 0x3f));
-	} else {
-		*p++ = (unsigned char)(0xf0 | cp >> 18);
-		*p++ = (unsigned char)(0x80 | (cp >> 12 & 0x3f));
-		*p++ = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
-		*p++ = (unsigned char)(0x80 | (cp & 0x3f));
-	}
-	*o = (char *)p;
-}
-
-static int
-hexval(int c)
-{
-	if (ep_ascii_digit(c))
-		return c - '0';
-	c = pep508_lower(c);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+		cp = 0xfffd;
+	*o += ep_utf8_encode(*o, (uint32_t)cp);
 }
 
 /*
@@ -192,7 +168,7 @@ pep508_unquote(const char *b, size_t n)
 			continue;
 		}
 		for (k = 0; k < want; k++) {
-			int h = i < n ? hexval((unsigned char)b[i]) : -1;
+			int h = i < n ? ep_ascii_hexval((unsigned char)b[i]) : -1;
 
 			if (h < 0)
 				goto bad;
