@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "results.h"
+#include "resultsfixture.h"
 #include "checks.h"
 #include "policy.h"
 
@@ -30,27 +31,6 @@ run(struct ep_results *rs, const struct ep_manifest *m,
 		p = def = ep_policy_default();
 	ep_checks_run(rs, m, p, NOV22);
 	ep_policy_free(def);
-}
-
-/* The result keyed key, or NULL. */
-static CKFX_UNUSED const struct ep_result *
-find(const struct ep_results *rs, const char *key)
-{
-	for (size_t i = 0; i < rs->n; i++)
-		if (strcmp(rs->v[i].key, key) == 0)
-			return &rs->v[i];
-	return NULL;
-}
-
-/* The result keyed key; the test fails when there is none. */
-static CKFX_UNUSED const struct ep_result *
-get(const struct ep_results *rs, const char *key)
-{
-	const struct ep_result *r = find(rs, key);
-
-	if (r == NULL)
-		fail_msg("no result for %s", key);
-	return r;
 }
 
 static CKFX_UNUSED int

@@ -12,6 +12,7 @@
 #include "probe.h"
 #include "strv.h"
 #include "xalloc.h"
+#include "resultsfixture.h"
 
 #define PRFX_UNUSED __attribute__((unused))
 
@@ -75,15 +76,6 @@ add_output(struct ep_probe_set *s, char *text)
 	ep_probe_output_parse(r, text, strlen(text), s->backend);
 	assert_int_equal(r->outcome, EP_PROBE_OK);
 	free(text);
-}
-
-static PRFX_UNUSED const struct ep_result *
-find(const struct ep_results *rs, const char *key)
-{
-	for (size_t i = 0; i < rs->n; i++)
-		if (strcmp(rs->v[i].key, key) == 0)
-			return &rs->v[i];
-	return NULL;
 }
 
 struct agg {

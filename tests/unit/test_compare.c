@@ -24,6 +24,7 @@
 #include "errors.h"
 #include "str.h"
 #include "xalloc.h"
+#include "resultsfixture.h"
 
 #define H100	"tests/fixtures/gpu/h100/capture.json"
 
@@ -46,26 +47,6 @@ compare(struct ep_results *rs, const struct ep_manifest *g,
     const struct ep_manifest *c, const struct ep_policy *p)
 {
 	ep_compare(rs, g, c, p, NOV22);
-}
-
-static const struct ep_result *
-find(const struct ep_results *rs, const char *key)
-{
-	for (size_t i = 0; i < rs->n; i++)
-		if (strcmp(rs->v[i].key, key) == 0)
-			return &rs->v[i];
-	return NULL;
-}
-
-/* The one result for key, which must exist. */
-static const struct ep_result *
-get(const struct ep_results *rs, const char *key)
-{
-	const struct ep_result *r = find(rs, key);
-
-	if (r == NULL)
-		fail_msg("no result for %s", key);
-	return r;
 }
 
 static void

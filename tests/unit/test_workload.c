@@ -20,25 +20,7 @@
 #include "probeopt.h"
 #include "workload.h"
 #include "xalloc.h"
-
-static const struct ep_result *
-find(const struct ep_results *rs, const char *key)
-{
-	for (size_t i = 0; i < rs->n; i++)
-		if (strcmp(rs->v[i].key, key) == 0)
-			return &rs->v[i];
-	return NULL;
-}
-
-static const struct ep_result *
-must(const struct ep_results *rs, const char *key)
-{
-	const struct ep_result *r = find(rs, key);
-
-	if (r == NULL)
-		fail_msg("no result %s", key);
-	return r;
-}
+#include "resultsfixture.h"
 
 static void
 test_parse(void **state)
@@ -112,11 +94,11 @@ test_aggregate(void **state)
 	set_of(&s, "same", same, 4);
 	ep_workload_aggregate(&rs, m, &s);
 	ep_workload_set_clear(&s);
-	r = must(&rs, "workload.same");
+	r = get(&rs, "workload.same");
 	assert_int_equal(r->status, EP_PASS);
 	assert_string_equal(r->message, "workload same: identical output in "
 	    "3 runs that gave one (sha256 aaaa)");
-	r = must(&rs, "workload.same.run3");
+	r = get(&rs, "workload.same.run3");
 	assert_int_equal(r->status, EP_FAIL);
 	assert_string_equal(r->message, "workload same: run 3 of 4: "
 	    "crashed (x)");
@@ -132,7 +114,7 @@ test_aggregate(void **state)
 	set_of(&s, "three", three, 5);
 	ep_workload_aggregate(&rs, m, &s);
 	ep_workload_set_clear(&s);
-	r = must(&rs, "workload.three");
+	r = get(&rs, "workload.three");
 	assert_int_equal(r->status, EP_FAIL);
 	assert_string_equal(r->message, "workload three: 3 distinct outputs "
 	    "in 5 runs: aaaa in runs 1,3; bbbb in runs 2,5; cccc in run 4");
@@ -143,7 +125,7 @@ test_aggregate(void **state)
 	set_of(&s, "none", none, 2);
 	ep_workload_aggregate(&rs, m, &s);
 	ep_workload_set_clear(&s);
-	r = must(&rs, "workload.none");
+	r = get(&rs, "workload.none");
 	assert_int_equal(r->status, EP_FAIL);
 	assert_string_equal(r->message, "workload none: no run of 2 gave an "
 	    "output");
@@ -232,7 +214,7 @@ test_run_outputs(void **state)
 	ep_manifest_free(m);
 	/* Each run knows its number, and differs by it. */
 	run(&rs, &m, "num", "echo \"$" EP_WORKLOAD_RUN_VAR "\"", 3);
-	r = must(&rs, "workload.num");
+	r = get(&rs, "workload.num");
 	assert_int_equal(r->status, EP_FAIL);
 	assert_non_null(strstr(r->message, "3 distinct outputs in 3 runs"));
 	ep_manifest_free(m);
@@ -249,29 +231,29 @@ test_run_failures(void **state)
 	(void)state;
 	run(&rs, &m, "crash", "echo partial; echo dying >&2; kill -SEGV $$",
 	    1);
-	r = must(&rs, "workload.crash.run1");
+	r = get(&rs, "workload.crash.run1");
 	assert_int_equal(r->status, EP_FAIL);
 	assert_string_equal(r->message, "workload crash: run 1 of 1: crashed "
 	    "(signal 11, Segmentation fault); stderr: dying");
 	ep_manifest_free(m);
 	run(&rs, &m, "exit", "exit 3", 1);
-	assert_non_null(strstr(must(&rs, "workload.exit.run1")->message,
+	assert_non_null(strstr(get(&rs, "workload.exit.run1")->message,
 	    "exited with status 3"));
 	ep_manifest_free(m);
 	run(&rs, &m, "empty", "true", 1);
-	assert_string_equal(must(&rs, "workload.empty.run1")->message,
+	assert_string_equal(get(&rs, "workload.empty.run1")->message,
 	    "workload empty: run 1 of 1: printed nothing (no "
 	    "$ENVPARITY_WORKLOAD_OUTPUT file, nothing on standard output)");
 	ep_manifest_free(m);
 	run(&rs, &m, "emptyfile", ": > \"$" EP_WORKLOAD_OUTPUT_VAR "\"; "
 	    "echo stdout-ignored", 1);
-	assert_string_equal(must(&rs, "workload.emptyfile.run1")->message,
+	assert_string_equal(get(&rs, "workload.emptyfile.run1")->message,
 	    "workload emptyfile: run 1 of 1: printed nothing "
 	    "($ENVPARITY_WORKLOAD_OUTPUT is empty)");
 	ep_manifest_free(m);
 	/* 1 GB asked for: stopped at the limit by the kernel. */
 	run(&rs, &m, "big", "head -c 1000000000 /dev/zero", 1);
-	r = must(&rs, "workload.big.run1");
+	r = get(&rs, "workload.big.run1");
 	assert_int_equal(r->status, EP_FAIL);
 	assert_string_equal(r->message, "workload big: run 1 of 1: wrote "
 	    "more than 64 MiB (the limit of an output; stopped there)");
@@ -280,7 +262,7 @@ test_run_failures(void **state)
 	 * names. */
 	run(&rs, &m, "link", "ln -s /etc/hostname \"$"
 	    EP_WORKLOAD_OUTPUT_VAR "\"", 1);
-	r = must(&rs, "workload.link.run1");
+	r = get(&rs, "workload.link.run1");
 	assert_int_equal(r->status, EP_ERROR);
 	assert_non_null(strstr(r->message, "is not a regular file"));
 	assert_null(ep_manifest_get(m, "workload.link.sha256"));
@@ -301,8 +283,8 @@ test_run_environment(void **state)
 	run(&rs, &m, "env", "printf '%s/%s' \"${ENVPARITY_GIT_TOKEN:-none}\" "
 	    "\"$OMP_NUM_THREADS\" > \"$" EP_WORKLOAD_OUTPUT_VAR "\"", 1);
 	/* sha256("none/3") */
-	assert_int_equal(must(&rs, "workload.env")->status, EP_PASS);
-	assert_string_equal(must(&rs, "workload.env")->actual,
+	assert_int_equal(get(&rs, "workload.env")->status, EP_PASS);
+	assert_string_equal(get(&rs, "workload.env")->actual,
 	    "0e60f325e2d369a4f68942bfd84b906b17acabf86b1cb369e27566c383b0e859");
 	unsetenv("ENVPARITY_GIT_TOKEN");
 	unsetenv("OMP_NUM_THREADS");
