@@ -183,3 +183,21 @@ cache() {
 	grep -qx 'node.topo.gpu3.gpu4 system single' failed
 	[ "$(grep -c '^node\.topo\.' failed)" = "$(wc -l < failed)" ]
 }
+
+@test "fabric manager on an RPM system: not checked, said in the fact, meta.unavailable and the check" {
+	cache
+	cp -a "$NODES/ib-ndr" rpm
+	rm -r rpm/var/lib/dpkg
+	# RHEL 9's database: never opened, so an empty file stands for it.
+	mkdir -p rpm/var/lib/rpm
+	: > rpm/var/lib/rpm/rpmdb.sqlite
+	EP_NODE_ROOT=$PWD/rpm "$EP" capture -q --no-discover -o m.json
+	[ "$(jq -r '.facts["node.fabricmanager.version"]' m.json)" = "not checked" ]
+	[[ "$(jq -r '.meta.unavailable.fabricmanager' m.json)" == *"installed on an RPM system: its version is only in the RPM database /var/lib/rpm/rpmdb.sqlite, which envparity does not read"* ]]
+	EP_NODE_ROOT=$PWD/rpm "$EP" bless -q --no-discover
+	run env EP_NODE_ROOT="$PWD/rpm" "$EP" check --no-discover --json r.json
+	[ "$status" -eq 0 ]
+	echo "$output"
+	[ "$(jq -r '.results[] | select(.key == "stack.node.fabricmanager") | .status' r.json)" = skip ]
+	[[ "$output" == *"stack.node.fabricmanager: fabric manager installed, but its version is not read here"*"580.95.05"* ]]
+}
