@@ -4,8 +4,8 @@
  * path (one switch, two, a shared root port, the host bridge, another
  * root complex on the same or the other NUMA node), the 8-GPU, 8-HCA
  * fixture tree of tests/fixtures/node/dgx-h100 (a stand-in for a DGX
- * H100, whose GPUs are not here), a tree that misleads, and this
- * machine's own /sys.
+ * H100, whose GPUs are not here), a tree that misleads, this machine's
+ * own /sys, and a golden of 0.3.0 (with node facts, none of these).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,8 +21,12 @@
 
 #include <jansson.h>
 
+#include "compare.h"
+#include "factsince.h"
 #include "manifest.h"
 #include "node.h"
+#include "policy.h"
+#include "results.h"
 #include "testutil.h"
 
 #define DGX	"tests/fixtures/node/dgx-h100"
@@ -274,6 +278,52 @@ test_no_pci_and_this_machine(void **state)
 	ep_manifest_free(m);
 }
 
+/* Against a golden of 0.3.0 with node facts but no topology: new since
+ * 0.4, a skip until blessed again, not drift; by the defaults, any
+ * other change of them is drift. */
+static void
+test_new_since(void **state)
+{
+	struct ep_manifest *g = ep_manifest_new(), *c = ep_manifest_new();
+	struct ep_policy *p = ep_policy_default();
+	struct ep_results rs = { 0 };
+	size_t skips = 0, fails = 0;
+
+	(void)state;
+	assert_string_equal(ep_fact_since("node.topo.gpu0.hca0"), "0.4.0");
+	assert_null(ep_fact_since("node.rdma.mlx5_0.fw_ver"));
+	ep_node_collect(c, DGX);
+	ep_manifest_meta_set(g, "tool", "envparity 0.3.0");
+	ep_manifest_set(g, "node.rdma.mlx5_0.fw_ver", "28.39.1002");
+	ep_compare(&rs, g, c, p, 0);
+	for (size_t i = 0; i < rs.n; i++) {
+		if (strncmp(rs.v[i].key, "node.topo.", 10) != 0)
+			continue;
+		skips += rs.v[i].status == EP_SKIP;
+		fails += rs.v[i].status == EP_FAIL;
+	}
+	assert_int_equal(skips, 118);
+	assert_int_equal(fails, 0);
+	ep_results_clear(&rs);
+	/* Blessed with them: a GPU on the other socket is drift. */
+	ep_manifest_free(g);
+	g = ep_manifest_new();
+	ep_node_collect(g, DGX);
+	ep_manifest_set(c, "node.topo.gpu3.hca3", "system");
+	ep_compare(&rs, g, c, p, 0);
+	fails = 0;
+	for (size_t i = 0; i < rs.n; i++)
+		if (rs.v[i].status == EP_FAIL) {
+			assert_string_equal(rs.v[i].key, "node.topo.gpu3.hca3");
+			fails++;
+		}
+	assert_int_equal(fails, 1);
+	ep_results_clear(&rs);
+	ep_policy_free(p);
+	ep_manifest_free(g);
+	ep_manifest_free(c);
+}
+
 int
 main(void)
 {
@@ -283,6 +333,7 @@ main(void)
 		cmocka_unit_test(test_dgx),
 		cmocka_unit_test(test_odd_tree),
 		cmocka_unit_test(test_no_pci_and_this_machine),
+		cmocka_unit_test(test_new_since),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
