@@ -243,6 +243,10 @@ hc_run() { # node
 	wait_node n4 '^idle\|none$'
 }
 
+@test "slurm HealthCheckProgram: shellcheck finds nothing" {
+	shellcheck "$REPO_ROOT/ci/slurm/healthcheck.sh"
+}
+
 # Last in the file: it leaves the health check configured on the cluster.
 @test "slurm HealthCheckProgram: a drifted node is drained with envparity's reason, resumed at parity; an administrator's drain stays" {
 	# The golden: a healthy node's capture in slurmd's bare environment.
