@@ -18,7 +18,9 @@
  * GPUs are the PCI functions of /sys/bus/pci/devices with vendor 0x10de
  * and class 0x0300 or 0x0302 (VGA or 3D controller: not the NVSwitches,
  * which are bridges, nor a BMC's VGA of another vendor); HCAs the PCI
- * functions behind /sys/class/infiniband/<dev>/device.  Both are named
+ * functions behind /sys/class/infiniband/<dev>/device, SR-IOV virtual
+ * functions left out (they share their physical function's slot).  Both
+ * are named
  * by their index in PCI address order, never by a serial or GUID (per
  * host), nor by the RDMA name alone (mlx5_10 sorts before mlx5_3).
  *
@@ -189,15 +191,22 @@ pcidev_cmp(const void *x, const void *y)
 	return strcmp(a->rdma, b->rdma);
 }
 
-/* The path and NUMA node of the PCI function bdf, or -1. */
+/* The path and NUMA node of the PCI function bdf, or -1; -1 too for an
+ * SR-IOV virtual function (its physfn link: Documentation/ABI/testing/
+ * sysfs-bus-pci), which sits in its physical function's slot: sixteen
+ * VFs of an HCA are not sixteen more HCAs. */
 static int
 pci_locate(struct pcidev *d, const struct ep_node *n, const char *bdf)
 {
 	char *link = xasprintf("%s" PCI_DEVS "/%s", n->root, bdf);
 	char *dir = xasprintf(PCI_DEVS "/%s", bdf), *v = NULL;
+	char *physfn = xasprintf("%s/physfn", link);
 	char buf[4096];
 	ssize_t len = readlink(link, buf, sizeof buf - 1);
 
+	if (access(physfn, F_OK) == 0)
+		len = -1;
+	free(physfn);
 	free(link);
 	d->path = NULL;
 	if (len > 0) {

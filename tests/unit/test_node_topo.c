@@ -217,7 +217,8 @@ ln(const char *root, const char *target, const char *rel)
 
 /* What misleads: a GPU entry that is a directory, not a link; one that
  * links nowhere PCI; a GPU without numa_node; an NVIDIA audio function;
- * a software RDMA device; names that are no PCI address. */
+ * a software RDMA device; an HCA's virtual function; names that are no
+ * PCI address. */
 static void
 test_odd_tree(void **state)
 {
@@ -245,7 +246,18 @@ test_odd_tree(void **state)
 	ln(dir, "../../../devices/platform/x", "sys/bus/pci/devices/0000:09:00.0");
 	ln(dir, "../../../devices/platform/x", "sys/bus/pci/devices/not-a-bdf");
 	mk(dir, "sys/devices/virtual/infiniband/rxe0/fw_ver", "1\n");
+	/* An HCA's SR-IOV virtual function: no HCA of its own. */
+	mk(dir, "sys/devices/pci0000:02/0000:02:01.0/0000:03:00.2/physfn/x",
+	    "");
+	ln(dir, "../../../devices/pci0000:02/0000:02:01.0/0000:03:00.2",
+	    "sys/bus/pci/devices/0000:03:00.2");
+	mk(dir, "sys/devices/pci0000:02/0000:02:01.0/0000:03:00.2/"
+	    "infiniband/mlx5_2/fw_ver", "28.43.2026\n");
+	ln(dir, "../../../0000:03:00.2", "sys/devices/pci0000:02/0000:02:01.0/"
+	    "0000:03:00.2/infiniband/mlx5_2/device");
 	mk(dir, "sys/class/infiniband/.keep", "");
+	ln(dir, "../../devices/pci0000:02/0000:02:01.0/0000:03:00.2/"
+	    "infiniband/mlx5_2", "sys/class/infiniband/mlx5_2");
 	ln(dir, "../../devices/virtual/infiniband/rxe0",
 	    "sys/class/infiniband/rxe0");
 	m = ep_manifest_new();
