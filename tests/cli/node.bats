@@ -153,11 +153,10 @@ cache() {
 
 @test "node topology: a GPU moved to the other socket's slot is drift, named by GPU and HCA; without a GPU driver" {
 	cache
-	cp -a "$NODES/dgx-h100" good
-	EP_NODE_ROOT=$PWD/good "$EP" capture -q --no-discover -o good.json
+	EP_NODE_ROOT=$NODES/dgx-h100 "$EP" capture -q --no-discover -o good.json
 	# GPU 3 (0000:61:00.0) reseated under socket 1's first root complex,
 	# away from its ConnectX-7.
-	cp -a good bad
+	cp -a "$NODES/dgx-h100" bad
 	new=pci0000:97/0000:97:01.0/0000:98:00.0/0000:99:05.0/0000:9c:00.0
 	mkdir -p "bad/sys/devices/${new%/*}"
 	mv bad/sys/devices/pci0000:5b/0000:5b:01.0/0000:5c:00.0/0000:5d:03.0/0000:61:00.0 \
