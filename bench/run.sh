@@ -11,7 +11,9 @@
 #       site-packages against `pip list --path`.  Aim: 30x faster.
 #   (c) a warm `envparity capture -q` of the whole machine.  Aim: 50 ms.
 #       Of it, the node facts (against the node collector reading an
-#       empty root).  Aim: under 5 ms.
+#       empty root).  Aim: under 5 ms.  The same with an 8-GPU, 8-HCA
+#       node's tree (tests/fixtures/node/dgx-h100), and Slurm's health
+#       check (ci/slurm/healthcheck.sh) on a healthy node.
 #   (d) the reference workload: one run of each backend that can run here
 #       (process start included), and 5 runs side by side (default --jobs)
 #       against one at a time (--jobs 1); with a GPU, `check --runs 5
@@ -247,6 +249,43 @@ nnode=$(jq '[.facts | keys[] | select(startswith("node."))] | length' \
 awk -v a="${whole#* }" -v b="${nonode#* }" -v n="${nnode:-?}" 'BEGIN {
 	printf "    node facts (%s of them): %.1f ms of the warm capture " \
 	    "(best runs; aim under 5 ms)\n", n, (a - b) * 1000 }'
+
+# The same with an 8-GPU, 8-HCA node's tree (its PCIe topology: 92 pairs
+# of devices); the test tree stands in for the hardware.
+dgx=$(cd "$work/cwd" && bench_time "$RUNS" \
+    "EP_NODE_ROOT=$(printf %q "$top/tests/fixtures/node/dgx-h100") \
+    $(printf %q "$EP") capture -q >/dev/null")
+bench_row "  the same, an 8-GPU 8-HCA node's tree" "$dgx" "" "0.050"
+# Slurm's health check on a healthy node (ci/slurm/healthcheck.sh: the
+# check against a golden of this machine in a local store, with a warm
+# cache, and one `scontrol show node`, which fails fast without a
+# cluster); what slurmd waits for every HealthCheckInterval.
+git init -q --bare "$work/hc-store.git"
+# Blessed in the environment slurmd gives the script (its PATH, no HOME),
+# its Python packages an empty site-packages (not this machine's, which
+# may fail their own requirements).
+mkdir -p "$work/hc-sp"
+(cd "$work/cwd" && env -i \
+    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    XDG_CACHE_HOME="$XDG_CACHE_HOME" "$EP" bless -q --no-discover \
+    --site-packages "$work/hc-sp" --store "$work/hc-store.git" \
+    --profile hc >/dev/null 2>&1)
+hc=$(cd "$work/cwd" && bench_time "$RUNS" "env -i SLURMD_NODENAME=bench \
+    ENVPARITY=$(printf %q "$EP") ENVPARITY_STORE=$(printf %q "$work/hc-store.git") \
+    ENVPARITY_PROFILE=hc ENVPARITY_HEALTHCHECK_DIR=$(printf %q "$work/hc") \
+    ENVPARITY_HEALTHCHECK_CACHE=$(printf %q "$XDG_CACHE_HOME") \
+    ENVPARITY_HEALTHCHECK_CONF=/nonexistent \
+    ENVPARITY_HEALTHCHECK_ARGS=$(printf %q "--site-packages $work/hc-sp") \
+    bash $(printf %q "$top/ci/slurm/healthcheck.sh")")
+bench_row "ci/slurm/healthcheck.sh, a healthy node" "$hc" "" ""
+hcrc=$(env -i SLURMD_NODENAME=bench ENVPARITY="$EP" \
+    ENVPARITY_STORE="$work/hc-store.git" ENVPARITY_PROFILE=hc \
+    ENVPARITY_HEALTHCHECK_DIR="$work/hc" \
+    ENVPARITY_HEALTHCHECK_CACHE="$XDG_CACHE_HOME" \
+    ENVPARITY_HEALTHCHECK_CONF=/nonexistent \
+    ENVPARITY_HEALTHCHECK_ARGS="--site-packages $work/hc-sp" \
+    bash "$top/ci/slurm/healthcheck.sh" >/dev/null 2>&1; echo $?)
+printf '    its check: exit %s (0: parity)\n' "$hcrc"
 echo
 
 # --- (d) the reference workload --------------------------------------------

@@ -1,6 +1,7 @@
 /*
  * collect_node.c: node.*, the machine beneath the stack (node.h): its
- * RDMA devices and hardware network interfaces (node_hw.c), the kernel
+ * RDMA devices and hardware network interfaces (node_hw.c), the PCIe
+ * paths between GPUs and to the HCAs (node_topo.c), the kernel
  * modules GPUs and RDMA need, the fabric manager, memory, CPU, limits and
  * the kernel command line (node_sys.c), read from /sys and /proc, never
  * by running a command.
@@ -24,6 +25,7 @@ ep_node_collect(struct ep_manifest *m, const char *root)
 
 	ep_node_rdma(&n);
 	ep_node_net(&n);
+	ep_node_topo(&n);
 	ep_node_kmods(&n);
 	ep_node_fabricmanager(&n);
 	ep_node_memory(&n);

@@ -44,6 +44,9 @@ int ep_node_name_ok(const char *name);
 void ep_node_rdma(struct ep_node *n);
 void ep_node_net(struct ep_node *n);
 
+/* node_topo.c: node.topo.*, the PCIe paths between GPUs and to HCAs. */
+void ep_node_topo(struct ep_node *n);
+
 /* node_sys.c: modules, the fabric manager, memory, CPU, limits, the
  * kernel command line. */
 void ep_node_kmods(struct ep_node *n);
@@ -85,5 +88,29 @@ char *ep_node_dpkg_version(const char *status, const char *name);
  * node.cmdline.<param> (repeated ones joined by a space; a flag without
  * '=' is "on"); what follows "--" is init's, not the kernel's. */
 void ep_node_cmdline_facts(struct ep_manifest *m, const char *cmdline);
+
+/* nvmlGpuTopologyLevel_t's values, which node.topo.* uses too. */
+enum {
+	EP_TOPO_SINGLE = 10,	/* PIX: one PCIe switch */
+	EP_TOPO_MULTIPLE = 20,	/* PXB: several, no host bridge */
+	EP_TOPO_HOSTBRIDGE = 30,	/* PHB: the same root complex */
+	EP_TOPO_NODE = 40,	/* NODE: the same NUMA node */
+	EP_TOPO_SYSTEM = 50,	/* SYS: across the CPUs' link */
+};
+
+/* A level's word ("single", ..., "system"; "unknown" for another). */
+const char *ep_node_topo_name(int level);
+
+/* The PCI tree part of a sysfs device path (a /sys/bus/pci/devices link's
+ * target), from its last root-complex component ("pci0000:15/0000:15:01.0
+ * /..."), a new string, or NULL when it names none or nothing below. */
+char *ep_node_pci_path(const char *link);
+
+/* The level of the PCIe path between two functions, given their paths as
+ * ep_node_pci_path gives them and their NUMA nodes (-1: none): a switch
+ * is two levels of a path (upstream port, downstream port), as NCCL reads
+ * them.  -1 when a path is too short to say. */
+int ep_node_topo_level(const char *a, const char *b, int numa_a,
+    int numa_b);
 
 #endif

@@ -11,6 +11,12 @@
  *     MODULE_VERSION"; nvidia's is the driver's version).
  *   node.fabricmanager.version: where nv-fabricmanager is installed, its
  *     dpkg package's version (/var/lib/dpkg/status): read, never run.
+ *     Elsewhere "not checked", and meta.unavailable.fabricmanager says
+ *     why: on an RPM system the version is only in the RPM database
+ *     (rpmdb.sqlite from RPM 4.16, Berkeley DB or NDB before; NVIDIA's
+ *     package installs no file that carries it: fabricmanager.spec of
+ *     NVIDIA/yum-packaging-fabric-manager), which envparity does not
+ *     read; a tarball install records it nowhere.
  *   node.mem.total_mib (MemTotal, rounded: ep_node_round_mib),
  *     node.mem.hugepages, node.mem.hugepage_size_kb (HugePages_Total,
  *     Hugepagesize), node.mem.swap (SwapTotal above 0: "yes"), all of
@@ -162,26 +168,58 @@ ep_node_dpkg_version(const char *status, const char *name)
 	return NULL;
 }
 
+/* The RPM database of the tree, "" when there is none (a new string). */
+static char *
+rpmdb(const struct ep_node *n)
+{
+	static const char *const paths[] = {
+		"/var/lib/rpm/rpmdb.sqlite", "/usr/lib/sysimage/rpm/rpmdb.sqlite",
+		"/var/lib/rpm/Packages", "/var/lib/rpm/Packages.db",
+		"/usr/lib/sysimage/rpm/Packages.db", NULL,
+	};
+
+	for (size_t i = 0; paths[i] != NULL; i++) {
+		char *full = ep_node_path(n, paths[i]);
+		int there = access(full, F_OK) == 0;
+
+		free(full);
+		if (there)
+			return xstrdup(paths[i]);
+	}
+	return xstrdup("");
+}
+
 void
 ep_node_fabricmanager(struct ep_node *n)
 {
 	char *bin = ep_node_path(n, "/usr/bin/nv-fabricmanager");
 	char *status = ep_node_path(n, "/var/lib/dpkg/status");
-	char *text = NULL, *v = NULL;
+	char *text = NULL, *v = NULL, *rpm = NULL;
 	struct ep_err err = { 0 };
 
 	if (access(bin, F_OK) != 0)
 		goto done;
 	if (ep_read_regular(&text, NULL, status, 256 << 20, &err) == 0)
 		v = ep_node_dpkg_version(text, "nvidia-fabricmanager");
-	if (v != NULL)
+	if (v != NULL) {
 		ep_manifest_set(n->m, "node.fabricmanager.version", v);
+		goto done;
+	}
+	/* Installed, its version unknown: said, in the fact too, so that
+	 * stack.node.fabricmanager says what it could not check. */
+	ep_manifest_set(n->m, "node.fabricmanager.version", "not checked");
+	if ((rpm = rpmdb(n))[0] != '\0')
+		ep_manifest_unavailable(n->m, "fabricmanager", "%s is "
+		    "installed on an RPM system: its version is only in the "
+		    "RPM database %s, which envparity does not read; compare "
+		    "`nv-fabricmanager --version` with the driver's", bin, rpm);
 	else
 		ep_manifest_unavailable(n->m, "fabricmanager", "%s is "
 		    "installed, but no dpkg package nvidia-fabricmanager "
 		    "records its version%s%s", bin, err.msg[0] ? ": " : "",
 		    err.msg);
 done:
+	free(rpm);
 	free(v);
 	free(text);
 	free(status);

@@ -14,8 +14,10 @@
  *                             and without it CUDA on an NVSwitch system
  *                             fails to initialize
  *                             (cudaErrorSystemNotReady).  Skip when no
- *                             driver version is known; no result on a
- *                             node without a fabric manager.
+ *                             driver version is known, or the fabric
+ *                             manager's is not ("not checked": an RPM
+ *                             system, a tarball install); no result on
+ *                             a node without a fabric manager.
  */
 #include <string.h>
 
@@ -34,7 +36,13 @@ check_fabricmanager(struct checks *k)
 		return;
 	if (drv == NULL)
 		drv = ep_checks_get(k, "gpu.driver.version");
-	if (drv == NULL)
+	if (strcmp(fm, "not checked") == 0)
+		ep_checks_add(k, key, EP_SKIP, rule, drv, fm, xasprintf("%s: "
+		    "fabric manager installed, but its version is not read "
+		    "here (meta.unavailable.fabricmanager says why): compare "
+		    "`nv-fabricmanager --version` with the driver's%s%s", key,
+		    drv != NULL ? ", " : "", drv != NULL ? drv : ""));
+	else if (drv == NULL)
 		ep_checks_add(k, key, EP_SKIP, rule, NULL, fm, xasprintf("%s: "
 		    "fabric manager %s installed, but no driver version is "
 		    "known here (node.kmod.nvidia.version: the nvidia module "

@@ -47,6 +47,8 @@ static const struct {
 	{ "artifact.*.fingerprint.*", "0.3.0" },
 	/* --workload, the team's own reference run. */
 	{ "workload.*", "0.3.0" },
+	/* The PCIe topology of the node's GPUs and HCAs, from sysfs. */
+	{ "node.topo.*", "0.4.0" },
 };
 
 const char *

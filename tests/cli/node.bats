@@ -150,3 +150,53 @@ cache() {
 	gpu.6.topo.7 node system
 	EOF
 }
+
+@test "node topology: a GPU moved to the other socket's slot is drift, named by GPU and HCA; without a GPU driver" {
+	cache
+	EP_NODE_ROOT=$NODES/dgx-h100 "$EP" capture -q --no-discover -o good.json
+	# GPU 3 (0000:61:00.0) reseated under socket 1's first root complex,
+	# away from its ConnectX-7.
+	cp -a "$NODES/dgx-h100" bad
+	new=pci0000:97/0000:97:01.0/0000:98:00.0/0000:99:05.0/0000:9c:00.0
+	mkdir -p "bad/sys/devices/${new%/*}"
+	mv bad/sys/devices/pci0000:5b/0000:5b:01.0/0000:5c:00.0/0000:5d:03.0/0000:61:00.0 \
+	    "bad/sys/devices/$new"
+	echo 1 > "bad/sys/devices/$new/numa_node"
+	rm bad/sys/bus/pci/devices/0000:61:00.0
+	ln -s "../../../devices/$new" bad/sys/bus/pci/devices/0000:9c:00.0
+	EP_NODE_ROOT=$PWD/bad "$EP" capture -q --no-discover -o bad.json
+	[ "$(jq -r '.facts["node.topo.gpus"], .facts["node.topo.gpu3.hca3"],
+	    .facts["node.topo.gpu3.hca4"], .facts["node.topo.hca6.rdma"]' good.json |
+	    paste -sd' ')" = "8 single system mlx5_10" ]
+	validate_schema manifest bad.json
+	run "$EP" diff good.json bad.json --json r.json
+	echo "$output"
+	[ "$status" -eq 1 ]
+	# Still the 4th GPU in PCI order (9c before 9d), now on socket 1,
+	# on the switch of socket 1's first ConnectX-7 and GPU.
+	jq -r '.results[] | select(.status == "fail") | "\(.key) \(.expected) \(.actual)"' \
+	    r.json > failed
+	grep -qx 'node.topo.gpu3.hca3 single system' failed
+	grep -qx 'node.topo.gpu3.hca4 system single' failed
+	grep -qx 'node.topo.gpu3.numa 0 1' failed
+	grep -qx 'node.topo.gpu3.gpu4 system single' failed
+	[ "$(grep -c '^node\.topo\.' failed)" = "$(wc -l < failed)" ]
+}
+
+@test "fabric manager on an RPM system: not checked, said in the fact, meta.unavailable and the check" {
+	cache
+	cp -a "$NODES/ib-ndr" rpm
+	rm -r rpm/var/lib/dpkg
+	# RHEL 9's database: never opened, so an empty file stands for it.
+	mkdir -p rpm/var/lib/rpm
+	: > rpm/var/lib/rpm/rpmdb.sqlite
+	EP_NODE_ROOT=$PWD/rpm "$EP" capture -q --no-discover -o m.json
+	[ "$(jq -r '.facts["node.fabricmanager.version"]' m.json)" = "not checked" ]
+	[[ "$(jq -r '.meta.unavailable.fabricmanager' m.json)" == *"installed on an RPM system: its version is only in the RPM database /var/lib/rpm/rpmdb.sqlite, which envparity does not read"* ]]
+	EP_NODE_ROOT=$PWD/rpm "$EP" bless -q --no-discover
+	run env EP_NODE_ROOT="$PWD/rpm" "$EP" check --no-discover --json r.json
+	[ "$status" -eq 0 ]
+	echo "$output"
+	[ "$(jq -r '.results[] | select(.key == "stack.node.fabricmanager") | .status' r.json)" = skip ]
+	[[ "$output" == *"stack.node.fabricmanager: fabric manager installed, but its version is not read here"*"580.95.05"* ]]
+}

@@ -10,8 +10,11 @@
 # (EP_NODE_ROOT: tests/fixtures/node, the stand-in for the HCAs that are
 # not here) given by the TaskProlog's nodeenv/<node>.env, and n3's limit
 # comes from its task shell (BASH_ENV: every task is a bash -c).  Then
-# the shipped HealthCheckProgram (ci/slurm/healthcheck.sh) under the real
-# slurmd: drift drains, parity resumes, an administrator's drain stays.
+# the shipped HealthCheckProgram (ci/slurm/healthcheck.sh), run as slurmd
+# runs it against the cluster (could not check: in service unless asked;
+# a long reason cut to whole keys) and under the real slurmd
+# (HealthCheckNodeState=IDLE,CYCLE): drift drains, parity resumes, an
+# administrator's drain stays, a store out of reach drains nothing.
 
 load setup
 
@@ -134,28 +137,122 @@ wait_node() { # node regex
 	return 1
 }
 
-# Last in the file: it leaves the health check configured on the cluster.
-@test "slurm HealthCheckProgram: a drifted node is drained with envparity's reason, resumed at parity; an administrator's drain stays" {
-	# The golden: a healthy node's capture in slurmd's bare environment.
-	# (Its Python: an empty site-packages, not the host's.)
+# The golden of profile hc in $T/store.git, blessed from the tree $1 in
+# slurmd's bare environment (its Python: an empty site-packages, not the
+# host's); and $T/hc.sh, which slurmd (or a test, as slurmd would) runs
+# with nothing but SLURMD_NODENAME: it gives each node its tree (the
+# stand-in for its hardware) and the settings a config file would;
+# $T/hc-<node>.env, when there, adds to them.  Both use the file's warm
+# hash cache.
+hc_setup() { # tree
 	git init -q --bare store.git
-	mkdir sp
-	env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin EP_NODE_ROOT="$T/root-n1" \
-	    "$EP" bless -q --store "$T/store.git" --profile hc --no-discover \
+	mkdir -p sp
+	env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin EP_NODE_ROOT="$1" \
+	    XDG_CACHE_HOME="$XDG_CACHE_HOME" "$EP" bless -q --store "$T/store.git" --profile hc --no-discover \
 	    --site-packages "$T/sp"
-	# slurmd runs it with nothing but SLURMD_NODENAME: this wrapper
-	# gives each node its tree (the stand-in for its hardware) and the
-	# settings a config file would.
 	cat > hc.sh <<-EOF
 	#!/bin/bash
 	export EP_NODE_ROOT=$T/root-\$SLURMD_NODENAME ENVPARITY=$EP
 	export ENVPARITY_STORE=$T/store.git ENVPARITY_PROFILE=hc
 	export ENVPARITY_HEALTHCHECK_DIR=$T/hc ENVPARITY_HEALTHCHECK_CONF=/nonexistent
 	export ENVPARITY_HEALTHCHECK_ARGS="--site-packages $T/sp" SLURM_CONF=$SLURM_CONF
-	export ENVPARITY_HEALTHCHECK_CACHE=$T/hc-cache
+	export ENVPARITY_HEALTHCHECK_CACHE=$XDG_CACHE_HOME
+	set -a
+	[ -r $T/hc-\$SLURMD_NODENAME.env ] && . $T/hc-\$SLURMD_NODENAME.env
+	set +a
 	exec $REPO_ROOT/ci/slurm/healthcheck.sh
 	EOF
 	chmod 755 hc.sh
+}
+
+# One run of the health check on node, as slurmd runs it; $rc its exit.
+hc_run() { # node
+	rc=0
+	env -i SLURMD_NODENAME="$1" "$T/hc.sh" 2>>hc-stderr || rc=$?
+}
+
+@test "slurm HealthCheckProgram: could not check leaves the node in service (binary missing, time limit, store unreachable) unless asked; a long drain reason keeps whole keys" {
+	# n4 is a DGX H100 (its PCIe tree): the golden; the slot of a GPU
+	# moved later gives twenty failing keys, more than a reason holds.
+	rm -rf root-n4 && cp -a "$FIXTURES/node/dgx-h100" root-n4
+	mkdir -p root-n4/dev/shm
+	hc_setup "$T/root-n4"
+	# The binary missing: exit 127, said, the node left in service.
+	echo "ENVPARITY=$T/none" > hc-n4.env
+	hc_run n4
+	[ "$rc" = 127 ]
+	grep -q "could not check (the program $T/none is missing or not executable, exit 127): the node is left as it is" hc/n4.txt
+	[ ! -e hc/n4.json ]
+	# A check that hangs: killed at the time limit, exit 124.
+	mkfifo fifo
+	printf '#!/bin/sh\nexec cat %s\n' "$T/fifo" > hang.sh
+	chmod 755 hang.sh
+	printf 'ENVPARITY=%s\nENVPARITY_HEALTHCHECK_TIMEOUT=1\n' "$T/hang.sh" > hc-n4.env
+	hc_run n4
+	[ "$rc" = 124 ]
+	grep -q 'could not check (the time limit, 1 s, exit 124)' hc/n4.txt
+	wait_node n4 '^idle\|none$'
+	# The store unreachable: in service by default, though the third run
+	# in a row that could not check; drained at the fourth when
+	# ENVPARITY_HEALTHCHECK_UNCHECKED_DRAIN=4 asks for it, with
+	# envparity's reason.
+	echo "ENVPARITY_STORE=$T/nostore.git" > hc-n4.env
+	hc_run n4
+	[ "$rc" = 3 ]
+	wait_node n4 '^idle\|none$'
+	printf 'ENVPARITY_STORE=%s\nENVPARITY_HEALTHCHECK_UNCHECKED_DRAIN=4\n' "$T/nostore.git" > hc-n4.env
+	hc_run n4
+	[ "$rc" = 3 ]
+	wait_node n4 "^drain.*\|envparity: could not check 4 times \(exit 3\); $T/hc/n4.txt$"
+	grep -q 'could not check 4 times in a row' hc-stderr
+
+	# Drift: GPU 3 reseated under socket 1's first switch.  The reason
+	# (ours: replaced) names whole keys within 255 bytes, then how many
+	# more and the report.
+	rm hc-n4.env
+	new=pci0000:97/0000:97:01.0/0000:98:00.0/0000:99:05.0/0000:9c:00.0
+	mkdir -p "root-n4/sys/devices/${new%/*}"
+	mv root-n4/sys/devices/pci0000:5b/0000:5b:01.0/0000:5c:00.0/0000:5d:03.0/0000:61:00.0 \
+	    "root-n4/sys/devices/$new"
+	echo 1 > "root-n4/sys/devices/$new/numa_node"
+	rm root-n4/sys/bus/pci/devices/0000:61:00.0
+	ln -s "../../../devices/$new" root-n4/sys/bus/pci/devices/0000:9c:00.0
+	hc_run n4
+	[ "$rc" = 1 ]
+	[ ! -e hc/.n4.unchecked ]
+	nfail=$(grep -c '^  FAIL    node\.topo\.' hc/n4.txt)
+	[ "$nfail" -ge 15 ]
+	wait_node n4 '^drain.*\|envparity: node\.topo\.'
+	reason=$(sinfo -h -N -n n4 -o '%E')
+	echo "$reason"
+	[ "$(LC_ALL=C; echo "${#reason}")" -le 255 ]
+	[[ $reason == "envparity: node.topo.gpu"* ]]
+	[[ $reason =~ \ …\+([0-9]+)\ more\;\ $T/hc/n4\.txt$ ]]
+	shown=${reason#envparity: }
+	shown=${shown% …*}
+	IFS=', ' read -ra shown_keys <<< "${shown//, / }"
+	[ "$((${#shown_keys[@]} + BASH_REMATCH[1]))" = "$nfail" ]
+	# Each key shown whole, in check's order.
+	diff <(printf '%s\n' "${shown_keys[@]}") \
+	    <(sed -n 's/^  FAIL    \([^ ]*\): .*/\1/p' hc/n4.txt | head -n "${#shown_keys[@]}")
+	# Repaired: resumed.
+	rm -rf root-n4 && cp -a "$FIXTURES/node/dgx-h100" root-n4
+	mkdir -p root-n4/dev/shm
+	hc_run n4
+	[ "$rc" = 0 ]
+	wait_node n4 '^idle\|none$'
+}
+
+@test "slurm HealthCheckProgram: shellcheck finds nothing" {
+	shellcheck "$REPO_ROOT/ci/slurm/healthcheck.sh"
+}
+
+# Last in the file: it leaves the health check configured on the cluster.
+@test "slurm HealthCheckProgram: a drifted node is drained with envparity's reason, resumed at parity; an administrator's drain stays" {
+	# The golden: a healthy node's capture in slurmd's bare environment.
+	hc_setup "$T/root-n1"
+	# n4 cannot reach the store: it is never drained for that.
+	echo "ENVPARITY_STORE=$T/nostore.git" > hc-n4.env
 	# n3 drifted (its tree; its task limit does not apply here); n2 at
 	# parity but drained by hand, then drifted too.
 	rm -rf root-n3/dev/shm && mkdir root-n3/dev/shm
@@ -163,7 +260,7 @@ wait_node() { # node regex
 	{
 		echo "HealthCheckProgram=$T/hc.sh"
 		echo "HealthCheckInterval=3"
-		echo "HealthCheckNodeState=ANY"
+		echo "HealthCheckNodeState=IDLE,CYCLE"
 	} >> "$SLURM_CONF"
 	scontrol reconfigure
 	wait_node n3 'drain.*\|envparity: node\.'
@@ -175,6 +272,12 @@ wait_node() { # node regex
 	[ "$(jq -r '[.results[] | select(.status == "fail")] | length' hc/n3.json)" = 6 ]
 	wait_node n1 '^idle\|'
 	wait_node n2 'drain.*\|fan 3 replaced'
+	for _ in $(seq 1 150); do
+		grep -q 'could not check' hc/n4.txt 2>/dev/null && break
+		sleep 0.2
+	done
+	grep -q 'could not check (it could not run (the store, a file, a helper), exit 3): the node is left as it is' hc/n4.txt
+	wait_node n4 '^idle\|none$'
 	# A job that asks for every node does not start while n3 is drained:
 	# it starts only after n3 is seen drained with the job waiting.
 	scontrol update nodename=n2 state=resume

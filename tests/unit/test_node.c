@@ -380,14 +380,30 @@ test_hostile_tree(void **state)
 	assert_int_equal(count_prefix(m, "node.net."), 1);
 	ep_manifest_free(m);
 
-	/* The fabric manager installed, its package not recorded. */
+	/* The fabric manager installed, its package not recorded (a
+	 * tarball install): not checked, and why. */
 	m = ep_manifest_new();
 	mk(dir, "usr/bin/nv-fabricmanager", "");
 	ep_node_collect(m, dir);
-	assert_null(ep_manifest_get(m, "node.fabricmanager.version"));
+	fact_is(m, "node.fabricmanager.version", "not checked");
 	assert_non_null(strstr(json_string_value(json_object_get(
 	    json_object_get(m->meta, "unavailable"), "fabricmanager")),
 	    "no dpkg package nvidia-fabricmanager records its version"));
+	ep_manifest_free(m);
+	/* An RPM system (RHEL 9: rpmdb.sqlite; the database is never
+	 * opened, so an empty file stands for it): not checked, the
+	 * database named. */
+	m = ep_manifest_new();
+	mk(dir, "var/lib/rpm/rpmdb.sqlite", "");
+	ep_node_collect(m, dir);
+	fact_is(m, "node.fabricmanager.version", "not checked");
+	p = xasprintf("%s/usr/bin/nv-fabricmanager is installed on an RPM "
+	    "system: its version is only in the RPM database "
+	    "/var/lib/rpm/rpmdb.sqlite, which envparity does not read; "
+	    "compare `nv-fabricmanager --version` with the driver's", dir);
+	assert_string_equal(json_string_value(json_object_get(
+	    json_object_get(m->meta, "unavailable"), "fabricmanager")), p);
+	free(p);
 	ep_manifest_free(m);
 	assert_int_equal(tu_scratch_remove(dir), 0);
 }
@@ -462,6 +478,15 @@ test_fabricmanager_check(void **state)
 	ep_manifest_set(m, "gpu.driver.version", "580.95.05");
 	assert_non_null(r = fm_result(&rs, m));
 	assert_int_equal(r->status, EP_PASS);
+	/* Its version not read (an RPM system): a skip that says so. */
+	ep_manifest_set(m, "node.fabricmanager.version", "not checked");
+	assert_non_null(r = fm_result(&rs, m));
+	assert_int_equal(r->status, EP_SKIP);
+	assert_string_equal(r->message, "stack.node.fabricmanager: fabric "
+	    "manager installed, but its version is not read here "
+	    "(meta.unavailable.fabricmanager says why): compare "
+	    "`nv-fabricmanager --version` with the driver's, 580.95.05");
+	ep_manifest_set(m, "node.fabricmanager.version", "580.95.05");
 	json_object_del(m->facts, "gpu.driver.version");
 	assert_non_null(r = fm_result(&rs, m));
 	assert_int_equal(r->status, EP_SKIP);
