@@ -38,6 +38,7 @@ extern const struct ep_cmd ep_cmd_fleet;
 extern const struct ep_cmd ep_cmd_digest;
 extern const struct ep_cmd ep_cmd_bless;
 extern const struct ep_cmd ep_cmd_log;
+extern const struct ep_cmd ep_cmd_profiles;
 extern const struct ep_cmd ep_cmd_waive;
 extern const struct ep_cmd ep_cmd_unwaive;
 extern const struct ep_cmd ep_cmd_policy;

@@ -26,17 +26,28 @@
 
 /* Store options. */
 
+/* --store and --ref, which every command of a store takes; --profile
+ * all of them but `profiles`. */
+#define STORE_OPT_STORE							\
+	EP_OPT_STR("store", 0, "PATH|URL", struct ep_storeopt, store,	\
+	    "the golden store: a git repository path (bare or\n"		\
+	    "not) or a URL (file://, git://, http(s)://, ssh://,\n"	\
+	    "user@host:path); default $ENVPARITY_STORE, else\n"		\
+	    ".envparity/store")
+#define STORE_OPT_REF							\
+	EP_OPT_STR("ref", 0, "REF", struct ep_storeopt, ref,		\
+	    "the store's branch (default: the remote's HEAD\n"		\
+	    "branch, or the local HEAD's); for reading, also\n"		\
+	    "a tag (NAME, or refs/tags/NAME) or a full commit\n"		\
+	    "id, which pin the golden to what was reviewed")
+#define STORE_FOOTER							\
+"Credentials: ENVPARITY_GIT_TOKEN (https), ENVPARITY_SSH_KEY or an ssh\n"	\
+"agent (ssh), sent only to the store URL's own host and port, never\n"	\
+"shown.  GIT_SSL_CAINFO or GIT_SSL_CAPATH: the CAs for an https store."
+
 static const struct ep_opt store_opts[] = {
-	EP_OPT_STR("store", 0, "PATH|URL", struct ep_storeopt, store,
-	    "the golden store: a git repository path (bare or\n"
-	    "not) or a URL (file://, git://, http(s)://, ssh://,\n"
-	    "user@host:path); default $ENVPARITY_STORE, else\n"
-	    ".envparity/store"),
-	EP_OPT_STR("ref", 0, "REF", struct ep_storeopt, ref,
-	    "the store's branch (default: the remote's HEAD\n"
-	    "branch, or the local HEAD's); for reading, also\n"
-	    "a tag (NAME, or refs/tags/NAME) or a full commit\n"
-	    "id, which pin the golden to what was reviewed"),
+	STORE_OPT_STORE,
+	STORE_OPT_REF,
 	EP_OPT_STR("profile", 0, "NAME", struct ep_storeopt, profile,
 	    "the profile (default $ENVPARITY_PROFILE, else\n"
 	    "\"default\"); may be nested, folders joined by\n"
@@ -50,10 +61,21 @@ const struct ep_optgroup ep_og_store = {
 	.bit = EP_OG_STORE,
 	.heading = "Store options:",
 	.opts = store_opts,
-	.footer =
-"Credentials: ENVPARITY_GIT_TOKEN (https), ENVPARITY_SSH_KEY or an ssh\n"
-"agent (ssh), sent only to the store URL's own host and port, never\n"
-"shown.  GIT_SSL_CAINFO or GIT_SSL_CAPATH: the CAs for an https store.",
+	.footer = STORE_FOOTER,
+};
+
+static const struct ep_opt store_where_opts[] = {
+	STORE_OPT_STORE,
+	STORE_OPT_REF,
+	EP_OPT_END,
+};
+
+const struct ep_optgroup ep_og_store_where = {
+	.name = "store",
+	.bit = EP_OG_STORE,
+	.heading = "Store options:",
+	.opts = store_where_opts,
+	.footer = STORE_FOOTER,
 };
 
 /* Report options. */
