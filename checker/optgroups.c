@@ -13,6 +13,7 @@
 
 #include "attestopt.h"
 #include "capture.h"
+#include "colour.h"
 #include "compare.h"
 #include "image.h"
 #include "opt.h"
@@ -80,6 +81,19 @@ const struct ep_optgroup ep_og_store_where = {
 
 /* Report options. */
 
+/* --color WHEN: the summary's verdicts painted; for the process. */
+static int
+og_color(void *field, const char *arg, struct ep_err *err)
+{
+	int mode;
+
+	(void)field;
+	if (ep_colour_parse(&mode, arg, err) < 0)
+		return -1;
+	ep_colour_mode(mode);
+	return 0;
+}
+
 static const struct ep_opt report_opts[] = {
 	EP_OPT_STR("json", 0, "FILE", struct ep_reportopt, json,
 	    "the JSON report (manifests/report.schema.json)"),
@@ -90,6 +104,9 @@ static const struct ep_opt report_opts[] = {
 	EP_OPT_STR("prom", 0, "FILE", struct ep_reportopt, prom,
 	    "Prometheus metrics (text exposition) for\n"
 	    "node_exporter's textfile collector (*.prom)"),
+	EP_OPT_CALL("color", 0, "WHEN", og_color,
+	    "paint the summary's verdicts: auto (on a\n"
+	    "terminal, not in CI, NO_COLOR unset), always, never"),
 	EP_OPT_END,
 };
 

@@ -10,7 +10,7 @@ _envparity_commands="capture check bless waive unwaive policy diff log profiles 
 
 # The option groups several commands share (checker/optgroups.c).
 _envparity_store="--store --ref --profile"
-_envparity_report="--json --junit --markdown --prom"
+_envparity_report="--json --junit --markdown --prom --color"
 _envparity_collect="--python --site-packages --conda-prefix --lockfile
 	--no-discover --lib-path --no-cache --image --node --artifact --serving"
 _envparity_registry="--platform --registry-ca --insecure-registry
@@ -145,6 +145,9 @@ _envparity()
 		return 0 ;;
 	--backend)
 		mapfile -t COMPREPLY < <(compgen -W "cpu cuda cublas cudnn all" -- "$cur")
+		return 0 ;;
+	--color)
+		mapfile -t COMPREPLY < <(compgen -W "auto always never" -- "$cur")
 		return 0 ;;
 	--require)
 		mapfile -t COMPREPLY < <(compgen -W "no-fail parity" -- "$cur")
