@@ -46,6 +46,10 @@ extern const struct ep_cmd ep_cmd_probe;
 extern const struct ep_cmd ep_cmd_verify;
 extern const struct ep_cmd ep_cmd_version;
 
+/* The examples that end cmd's --help (cmdexamples.c): lines "  envparity
+ * VERB ...", each ending in '\n'; static; NULL for a command with none. */
+const char *ep_cmd_examples(const struct ep_cmd *cmd);
+
 /* Print "envparity VERB: message" and the --help hint to stderr, each
  * line cleaned (clean.h: every printed line is); returns
  * EP_EXIT_USAGE. */

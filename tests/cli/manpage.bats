@@ -80,6 +80,52 @@ complete_bash() { # words...
 	[ "$status" -eq 2 ]
 }
 
+# Every command's --help ends with examples; each names only options of
+# the command's own table, and the man page shows it in the command's
+# subsection, so neither can drift from the other.
+@test "every --help has examples: options of its own table, each shown in its man page subsection" {
+	mt=$(sed -e 's/\\-/-/g' -e 's/\\e/\\/g' -e 's/\\f[BIRP]//g' "$MAN")
+	n=0
+	for c in $("$EP" --help | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p'); do
+		ex=$("$EP" "$c" --help | sed -n '/^Examples:$/,/^$/p' | sed -n 's/^  //p')
+		[ -n "$ex" ] || { echo "$c: --help has no examples"; false; }
+		sub=$(awk -v c="$c" '/^\.S[SH] / { on = ($2 == c) } on' <<<"$mt")
+		opts=$("$EP" __options "$c")
+		while IFS= read -r l; do
+			n=$((n + 1))
+			grep -qF -- "$l" <<<"$sub" || { echo "$c: not in its man page subsection: $l"; false; }
+			# A shell substitution's options are its command's.
+			for o in $(sed 's/\$([^)]*)//g' <<<"$l" | grep -oE -- '(^| )--?[a-z][a-z0-9-]*'); do
+				grep -qE -- "(^| )$o( |\$)" <<<"$opts" || { echo "$c: $o is no option of $c: $l"; false; }
+			done
+		done <<<"$ex"
+	done
+	[ "$n" -ge 15 ]
+	# The check bites: an option the table lacks, and a line the man
+	# page lacks, are each named.
+	grep -qE -- "(^| )--frob( |\$)" <<<"$("$EP" __options log)" && false
+	! grep -qF -- "envparity log --frob" <<<"$mt"
+}
+
+# No --expires of an example in the man page, the README or docs/ passes
+# before a reader runs it: a day computed from today ("$(date -u -d '+30
+# days' +%F)"), or one at least a year away.
+@test "the examples' waiver dates do not pass before the reader runs them" {
+	later=$(date -u -d '+365 days' +%F)
+	n=0
+	for f in "$MAN" "$REPO_ROOT/README.md" "$REPO_ROOT"/docs/*.md; do
+		while IFS= read -r v; do
+			n=$((n + 1))
+			if [[ "$v" =~ ^\"\$\(date\ -u\ -d\ \'\+[1-9][0-9]*\ days\'\ \+%F\)\"$ ]]; then
+				continue
+			fi
+			[[ "$v" =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}$ && ! "$v" < "$later" ]] ||
+			    { echo "$f: --expires $v passes within a year"; false; }
+		done < <(sed -e 's/\\-/-/g' "$f" | grep -oE -- '--expires +("\$\([^"]*"|[0-9][0-9-]*)' | sed -E 's/^--expires +//')
+	done
+	[ "$n" -ge 3 ]
+}
+
 @test "the man pages are clean under mandoc -T lint and groff -ww, and name this release" {
 	v=$("$EP" --version)
 	for m in "$MAN" "$REPO_ROOT/man/envparity-probe.1"; do
