@@ -56,7 +56,8 @@ static const struct ep_opt log_opts[] = {
 	    "also list the keys, with old and new values"),
 	EP_OPT_FN("max", 'n', "N", LO, max, log_max, "at most N commits"),
 	EP_OPT_FLAG("json", 0, LO, json,
-	    "print it as JSON (manifests/log.schema.json): each\n"
+	    "print it as JSON\n"
+	    "(share/envparity/schemas/log.schema.json): each\n"
 	    "commit's id, date, author, subject, counts and\n"
 	    "policy files; with -v its keys and values too"),
 	EP_OPT_HELP,

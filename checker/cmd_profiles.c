@@ -30,8 +30,8 @@ struct profiles_opts {
 #define PO struct profiles_opts
 static const struct ep_opt profiles_opts[] = {
 	EP_OPT_FLAG("json", 0, PO, json,
-	    "print them as JSON (manifests/profiles.schema.json):\n"
-	    "store, ref, commit, profiles, skipped"),
+	    "print them as JSON: store, ref, commit, profiles,\n"
+	    "skipped (share/envparity/schemas/profiles.schema.json)"),
 	EP_OPT_HELP,
 	EP_OPT_GROUP(ep_og_store_where, PO, sopt, NULL),
 	EP_OPT_END,

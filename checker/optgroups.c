@@ -96,9 +96,11 @@ og_color(void *field, const char *arg, struct ep_err *err)
 
 static const struct ep_opt report_opts[] = {
 	EP_OPT_STR("json", 0, "FILE", struct ep_reportopt, json,
-	    "the JSON report (manifests/report.schema.json)"),
+	    "the JSON report\n"
+	    "(share/envparity/schemas/report.schema.json)"),
 	EP_OPT_STR("junit", 0, "FILE", struct ep_reportopt, junit,
-	    "JUnit XML for CI test views (manifests/junit.xsd)"),
+	    "JUnit XML for CI test views\n"
+	    "(share/envparity/schemas/junit.xsd)"),
 	EP_OPT_STR("markdown", 0, "FILE", struct ep_reportopt, markdown,
 	    "a Markdown summary for job pages and comments"),
 	EP_OPT_STR("prom", 0, "FILE", struct ep_reportopt, prom,
@@ -421,7 +423,7 @@ static const struct ep_opt probe_opts[] = {
 	    "a fresh confined process; its output (the file\n"
 	    "$ENVPARITY_WORKLOAD_OUTPUT names, else standard\n"
 	    "output) hashed as workload.NAME.sha256; see\n"
-	    "docs/workloads.md"),
+	    "envparity(1), --workload"),
 	EP_OPT_GROUP_NOSTRUCT(ep_og_probe_gpus),
 	EP_OPT_END,
 };
@@ -471,7 +473,7 @@ static const struct ep_opt attest_opts[] = {
 const struct ep_optgroup ep_og_attest = {
 	.name = "attest",
 	.bit = EP_OG_ATTEST,
-	.heading = "Attestation options (docs/attestations.md):",
+	.heading = "Attestation options (envparity(1)):",
 	.opts = attest_opts,
 	.footer =
 "--attest needs a key, and a key needs --attest.  The key is read after\n"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
-# manpage.bats: the manual page (man/envparity.1) and the bash and zsh
-# completions (completions/) know every command the binary's --help lists
+# manpage.bats: the manual page (man/envparity.1) and the bash, zsh and
+# fish completions (completions/) know every command the binary's --help lists
 # and every long option of each command's option table, the one its
 # parser reads and its --help is rendered from (`envparity __options
 # COMMAND`; tests/cli/docsync.sh names each gap), the man
@@ -24,7 +24,7 @@ complete_bash() { # words...
 		printf "%s\n" "${COMPREPLY[@]}"' bash "$BASHC" "$@"
 }
 
-@test "the man page and both completions name every command and long option of the tables" {
+@test "the man page and the three completions name every command and long option of the tables" {
 	run "$REPO_ROOT/tests/cli/docsync.sh" "$EP" "$REPO_ROOT"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -52,7 +52,7 @@ complete_bash() { # words...
 	run "$REPO_ROOT/tests/cli/docsync.sh" ./fake "$REPO_ROOT"
 	echo "$output"
 	[ "$status" -eq 1 ]
-	for d in man bash zsh; do
+	for d in man bash zsh fish; do
 		[[ "$output" == *"$d: log: --since"* ]]
 		[[ "$output" == *"$d: frobnicate"* ]]
 		[[ "$output" == *"$d: frobnicate: --frob-level"* ]]
@@ -196,4 +196,42 @@ complete_bash() { # words...
 		print -r -- ${_comps[envparity]}' zsh "$PWD/fp"
 	[ "$status" -eq 0 ]
 	[ "$output" = _envparity ]
+}
+
+# What the fish completion offers after LINE, as fish asks it (complete
+# -C), with the file found where it is installed
+# (share/fish/vendor_completions.d, autoloaded by the command's name) and
+# envparity on PATH, as fish needs to autoload it.
+complete_fish() { # line
+	mkdir -p vc && cp "$REPO_ROOT/completions/envparity.fish" vc/
+	PATH=$(dirname "$EP"):$PATH fish --no-config -c \
+	    'set fish_complete_path $argv[1] $fish_complete_path; complete -C "$argv[2]"' \
+	    "$PWD/vc" "$1" | cut -f1
+}
+
+# bats test_tags=plain-only
+@test "fish completion: commands, options, fixed values, and files where an option takes one" {
+	command -v fish >/dev/null || skip "fish is not installed"
+	run fish --no-config -n "$REPO_ROOT/completions/envparity.fish"
+	[ "$status" -eq 0 ]
+	run complete_fish 'envparity ch'
+	[ "$output" = check ]
+	run complete_fish 'envparity help ver'
+	[ "$output" = "$(printf 'verify\nversion')" ]
+	run complete_fish 'envparity check --no-'
+	[[ "$output" == *--no-cache* && "$output" == *--no-discover* ]]
+	[[ "$output" != *--store* ]]
+	run complete_fish 'envparity probe --backend cu'
+	[ "$output" = "$(printf 'cublas\ncuda\ncudnn')" ]
+	run complete_fish 'envparity diff a b --color '
+	[ "$output" = "$(printf 'always\nauto\nnever')" ]
+	# A report option takes a file; free text makes nothing up.
+	mkdir -p out && touch out/report.json
+	run complete_fish 'envparity check --json out/'
+	[ "$output" = out/report.json ]
+	run complete_fish 'envparity waive --reason '
+	[ -z "$output" ]
+	# Options belong to their command: log has no --json FILE of reports.
+	run complete_fish 'envparity log --ju'
+	[ -z "$output" ]
 }
