@@ -110,6 +110,7 @@ complete_bash() { # words...
 # No --expires of an example in the man page, the README or docs/ passes
 # before a reader runs it: a day computed from today ("$(date -u -d '+30
 # days' +%F)"), or one at least a year away.
+# bats test_tags=plain-only
 @test "the examples' waiver dates do not pass before the reader runs them" {
 	later=$(date -u -d '+365 days' +%F)
 	n=0
