@@ -80,16 +80,18 @@ print_json(const struct ep_strv *names, const struct ep_strv *skipped,
 {
 	json_t *root = json_object();
 	char *raw, *text, *store = ep_text_clean(info->store, 0);
+	char *ref = ep_text_clean(info->ref, 0);
 	int rc = 0;
 
 	json_object_set_new(root, "schema", json_string(EP_PROFILES_SCHEMA));
 	json_object_set_new(root, "store", json_string(store));
-	json_object_set_new(root, "ref", json_string(info->ref));
+	json_object_set_new(root, "ref", json_string(ref));
 	json_object_set_new(root, "commit", info->commit[0] ?
 	    json_string(info->commit) : json_null());
 	json_object_set_new(root, "profiles", strv_json(names));
 	json_object_set_new(root, "skipped", strv_json(skipped));
 	free(store);
+	free(ref);
 	raw = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2));
 	json_decref(root);
 	if (raw == NULL)

@@ -90,7 +90,7 @@ ep_report_summary(FILE *f, const struct ep_report_ctx *ctx,
 	for (int i = 0; i < EP_NSTATUS; i++)
 		total += c[i];
 	head = xasprintf("envparity %s: ", ctx->command);
-	ep_say_paint(f, head, ctx->exit_status == 0 ? EP_PAINT_GOOD :
+	ep_colour_say(f, head, ctx->exit_status == 0 ? EP_PAINT_GOOD :
 	    EP_PAINT_BAD, ctx->exit_status == 0 ? "PARITY" : "DRIFT",
 	    ": %s against %s%s%.12s%s",
 	    or_dash(ctx->current_name), or_dash(ctx->golden_name),
@@ -104,7 +104,7 @@ ep_report_summary(FILE *f, const struct ep_report_ctx *ctx,
 		if (r->status != EP_FAIL && r->status != EP_ERROR)
 			continue;
 		if (shown++ < EP_SUMMARY_LINES_MAX)
-			ep_say_paint(f, "  ", EP_PAINT_BAD, r->status ==
+			ep_colour_say(f, "  ", EP_PAINT_BAD, r->status ==
 			    EP_FAIL ? "FAIL" : "ERROR", "%s%s%s%s",
 			    r->status == EP_FAIL ? "    " : "   ",
 			    r->node ? r->node : "", r->node ? ": " : "",
@@ -120,7 +120,7 @@ ep_report_summary(FILE *f, const struct ep_report_ctx *ctx,
 		if (r->status != EP_WARN)
 			continue;
 		if (shown++ < EP_SUMMARY_LINES_MAX)
-			ep_say_paint(f, "  ", EP_PAINT_WARN, "warn",
+			ep_colour_say(f, "  ", EP_PAINT_WARN, "warn",
 			    "    %s%s%s", r->node ? r->node : "",
 			    r->node ? ": " : "", r->message ? r->message :
 			    r->key);

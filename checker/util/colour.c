@@ -53,7 +53,7 @@ ep_colour_on(FILE *f)
 }
 
 int
-ep_say_paint(FILE *f, const char *head, enum ep_paint paint,
+ep_colour_say(FILE *f, const char *head, enum ep_paint paint,
     const char *word, const char *fmt, ...)
 {
 	static const char *const sgr[] = {

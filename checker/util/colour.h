@@ -40,7 +40,7 @@ int ep_colour_on(FILE *f);
 /* Print head, word and the formatted rest to f as one line, cleaned as
  * ep_say cleans it, with word (a literal of envparity's, ASCII) painted
  * when ep_colour_on(f).  Returns what fputs returns. */
-int ep_say_paint(FILE *f, const char *head, enum ep_paint paint,
+int ep_colour_say(FILE *f, const char *head, enum ep_paint paint,
     const char *word, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
 # profiles.bats: `envparity profiles` (a store's profiles, nested ones too,
 # as text and JSON, what is skipped said), `log --json` (validated by ajv
-# against manifests/log.schema.json), and the bash and zsh completion of
-# --profile from a local store, never from a remote one.
+# against manifests/log.schema.json), and the bash, fish and zsh
+# completion of --profile from a local store, never from a remote one.
 
 load setup
 
@@ -13,14 +13,19 @@ setup_file() {
 	unset ENVPARITY_STORE ENVPARITY_PROFILE
 }
 
-# Put TEXT at PATH in the bare store, committed by hand.
-put() { # store path text
+# Put each TEXT at its PATH in the bare store, in one commit made by hand.
+put() { # store path text [path text]...
+	local store=$1
+	shift
 	rm -rf wt
-	git clone -q "$1" wt 2>/dev/null
-	mkdir -p "wt/$(dirname "$2")"
-	printf '%s\n' "$3" >"wt/$2"
-	git -C wt add "$2"
-	git -C wt -c user.name=t -c user.email=t@x commit -qm "put $2"
+	git clone -q "$store" wt 2>/dev/null
+	while [ $# -ge 2 ]; do
+		mkdir -p "wt/$(dirname "$1")"
+		printf '%s\n' "$2" >"wt/$1"
+		git -C wt add "$1"
+		shift 2
+	done
+	git -C wt -c user.name=t -c user.email=t@x commit -qm put
 	git -C wt push -q origin HEAD:main
 	rm -rf wt
 }
@@ -35,10 +40,9 @@ mk() { # file facts-json
 	"$EP" bless -q a.json --store s.git --profile train/h100
 	"$EP" bless -q a.json --store s.git --profile gpu
 	"$EP" bless -q a.json --store s.git --profile train/a100
-	put s.git manifest.json '{}'
-	put s.git .hidden/manifest.json '{}'
-	put s.git a/b/c/d/e/f/g/h/i/manifest.json '{}'
-	put s.git train/policy.json '{"schema": "envparity/policy@1"}'
+	put s.git manifest.json '{}' .hidden/manifest.json '{}' \
+	    a/b/c/d/e/f/g/h/i/manifest.json '{}' \
+	    train/policy.json '{"schema": "envparity/policy@1"}'
 	run --separate-stderr "$EP" profiles --store s.git
 	[ "$status" -eq 0 ]
 	[ "$output" = "$(printf 'gpu\ntrain/a100\ntrain/h100')" ]
@@ -112,7 +116,7 @@ complete_bash() { # words...
 		printf "%s\n" "${COMPREPLY[@]}"' bash "$REPO_ROOT/completions/envparity.bash" "$@"
 }
 
-@test "completion of --profile: bash and zsh list a local store's profiles, never touch a remote one" {
+@test "completion of --profile: bash, fish and zsh list a local store's profiles, never touch a remote one" {
 	git init -q --bare -b main s.git
 	mk a.json '{"os.id": "debian"}'
 	"$EP" bless -q a.json --store s.git --profile train/h100
@@ -147,6 +151,16 @@ complete_bash() { # words...
 	done
 	[ ! -s calls ]
 
+	if command -v fish >/dev/null; then
+		fc() { fish --no-config -c 'source $argv[1]; complete -C "$argv[2]"' \
+		    "$REPO_ROOT/completions/envparity.fish" "$1" | cut -f1; }
+		[ "$(fc 'envparity check --store s.git --profile ')" = "$(printf 'gpu\ntrain/h100')" ]
+		[ "$(fc 'envparity log --store=s.git --ref other --profile o')" = only/there ]
+		: >calls
+		[ -z "$(fc 'envparity check --store https://127.0.0.1:9/x.git --profile ')" ]
+		[ -z "$(ENVPARITY_STORE=git@127.0.0.1:x.git fc 'envparity check --profile ')" ]
+		[ ! -s calls ]
+	fi
 	command -v zsh >/dev/null || skip "zsh is not installed"
 	run zsh -fc 'compdef() { :; }; source "$1"; compadd() { shift; print -rl -- ${(P)1} }
 		_envparity_bin=envparity

@@ -94,7 +94,7 @@ said(int mode, const char *head, const char *word, const char *rest)
 	FILE *f = open_memstream(&buf, &n);
 
 	ep_colour_mode(mode);
-	ep_say_paint(f, head, EP_PAINT_BAD, word, "%s", rest);
+	ep_colour_say(f, head, EP_PAINT_BAD, word, "%s", rest);
 	fclose(f);
 	return buf;
 }
