@@ -28,6 +28,7 @@ MANDIR     ?= $(PREFIX)/share/man
 DATADIR    ?= $(PREFIX)/share/envparity
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 
 # The release: checker/util/version.h is its one source (tags are vVERSION).
 VERSION    := $(shell sed -n 's/^\#define EP_VERSION "\(.*\)"$$/\1/p' checker/util/version.h)
@@ -127,20 +128,24 @@ bench: all
 install: all $(PROBE_INSTALL)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/schemas
 	install -m 0755 $(B)/envparity $(DESTDIR)$(BINDIR)/envparity
-	install -m 0644 manifests/*.schema.json $(DESTDIR)$(DATADIR)/schemas/
+	install -m 0644 manifests/*.schema.json manifests/junit.xsd \
+		$(DESTDIR)$(DATADIR)/schemas/
 	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
-		$(DESTDIR)$(ZSHCOMPDIR)
+		$(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
 	install -m 0644 man/envparity.1 $(DESTDIR)$(MANDIR)/man1/envparity.1
 	install -m 0644 completions/envparity.bash \
 		$(DESTDIR)$(BASHCOMPDIR)/envparity
 	install -m 0644 completions/_envparity $(DESTDIR)$(ZSHCOMPDIR)/_envparity
+	install -m 0644 completions/envparity.fish \
+		$(DESTDIR)$(FISHCOMPDIR)/envparity.fish
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/envparity $(DESTDIR)$(BINDIR)/envparity-probe
 	rm -rf $(DESTDIR)$(DATADIR)
 	rm -f $(DESTDIR)$(MANDIR)/man1/envparity.1 \
 		$(DESTDIR)$(MANDIR)/man1/envparity-probe.1 \
-		$(DESTDIR)$(BASHCOMPDIR)/envparity $(DESTDIR)$(ZSHCOMPDIR)/_envparity
+		$(DESTDIR)$(BASHCOMPDIR)/envparity $(DESTDIR)$(ZSHCOMPDIR)/_envparity \
+		$(DESTDIR)$(FISHCOMPDIR)/envparity.fish
 
 version:
 	@echo $(VERSION)

@@ -38,12 +38,17 @@ extern const struct ep_cmd ep_cmd_fleet;
 extern const struct ep_cmd ep_cmd_digest;
 extern const struct ep_cmd ep_cmd_bless;
 extern const struct ep_cmd ep_cmd_log;
+extern const struct ep_cmd ep_cmd_profiles;
 extern const struct ep_cmd ep_cmd_waive;
 extern const struct ep_cmd ep_cmd_unwaive;
 extern const struct ep_cmd ep_cmd_policy;
 extern const struct ep_cmd ep_cmd_probe;
 extern const struct ep_cmd ep_cmd_verify;
 extern const struct ep_cmd ep_cmd_version;
+
+/* The examples that end cmd's --help (cmdexamples.c): lines "  envparity
+ * VERB ...", each ending in '\n'; static; NULL for a command with none. */
+const char *ep_cmd_examples(const struct ep_cmd *cmd);
 
 /* Print "envparity VERB: message" and the --help hint to stderr, each
  * line cleaned (clean.h: every printed line is); returns

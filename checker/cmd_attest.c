@@ -57,7 +57,7 @@ const struct ep_cmd ep_cmd_attest = {
 "\n"
 "Sign the in-toto statement that `check --statement FILE` or `fleet\n"
 "--statement FILE` wrote into the DSSE envelope `check --attest` would\n"
-"have written (docs/attestations.md), in a step where no code of the\n"
+"have written (envparity(1), attest), in a step where no code of the\n"
 "environment checked runs while the key is held.  STATEMENT (- for\n"
 "standard input) must be envparity's statement, every field `verify`\n"
 "reads; its bytes are signed as they were written (the newline after\n"

@@ -30,7 +30,8 @@ struct digest_opts {
 static const struct ep_opt digest_opts[] = {
 	EP_OPT_FLAG("json", 0, DO, json,
 	    "print one JSON document instead (schema\n"
-	    "envparity/digest@1: manifests/digest.schema.json)"),
+	    "envparity/digest@1:\n"
+	    "share/envparity/schemas/digest.schema.json)"),
 	EP_OPT_FLAG("no-cache", 0, DO, img.no_cache,
 	    "fetch every document again; without it, documents\n"
 	    "already read and verified are taken from the cache\n"

@@ -93,7 +93,8 @@ static const struct ep_opt fleet_opts[] = {
 	EP_OPT_HELP,
 	EP_OPT_GROUP(ep_og_store, FO, sopt,
 	    "fleet reads a store only when one is named: .envparity/store is not\n"
-	    "its default.  Its JSON report follows manifests/fleet.schema.json."),
+	    "its default.  Its JSON report follows\n"
+	    "share/envparity/schemas/fleet.schema.json."),
 	EP_OPT_GROUP(ep_og_report, FO, ropt, NULL),
 	EP_OPT_GROUP(ep_og_attest, FO, aopt,
 	    "A fleet's attestation has one subject per node read (facts:NODE, the\n"

@@ -1,9 +1,11 @@
 /*
- * cmd_log.c: `envparity log [store options] [-v] [--max N]`: the history
- * of a profile's golden manifest, newest first, with how many facts each
- * bless added, removed and changed.
+ * cmd_log.c: `envparity log [store options] [-v] [--max N] [--json]`: the
+ * history of a profile's golden manifest, newest first, with how many
+ * facts each bless added, removed and changed; as text for a reader, or
+ * as one JSON document (manifests/log.schema.json) for a script.
  */
 #include <errno.h>
+#include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,8 +29,11 @@ static int cmd_log_exec(const struct ep_cmd *, int, char **);
 struct log_opts {
 	struct ep_storeopt sopt;
 	int verbose;
+	int json;
 	unsigned long long max;	/* 0: all */
 };
+
+#define EP_LOG_SCHEMA "envparity/log@1"
 
 static int
 log_max(void *field, const char *arg, struct ep_err *err)
@@ -50,6 +55,11 @@ static const struct ep_opt log_opts[] = {
 	EP_OPT_FLAG("verbose", 'v', LO, verbose,
 	    "also list the keys, with old and new values"),
 	EP_OPT_FN("max", 'n', "N", LO, max, log_max, "at most N commits"),
+	EP_OPT_FLAG("json", 0, LO, json,
+	    "print it as JSON\n"
+	    "(share/envparity/schemas/log.schema.json): each\n"
+	    "commit's id, date, author, subject, counts and\n"
+	    "policy files; with -v its keys and values too"),
 	EP_OPT_HELP,
 	EP_OPT_GROUP(ep_og_store, LO, sopt, NULL),
 	EP_OPT_END,
@@ -60,7 +70,7 @@ const struct ep_cmd ep_cmd_log = {
 	.name = "log",
 	.summary = "list the history of a profile's golden and policy",
 	.usage =
-"usage: envparity log [store options] [-v] [--max N]\n"
+"usage: envparity log [store options] [-v] [--max N] [--json]\n"
 "\n"
 "List the commits that changed PROFILE/manifest.json or a policy file\n"
 "PROFILE is judged by, newest first: the commit, its date (UTC), author,\n"
@@ -180,6 +190,156 @@ print_commit(const struct ep_store_commit *c, const char *profile,
 	free(why);
 }
 
+/* A JSON string of untrusted text (an author, a message, a value): valid
+ * UTF-8, nothing a terminal would act on (ep_text_clean). */
+static json_t *
+jtext(const char *s)
+{
+	char *t = ep_text_clean(s != NULL ? s : "", 0);
+	json_t *j = json_string(t);
+
+	free(t);
+	return j;
+}
+
+/* With -v: {"added": {KEY: NEW}, "removed": {KEY: OLD}, "changed": {KEY:
+ * {"old": OLD, "new": NEW}}}. */
+static json_t *
+keys_json(const struct ep_factdiff *d, const struct ep_manifest *old,
+    const struct ep_manifest *cur)
+{
+	json_t *k = json_object(), *a = json_object(), *r = json_object();
+	json_t *c = json_object(), *pair;
+	char *key;
+
+	for (size_t i = 0; i < d->added.n; i++) {
+		key = ep_text_clean(d->added.v[i], 0);
+		json_object_set_new(a, key, jtext(ep_manifest_get(cur,
+		    d->added.v[i])));
+		free(key);
+	}
+	for (size_t i = 0; i < d->removed.n; i++) {
+		key = ep_text_clean(d->removed.v[i], 0);
+		json_object_set_new(r, key, jtext(ep_manifest_get(old,
+		    d->removed.v[i])));
+		free(key);
+	}
+	for (size_t i = 0; i < d->changed.n; i++) {
+		key = ep_text_clean(d->changed.v[i], 0);
+		pair = json_object();
+		json_object_set_new(pair, "old", jtext(ep_manifest_get(old,
+		    d->changed.v[i])));
+		json_object_set_new(pair, "new", jtext(ep_manifest_get(cur,
+		    d->changed.v[i])));
+		json_object_set_new(c, key, pair);
+		free(key);
+	}
+	json_object_set_new(k, "added", a);
+	json_object_set_new(k, "removed", r);
+	json_object_set_new(k, "changed", c);
+	return k;
+}
+
+/* What c did to the manifest: null when nothing; {"added": N, "removed":
+ * N, "changed": N} (and "keys" with -v); {"unreadable": WHY} when either
+ * side does not parse. */
+static json_t *
+manifest_json(const struct ep_store_commit *c, const char *profile,
+    int verbose)
+{
+	struct ep_manifest *old, *cur;
+	struct ep_factdiff d = { 0 };
+	char *why = NULL;
+	json_t *m;
+
+	if (!c->manifest_changed)
+		return json_null();
+	cur = parse_or_null(c->manifest, c->id, profile, &why);
+	old = parse_or_null(c->parent_manifest, c->id, profile, &why);
+	m = json_object();
+	if (why != NULL)
+		json_object_set_new(m, "unreadable", jtext(why));
+	else {
+		ep_factdiff_compute(&d, old, cur);
+		json_object_set_new(m, "added", json_integer((json_int_t)
+		    d.added.n));
+		json_object_set_new(m, "removed", json_integer((json_int_t)
+		    d.removed.n));
+		json_object_set_new(m, "changed", json_integer((json_int_t)
+		    d.changed.n));
+		if (verbose)
+			json_object_set_new(m, "keys", keys_json(&d, old, cur));
+	}
+	ep_factdiff_clear(&d);
+	ep_manifest_free(old);
+	ep_manifest_free(cur);
+	free(why);
+	return m;
+}
+
+static json_t *
+commit_json(const struct ep_store_commit *c, const char *profile,
+    int verbose)
+{
+	json_t *o = json_object(), *pols = json_array(), *p;
+	char when[32];
+	struct tm tm;
+	time_t t = c->when;
+	const char *msg = c->message != NULL ? c->message : "";
+	char *subject = xstrndup(msg, strcspn(msg, "\n"));
+
+	gmtime_r(&t, &tm);
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	json_object_set_new(o, "commit", json_string(c->id));
+	json_object_set_new(o, "date", json_string(when));
+	json_object_set_new(o, "author", jtext(c->author));
+	json_object_set_new(o, "subject", jtext(subject));
+	json_object_set_new(o, "manifest", manifest_json(c, profile,
+	    verbose));
+	for (size_t i = 0; i < c->policies.n; i++) {
+		p = json_object();
+		json_object_set_new(p, "path", jtext(c->policies.v[i]));
+		json_object_set_new(p, "scope", json_string(
+		    ep_policy_scope_name(c->policy_scopes[i])));
+		json_array_append_new(pols, p);
+	}
+	json_object_set_new(o, "policies", pols);
+	free(subject);
+	return o;
+}
+
+/* The whole history as one JSON document on standard output. */
+static int
+print_json(const struct ep_store_commit *v, size_t n,
+    const struct ep_store_info *info, const char *profile, int verbose,
+    struct ep_err *err)
+{
+	json_t *root = json_object(), *commits = json_array();
+	char *raw, *text;
+	int rc = 0;
+
+	json_object_set_new(root, "schema", json_string(EP_LOG_SCHEMA));
+	json_object_set_new(root, "profile", json_string(profile));
+	json_object_set_new(root, "store", jtext(info->store));
+	json_object_set_new(root, "ref", jtext(info->ref));
+	json_object_set_new(root, "commit", info->commit[0] ?
+	    json_string(info->commit) : json_null());
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(commits, commit_json(&v[i], profile,
+		    verbose));
+	json_object_set_new(root, "commits", commits);
+	raw = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2));
+	json_decref(root);
+	if (raw == NULL)
+		return ep_err_set(err, EP_E_IO, "cannot serialize JSON");
+	text = ep_json_clean(raw);
+	free(raw);
+	if (printf("%s\n", text) < 0)
+		rc = ep_err_set(err, EP_E_IO, "standard output: write failed");
+	free(text);
+	return rc;
+}
+
 static int
 cmd_log_exec(const struct ep_cmd *self, int argc, char **argv)
 {
@@ -217,8 +377,15 @@ cmd_log_exec(const struct ep_cmd *self, int argc, char **argv)
 		rc = EP_EXIT_USAGE;
 		goto done;
 	}
-	for (size_t i = 0; i < n; i++)
-		print_commit(&v[i], profile, o.verbose);
+	if (o.json) {
+		ep_store_describe(&info, s);
+		if (print_json(v, n, &info, profile, o.verbose, &err) < 0) {
+			rc = ep_cmd_fail(self, &err);
+			goto done;
+		}
+	} else
+		for (size_t i = 0; i < n; i++)
+			print_commit(&v[i], profile, o.verbose);
 	if (fflush(stdout) == EOF) {
 		ep_err_set(&err, EP_E_IO, "standard output: write failed");
 		rc = ep_cmd_fail(self, &err);

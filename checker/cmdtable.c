@@ -15,6 +15,7 @@ const struct ep_cmd *const ep_cmd_table[] = {
 	&ep_cmd_bless,
 	&ep_cmd_diff,
 	&ep_cmd_log,
+	&ep_cmd_profiles,
 	&ep_cmd_waive,
 	&ep_cmd_unwaive,
 	&ep_cmd_policy,

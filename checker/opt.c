@@ -239,9 +239,13 @@ help_table(FILE *f, const struct ep_opt *t)
 void
 ep_opt_help(FILE *f, const struct ep_cmd *self)
 {
+	const char *ex;
+
 	fputs(self->usage, f);
 	if (self->opts != NULL)
 		help_table(f, self->opts);
+	if ((ex = ep_cmd_examples(self)) != NULL)
+		fprintf(f, "\nExamples:\n%s", ex);
 	if (self->footer != NULL)
 		fprintf(f, "\n%s", self->footer);
 }

@@ -129,6 +129,8 @@ enum {
 	EP_OG_PROGRESS = 1u << 7,
 };
 extern const struct ep_optgroup ep_og_store;	/* struct ep_storeopt */
+extern const struct ep_optgroup ep_og_store_where; /* the same: --store,
+						   --ref */
 extern const struct ep_optgroup ep_og_report;	/* struct ep_reportopt */
 extern const struct ep_optgroup ep_og_capture;	/* ep_capture_opts */
 extern const struct ep_optgroup ep_og_image;	/* struct ep_imgopt */

@@ -13,6 +13,7 @@
 
 #include "attestopt.h"
 #include "capture.h"
+#include "colour.h"
 #include "compare.h"
 #include "image.h"
 #include "opt.h"
@@ -26,17 +27,28 @@
 
 /* Store options. */
 
+/* --store and --ref, which every command of a store takes; --profile
+ * all of them but `profiles`. */
+#define STORE_OPT_STORE							\
+	EP_OPT_STR("store", 0, "PATH|URL", struct ep_storeopt, store,	\
+	    "the golden store: a git repository path (bare or\n"		\
+	    "not) or a URL (file://, git://, http(s)://, ssh://,\n"	\
+	    "user@host:path); default $ENVPARITY_STORE, else\n"		\
+	    ".envparity/store")
+#define STORE_OPT_REF							\
+	EP_OPT_STR("ref", 0, "REF", struct ep_storeopt, ref,		\
+	    "the store's branch (default: the remote's HEAD\n"		\
+	    "branch, or the local HEAD's); for reading, also\n"		\
+	    "a tag (NAME, or refs/tags/NAME) or a full commit\n"		\
+	    "id, which pin the golden to what was reviewed")
+#define STORE_FOOTER							\
+"Credentials: ENVPARITY_GIT_TOKEN (https), ENVPARITY_SSH_KEY or an ssh\n"	\
+"agent (ssh), sent only to the store URL's own host and port, never\n"	\
+"shown.  GIT_SSL_CAINFO or GIT_SSL_CAPATH: the CAs for an https store."
+
 static const struct ep_opt store_opts[] = {
-	EP_OPT_STR("store", 0, "PATH|URL", struct ep_storeopt, store,
-	    "the golden store: a git repository path (bare or\n"
-	    "not) or a URL (file://, git://, http(s)://, ssh://,\n"
-	    "user@host:path); default $ENVPARITY_STORE, else\n"
-	    ".envparity/store"),
-	EP_OPT_STR("ref", 0, "REF", struct ep_storeopt, ref,
-	    "the store's branch (default: the remote's HEAD\n"
-	    "branch, or the local HEAD's); for reading, also\n"
-	    "a tag (NAME, or refs/tags/NAME) or a full commit\n"
-	    "id, which pin the golden to what was reviewed"),
+	STORE_OPT_STORE,
+	STORE_OPT_REF,
 	EP_OPT_STR("profile", 0, "NAME", struct ep_storeopt, profile,
 	    "the profile (default $ENVPARITY_PROFILE, else\n"
 	    "\"default\"); may be nested, folders joined by\n"
@@ -50,24 +62,53 @@ const struct ep_optgroup ep_og_store = {
 	.bit = EP_OG_STORE,
 	.heading = "Store options:",
 	.opts = store_opts,
-	.footer =
-"Credentials: ENVPARITY_GIT_TOKEN (https), ENVPARITY_SSH_KEY or an ssh\n"
-"agent (ssh), sent only to the store URL's own host and port, never\n"
-"shown.  GIT_SSL_CAINFO or GIT_SSL_CAPATH: the CAs for an https store.",
+	.footer = STORE_FOOTER,
+};
+
+static const struct ep_opt store_where_opts[] = {
+	STORE_OPT_STORE,
+	STORE_OPT_REF,
+	EP_OPT_END,
+};
+
+const struct ep_optgroup ep_og_store_where = {
+	.name = "store",
+	.bit = EP_OG_STORE,
+	.heading = "Store options:",
+	.opts = store_where_opts,
+	.footer = STORE_FOOTER,
 };
 
 /* Report options. */
 
+/* --color WHEN: the summary's verdicts painted; for the process. */
+static int
+og_color(void *field, const char *arg, struct ep_err *err)
+{
+	int mode;
+
+	(void)field;
+	if (ep_colour_parse(&mode, arg, err) < 0)
+		return -1;
+	ep_colour_mode(mode);
+	return 0;
+}
+
 static const struct ep_opt report_opts[] = {
 	EP_OPT_STR("json", 0, "FILE", struct ep_reportopt, json,
-	    "the JSON report (manifests/report.schema.json)"),
+	    "the JSON report\n"
+	    "(share/envparity/schemas/report.schema.json)"),
 	EP_OPT_STR("junit", 0, "FILE", struct ep_reportopt, junit,
-	    "JUnit XML for CI test views (manifests/junit.xsd)"),
+	    "JUnit XML for CI test views\n"
+	    "(share/envparity/schemas/junit.xsd)"),
 	EP_OPT_STR("markdown", 0, "FILE", struct ep_reportopt, markdown,
 	    "a Markdown summary for job pages and comments"),
 	EP_OPT_STR("prom", 0, "FILE", struct ep_reportopt, prom,
 	    "Prometheus metrics (text exposition) for\n"
 	    "node_exporter's textfile collector (*.prom)"),
+	EP_OPT_CALL("color", 0, "WHEN", og_color,
+	    "paint the summary's verdicts: auto (on a\n"
+	    "terminal, not in CI, NO_COLOR unset), always, never"),
 	EP_OPT_END,
 };
 
@@ -382,7 +423,7 @@ static const struct ep_opt probe_opts[] = {
 	    "a fresh confined process; its output (the file\n"
 	    "$ENVPARITY_WORKLOAD_OUTPUT names, else standard\n"
 	    "output) hashed as workload.NAME.sha256; see\n"
-	    "docs/workloads.md"),
+	    "envparity(1), --workload"),
 	EP_OPT_GROUP_NOSTRUCT(ep_og_probe_gpus),
 	EP_OPT_END,
 };
@@ -432,7 +473,7 @@ static const struct ep_opt attest_opts[] = {
 const struct ep_optgroup ep_og_attest = {
 	.name = "attest",
 	.bit = EP_OG_ATTEST,
-	.heading = "Attestation options (docs/attestations.md):",
+	.heading = "Attestation options (envparity(1)):",
 	.opts = attest_opts,
 	.footer =
 "--attest needs a key, and a key needs --attest.  The key is read after\n"

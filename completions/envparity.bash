@@ -1,15 +1,16 @@
 # bash completion for envparity (installed as
 # share/bash-completion/completions/envparity).  Commands, each command's
-# options, and files or folders where an option takes one.  Kept in step
+# options, files or folders where an option takes one, and the profiles
+# of a local store after --profile.  Kept in step
 # with `envparity --help` and each command's option table (`envparity
 # __options COMMAND`, what `envparity COMMAND --help` is rendered from) by
 # tests/cli/manpage.bats.
 
-_envparity_commands="capture check bless waive unwaive policy diff log fleet probe digest attest verify version help"
+_envparity_commands="capture check bless waive unwaive policy diff log profiles fleet probe digest attest verify version help"
 
 # The option groups several commands share (checker/optgroups.c).
 _envparity_store="--store --ref --profile"
-_envparity_report="--json --junit --markdown --prom"
+_envparity_report="--json --junit --markdown --prom --color"
 _envparity_collect="--python --site-packages --conda-prefix --lockfile
 	--no-discover --lib-path --no-cache --image --node --artifact --serving"
 _envparity_registry="--platform --registry-ca --insecure-registry
@@ -50,7 +51,9 @@ _envparity_options()
 		echo "--policy --expiry-warning -q --quiet -h --help" \
 		    "$_envparity_report" ;;
 	log)
-		echo "-v --verbose -n --max -h --help $_envparity_store" ;;
+		echo "-v --verbose -n --max --json -h --help $_envparity_store" ;;
+	profiles)
+		echo "--json -h --help --store --ref" ;;
 	fleet)
 		echo "--expect --expect-from-slurm --bind-filenames --node-keys" \
 		    "--max-age --policy --expiry-warning" \
@@ -70,6 +73,37 @@ _envparity_options()
 	version)
 		echo "-h --help" ;;
 	esac
+}
+
+# The profiles of the store the command line names (--store, else
+# $ENVPARITY_STORE, else .envparity/store) and its --ref, as `envparity
+# profiles` lists them: of a local store only (a remote one would be
+# fetched at each TAB, from a host that may not answer), and in at most
+# 2 seconds.
+_envparity_profiles()
+{
+	local i w store=${ENVPARITY_STORE:-} ref= bin=${COMP_WORDS[0]}
+	local -a args=(profiles)
+	for ((i = 2; i < COMP_CWORD; i++)); do
+		w=${COMP_WORDS[i+1]}
+		# bash splits --store=X into --store, =, X.
+		[ "$w" = = ] && w=${COMP_WORDS[i+2]}
+		case ${COMP_WORDS[i]} in
+		--store) store=$w ;;
+		--store=*) store=${COMP_WORDS[i]#--store=} ;;
+		--ref) ref=$w ;;
+		--ref=*) ref=${COMP_WORDS[i]#--ref=} ;;
+		esac
+	done
+	case $store in
+	*://*) return 0 ;;
+	*:*) case ${store%%/*} in *:*) return 0 ;; esac ;;
+	esac
+	case $store in "~/"*) store=$HOME/${store#"~/"} ;; esac
+	[ -n "$store" ] && args+=(--store "$store")
+	[ -n "$ref" ] && args+=(--ref "$ref")
+	command -v timeout >/dev/null || return 0
+	timeout 2 "$bin" "${args[@]}" 2>/dev/null </dev/null
 }
 
 _envparity()
@@ -112,13 +146,19 @@ _envparity()
 	--backend)
 		mapfile -t COMPREPLY < <(compgen -W "cpu cuda cublas cudnn all" -- "$cur")
 		return 0 ;;
+	--color)
+		mapfile -t COMPREPLY < <(compgen -W "auto always never" -- "$cur")
+		return 0 ;;
 	--require)
 		mapfile -t COMPREPLY < <(compgen -W "no-fail parity" -- "$cur")
 		return 0 ;;
 	--platform)
 		mapfile -t COMPREPLY < <(compgen -W "linux/amd64 linux/arm64 linux/arm64/v8 linux/ppc64le linux/s390x" -- "$cur")
 		return 0 ;;
-	--store | --ref | --profile | --runs | --timeout | --image | --node | \
+	--profile)
+		mapfile -t COMPREPLY < <(compgen -W "$(_envparity_profiles)" -- "$cur")
+		return 0 ;;
+	--store | --ref | --runs | --timeout | --image | --node | \
 	--insecure-registry | --registry-auth-realm | --registry-timeout | \
 	--expect | --expiry-warning | --max-age | --subject | -m | --message | \
 	--sign-key-fd | \

@@ -6,12 +6,15 @@
  * folded into one line: a runner without a GPU should say so once, not
  * forty times.  Every line goes out through ep_say (clean.h), so that a
  * value can neither drive the terminal (an ANSI escape shows as U+241B)
- * nor be read by a CI runner as a command.
+ * nor be read by a CI runner as a command.  On a terminal the verdicts
+ * (PARITY, DRIFT, FAIL, ERROR, warn) are painted (colour.h); never in a
+ * file, a pipe or a CI log unless --color=always says so.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "colour.h"
 #include "report.h"
 #include "xalloc.h"
 
@@ -81,26 +84,31 @@ ep_report_summary(FILE *f, const struct ep_report_ctx *ctx,
     const struct ep_results *rs, int brief)
 {
 	size_t c[EP_NSTATUS], total = 0;
+	char *head;
 
 	ep_results_count(rs, c);
 	for (int i = 0; i < EP_NSTATUS; i++)
 		total += c[i];
-	ep_say(f, "envparity %s: %s: %s against %s%s%.12s%s", ctx->command,
-	    ctx->exit_status == 0 ? "PARITY" : "DRIFT",
+	head = xasprintf("envparity %s: ", ctx->command);
+	ep_colour_say(f, head, ctx->exit_status == 0 ? EP_PAINT_GOOD :
+	    EP_PAINT_BAD, ctx->exit_status == 0 ? "PARITY" : "DRIFT",
+	    ": %s against %s%s%.12s%s",
 	    or_dash(ctx->current_name), or_dash(ctx->golden_name),
 	    ctx->golden_commit != NULL ? " (commit " : "",
 	    ctx->golden_commit != NULL ? ctx->golden_commit : "",
 	    ctx->golden_commit != NULL ? ")" : "");
+	free(head);
 	for (size_t i = 0, shown = 0; i < rs->n && !brief; i++) {
 		const struct ep_result *r = &rs->v[i];
 
 		if (r->status != EP_FAIL && r->status != EP_ERROR)
 			continue;
 		if (shown++ < EP_SUMMARY_LINES_MAX)
-			ep_say(f, "%s%s%s%s", r->status == EP_FAIL ?
-			    "  FAIL    " : "  ERROR   ", r->node ? r->node : "",
-			    r->node ? ": " : "", r->message ? r->message :
-			    r->key);
+			ep_colour_say(f, "  ", EP_PAINT_BAD, r->status ==
+			    EP_FAIL ? "FAIL" : "ERROR", "%s%s%s%s",
+			    r->status == EP_FAIL ? "    " : "   ",
+			    r->node ? r->node : "", r->node ? ": " : "",
+			    r->message ? r->message : r->key);
 		else if (shown == c[EP_FAIL] + c[EP_ERROR])
 			ep_say(f, "  ...     and %zu more failures and errors "
 			    "(the reports list them)",
@@ -112,7 +120,8 @@ ep_report_summary(FILE *f, const struct ep_report_ctx *ctx,
 		if (r->status != EP_WARN)
 			continue;
 		if (shown++ < EP_SUMMARY_LINES_MAX)
-			ep_say(f, "  warn    %s%s%s", r->node ? r->node : "",
+			ep_colour_say(f, "  ", EP_PAINT_WARN, "warn",
+			    "    %s%s%s", r->node ? r->node : "",
 			    r->node ? ": " : "", r->message ? r->message :
 			    r->key);
 		else if (shown == c[EP_WARN])

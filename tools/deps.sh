@@ -25,7 +25,7 @@
 #           python3-torch (the --workload example, a PyTorch model on the
 #           CPU: docs/examples/workload_torch.py), the
 #           manual page's linters
-#           (mandoc, groff) and zsh (the zsh completion loads), the
+#           (mandoc, groff), zsh and fish (their completions load), the
 #           Debian package's tools (dpkg-dev, debhelper, lintian) and
 #           debootstrap (a fresh root to install it in) and buildah (the
 #           container image)
@@ -63,6 +63,7 @@ python3-protobuf:'/usr/bin/python3 -c \"import google.protobuf.text_format\"'
 protobuf-compiler:'command -v protoc'
 python3-torch:'/usr/bin/python3 -c \"import torch\"'
 mandoc:'command -v mandoc' groff-base:'command -v groff' zsh:'command -v zsh'
+fish:'command -v fish'
 dpkg-dev:'command -v dpkg-buildpackage' debhelper:'command -v dh' lintian:'command -v lintian'
 debootstrap:'command -v debootstrap' buildah:'command -v buildah'"
 bench_needs="$test_needs hyperfine:'command -v hyperfine'

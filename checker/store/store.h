@@ -256,6 +256,19 @@ int ep_store_log(struct ep_store_commit **out, size_t *n, struct ep_store *s,
     const char *profile, size_t max, struct ep_err *err);
 void ep_store_log_free(struct ep_store_commit *v, size_t n);
 
+/* The store's profiles at the ref's head: the folder of every
+ * manifest.json (a file) whose name is a valid profile (ep_profile_check),
+ * nested ones included ("train/h100"), sorted, into *names.  What is
+ * passed over goes to *skipped, sorted, as "PATH: why": a manifest.json
+ * at the root or in a folder whose name the rule refuses, and a folder
+ * deeper than EP_PROFILE_MAX_DEPTH (not descended into).  Both empty for
+ * an empty store or a branch with no commit (ep_store_no_branch tells a
+ * --ref typo).  The caller clears both, also on failure: -1 with EP_E_IO
+ * when the tree cannot be read, EP_E_INPUT for a tag or commit the
+ * store lacks. */
+int ep_store_profiles(struct ep_strv *names, struct ep_strv *skipped,
+    struct ep_store *s, struct ep_err *err);
+
 /* Test seam: when set, called once per attempt after the new commit is
  * written and before the ref is moved, so a test can make another bless
  * win the race deterministically.  NULL outside tests. */

@@ -3,7 +3,7 @@
  * header outside libgit2 that includes <git2.h>:
  *   store.c          opening and creating a store, messages
  *   store_spec.c     specs, and the credentials they carry
- *   store_read.c     a profile's manifest, policy and history
+ *   store_read.c     a profile's manifest, policy and history; the profiles
  *   store_remote.c   the cache clone, fetch, push
  *   store_cred.c     which credentials go where
  *   store_history.c  telling a rewritten branch

@@ -1,6 +1,6 @@
 /*
  * store_read.c: reading a profile's manifest, policy and history from the
- * store's objects.  Every object is sized from its header before it is
+ * store's objects, and the list of its profiles.  Every object is sized from its header before it is
  * read: a store is input, and a small compressed object can inflate to
  * gigabytes.
  */
@@ -442,6 +442,76 @@ done:
 	git_commit_free(c);
 	git_revwalk_free(w);
 	free(path);
+	return rc;
+}
+
+/* What the walk of the head's tree collects (ep_store_profiles). */
+struct profile_walk {
+	struct ep_strv *names;
+	struct ep_strv *skipped;
+};
+
+static int
+profile_entry(const char *root, const git_tree_entry *entry, void *payload)
+{
+	struct profile_walk *pw = payload;
+	struct ep_err perr = { 0 };
+	const char *name = git_tree_entry_name(entry);
+	size_t depth = 0, len = strlen(root);
+	char *dir;
+
+	for (const char *p = root; *p != '\0'; p++)
+		depth += *p == '/';
+	if (git_tree_entry_type(entry) == GIT_OBJECT_TREE) {
+		if (depth < EP_PROFILE_MAX_DEPTH)
+			return 0;
+		ep_strv_push_owned(pw->skipped, xasprintf("%s%s/: deeper "
+		    "than %d folders", root, name, EP_PROFILE_MAX_DEPTH));
+		return 1;	/* not descended into */
+	}
+	if (strcmp(name, "manifest.json") != 0 ||
+	    git_tree_entry_type(entry) != GIT_OBJECT_BLOB)
+		return 0;
+	if (len == 0) {
+		ep_strv_push(pw->skipped, "manifest.json: at the store's "
+		    "root, no profile's");
+		return 0;
+	}
+	dir = xasprintf("%.*s", (int)(len - 1), root);
+	if (ep_profile_check(dir, &perr) < 0)
+		ep_strv_push_owned(pw->skipped, xasprintf("%smanifest.json: "
+		    "%s", root, perr.msg));
+	else
+		ep_strv_push(pw->names, dir);
+	free(dir);
+	return 0;
+}
+
+int
+ep_store_profiles(struct ep_strv *names, struct ep_strv *skipped,
+    struct ep_store *s, struct ep_err *err)
+{
+	struct profile_walk pw = { names, skipped };
+	git_commit *c = NULL;
+	git_tree *t = NULL;
+	git_oid tip;
+	int rc;
+
+	if ((rc = ep_store_tip(&tip, s->repo, s->refname, s, err)) != 0)
+		return rc < 0 ? -1 : 0;
+	rc = -1;
+	if (git_commit_lookup(&c, s->repo, &tip) < 0 ||
+	    git_commit_tree(&t, c) < 0 ||
+	    git_tree_walk(t, GIT_TREEWALK_PRE, profile_entry, &pw) < 0) {
+		ep_store_git_err(err, EP_E_IO, s, "cannot read the tree");
+		goto done;
+	}
+	ep_strv_sort(names);
+	ep_strv_sort(skipped);
+	rc = 0;
+done:
+	git_tree_free(t);
+	git_commit_free(c);
 	return rc;
 }
 

@@ -41,6 +41,32 @@ teardown_file() {
 	[[ "$dep" != *-dev* ]]
 }
 
+# What --help points a reader at (a schema, a document) is a file the
+# package installs, by the path it names (share/envparity/schemas/X), or
+# a URL: never a path of the source tree, which the package's user does
+# not have.  And the fish completion is installed where fish looks.
+@test "every document --help names is in the package; the fish completion too" {
+	v=$(make -s -C "$REPO_ROOT" version)
+	deb=$DEB_OUT/envparity_${v}_$(dpkg --print-architecture).deb
+	dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's#^\./#/#' >files
+	grep -qx /usr/share/fish/vendor_completions.d/envparity.fish files
+	"$EP" --help >help
+	for c in $("$EP" --help | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p'); do
+		"$EP" "$c" --help >>help
+	done
+	# Documents: a path into docs/, manifests/ or share/, or a schema;
+	# an input's path (PROFILE/policy.json, ~/.docker/config.json) or an
+	# output's name (summary.md) is no document.
+	grep -oE '[A-Za-z0-9_./-]+\.(json|xsd|md|txt|html)' help |
+	    grep -E '(^|/)(docs|manifests|share|schemas)/|^[^/]*\.(schema\.json|xsd)$' |
+	    sort -u >docs
+	cat docs
+	[ "$(wc -l <docs)" -ge 5 ]
+	while read -r p; do
+		grep -q -- "/$p\$" files || { echo "--help names $p: not in the package"; false; }
+	done <docs
+}
+
 @test "lintian: no error (and no warning) on the package" {
 	run lintian --pedantic "$DEB_OUT"/envparity_*.changes
 	echo "$output"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/cli/docsync.sh ENVPARITY [ROOT]: does the manual page
-# (ROOT/man/envparity.1) and do both completions (ROOT/completions/) know
+# (ROOT/man/envparity.1) and do the completions (ROOT/completions/: bash,
+# zsh, fish) know
 # every command of `ENVPARITY --help` and every long option of the
 # command's option table (`ENVPARITY __options COMMAND`, which --help is
 # rendered from)?  One line per gap:
@@ -11,6 +12,8 @@
 #   bash: check: --foo           (not offered by the bash completion
 #                                 function, called as bash calls it)
 #   zsh: check: --foo            (not in _envparity_specs' reply)
+#   fish: check: --foo           (not offered by the fish completion,
+#                                 asked as fish asks: complete -C)
 #
 # Exit 0 no gap, 1 gaps (each named), 2 a tool or file missing.
 set -u
@@ -19,7 +22,8 @@ root=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
 man=$root/man/envparity.1
 bashc=$root/completions/envparity.bash
 zshc=$root/completions/_envparity
-for f in "$man" "$bashc" "$zshc"; do
+fishc=$root/completions/envparity.fish
+for f in "$man" "$bashc" "$zshc" "$fishc"; do
 	[ -f "$f" ] || { echo "docsync: $f: missing" >&2; exit 2; }
 done
 
@@ -74,23 +78,33 @@ zsh_specs() { # command: the option names of its _arguments specs
 	    sed -E 's/^(\([^)]*\)|\*)*//; s/[=+]?[[:space:]]*(\[.*)?$//'
 }
 
+fish_complete() { # line: what the fish completion offers after it
+	fish --no-config -c 'source $argv[1]; complete -C "$argv[2]"' \
+	    "$fishc" "$1" 2>/dev/null | cut -f1
+}
+command -v fish >/dev/null || { echo "docsync: fish is not installed" >&2; exit 2; }
+
 rc=0
 gap() { echo "$1: $2"; rc=1; }
 
 bash_cmds=$(bash_complete envparity '')
 zsh_cmds=$(zsh -fc 'autoload -U compinit; compinit -u -D; source "$1"
 	print -rl -- ${_envparity_cmds%%:*}' zsh "$zshc")
+fish_cmds=$(fish_complete 'envparity ')
 for c in $commands; do
 	[ -n "$(man_text "$c")" ] || gap man "$c (no subsection under COMMANDS)"
 	grep -qx -- "$c" <<<"$bash_cmds" || gap bash "$c (not offered as a command)"
 	grep -qx -- "$c" <<<"$zsh_cmds" || gap zsh "$c (not in _envparity_cmds)"
+	grep -qx -- "$c" <<<"$fish_cmds" || gap fish "$c (not offered as a command)"
 	mt=$(man_text "$c")
 	bo=$(bash_complete envparity "$c" --)
 	zo=$(zsh_specs "$c")
+	fo=$(fish_complete "envparity $c --")
 	for o in $(options "$c"); do
 		[ "$o" = --help ] || has "$mt" "$o" || gap man "$c: $o"
 		grep -qx -- "$o" <<<"$bo" || gap bash "$c: $o"
 		grep -qx -- "$o" <<<"$zo" || gap zsh "$c: $o"
+		grep -qx -- "$o" <<<"$fo" || gap fish "$c: $o"
 	done
 done
 exit $rc

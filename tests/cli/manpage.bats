@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
-# manpage.bats: the manual page (man/envparity.1) and the bash and zsh
-# completions (completions/) know every command the binary's --help lists
+# manpage.bats: the manual page (man/envparity.1) and the bash, zsh and
+# fish completions (completions/) know every command the binary's --help lists
 # and every long option of each command's option table, the one its
 # parser reads and its --help is rendered from (`envparity __options
 # COMMAND`; tests/cli/docsync.sh names each gap), the man
@@ -24,7 +24,7 @@ complete_bash() { # words...
 		printf "%s\n" "${COMPREPLY[@]}"' bash "$BASHC" "$@"
 }
 
-@test "the man page and both completions name every command and long option of the tables" {
+@test "the man page and the three completions name every command and long option of the tables" {
 	run "$REPO_ROOT/tests/cli/docsync.sh" "$EP" "$REPO_ROOT"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -52,7 +52,7 @@ complete_bash() { # words...
 	run "$REPO_ROOT/tests/cli/docsync.sh" ./fake "$REPO_ROOT"
 	echo "$output"
 	[ "$status" -eq 1 ]
-	for d in man bash zsh; do
+	for d in man bash zsh fish; do
 		[[ "$output" == *"$d: log: --since"* ]]
 		[[ "$output" == *"$d: frobnicate"* ]]
 		[[ "$output" == *"$d: frobnicate: --frob-level"* ]]
@@ -78,6 +78,53 @@ complete_bash() { # words...
 	[[ "$output" == *"-q --quiet"* ]]
 	run "$EP" __options nosuch
 	[ "$status" -eq 2 ]
+}
+
+# Every command's --help ends with examples; each names only options of
+# the command's own table, and the man page shows it in the command's
+# subsection, so neither can drift from the other.
+@test "every --help has examples: options of its own table, each shown in its man page subsection" {
+	mt=$(sed -e 's/\\-/-/g' -e 's/\\e/\\/g' -e 's/\\f[BIRP]//g' "$MAN")
+	n=0
+	for c in $("$EP" --help | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p'); do
+		ex=$("$EP" "$c" --help | sed -n '/^Examples:$/,/^$/p' | sed -n 's/^  //p')
+		[ -n "$ex" ] || { echo "$c: --help has no examples"; false; }
+		sub=$(awk -v c="$c" '/^\.S[SH] / { on = ($2 == c) } on' <<<"$mt")
+		opts=$("$EP" __options "$c")
+		while IFS= read -r l; do
+			n=$((n + 1))
+			grep -qF -- "$l" <<<"$sub" || { echo "$c: not in its man page subsection: $l"; false; }
+			# A shell substitution's options are its command's.
+			for o in $(sed 's/\$([^)]*)//g' <<<"$l" | grep -oE -- '(^| )--?[a-z][a-z0-9-]*'); do
+				grep -qE -- "(^| )$o( |\$)" <<<"$opts" || { echo "$c: $o is no option of $c: $l"; false; }
+			done
+		done <<<"$ex"
+	done
+	[ "$n" -ge 15 ]
+	# The check bites: an option the table lacks, and a line the man
+	# page lacks, are each named.
+	grep -qE -- "(^| )--frob( |\$)" <<<"$("$EP" __options log)" && false
+	! grep -qF -- "envparity log --frob" <<<"$mt"
+}
+
+# No --expires of an example in the man page, the README or docs/ passes
+# before a reader runs it: a day computed from today ("$(date -u -d '+30
+# days' +%F)"), or one at least a year away.
+# bats test_tags=plain-only
+@test "the examples' waiver dates do not pass before the reader runs them" {
+	later=$(date -u -d '+365 days' +%F)
+	n=0
+	for f in "$MAN" "$REPO_ROOT/README.md" "$REPO_ROOT"/docs/*.md; do
+		while IFS= read -r v; do
+			n=$((n + 1))
+			if [[ "$v" =~ ^\"\$\(date\ -u\ -d\ \'\+[1-9][0-9]*\ days\'\ \+%F\)\"$ ]]; then
+				continue
+			fi
+			[[ "$v" =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}$ && ! "$v" < "$later" ]] ||
+			    { echo "$f: --expires $v passes within a year"; false; }
+		done < <(sed -e 's/\\-/-/g' "$f" | grep -oE -- '--expires +("\$\([^"]*"|[0-9][0-9-]*)' | sed -E 's/^--expires +//')
+	done
+	[ "$n" -ge 3 ]
 }
 
 @test "the man pages are clean under mandoc -T lint and groff -ww, and name this release" {
@@ -150,4 +197,42 @@ complete_bash() { # words...
 		print -r -- ${_comps[envparity]}' zsh "$PWD/fp"
 	[ "$status" -eq 0 ]
 	[ "$output" = _envparity ]
+}
+
+# What the fish completion offers after LINE, as fish asks it (complete
+# -C), with the file found where it is installed
+# (share/fish/vendor_completions.d, autoloaded by the command's name) and
+# envparity on PATH, as fish needs to autoload it.
+complete_fish() { # line
+	mkdir -p vc && cp "$REPO_ROOT/completions/envparity.fish" vc/
+	PATH=$(dirname "$EP"):$PATH fish --no-config -c \
+	    'set fish_complete_path $argv[1] $fish_complete_path; complete -C "$argv[2]"' \
+	    "$PWD/vc" "$1" | cut -f1
+}
+
+# bats test_tags=plain-only
+@test "fish completion: commands, options, fixed values, and files where an option takes one" {
+	command -v fish >/dev/null || skip "fish is not installed"
+	run fish --no-config -n "$REPO_ROOT/completions/envparity.fish"
+	[ "$status" -eq 0 ]
+	run complete_fish 'envparity ch'
+	[ "$output" = check ]
+	run complete_fish 'envparity help ver'
+	[ "$output" = "$(printf 'verify\nversion')" ]
+	run complete_fish 'envparity check --no-'
+	[[ "$output" == *--no-cache* && "$output" == *--no-discover* ]]
+	[[ "$output" != *--store* ]]
+	run complete_fish 'envparity probe --backend cu'
+	[ "$output" = "$(printf 'cublas\ncuda\ncudnn')" ]
+	run complete_fish 'envparity diff a b --color '
+	[ "$output" = "$(printf 'always\nauto\nnever')" ]
+	# A report option takes a file; free text makes nothing up.
+	mkdir -p out && touch out/report.json
+	run complete_fish 'envparity check --json out/'
+	[ "$output" = out/report.json ]
+	run complete_fish 'envparity waive --reason '
+	[ -z "$output" ]
+	# Options belong to their command: log has no --json FILE of reports.
+	run complete_fish 'envparity log --ju'
+	[ -z "$output" ]
 }

@@ -68,7 +68,7 @@ test_tables_unique(void **state)
 		free(base);
 		free(from);
 	}
-	assert_int_equal(ncmd, 14);
+	assert_int_equal(ncmd, 15);
 }
 
 /* The help of every command names each option it shows once, at the

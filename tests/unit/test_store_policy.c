@@ -3,7 +3,8 @@
  * written and read, every policy file that applies to a profile read
  * from one commit and merged, edits committed through bless's
  * compare-and-swap (a rival on the same file refused, on another file
- * built upon), and log telling which files each commit changed.
+ * built upon), log telling which files each commit changed, and the
+ * list of a store's profiles.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -246,6 +247,50 @@ test_log_policies(void **state)
 	ep_store_free(s);
 }
 
+/* Every folder with a manifest.json, sorted; the rest said, not lost. */
+static void
+test_profiles(void **state)
+{
+	struct ep_store *s;
+	struct ep_strv names = { 0 }, skipped = { 0 };
+	struct ep_err err = { 0 };
+	char commit[41];
+
+	(void)state;
+	assert_int_equal(sh("git init -q --bare -b main st.git"), 0);
+	s = open_store("st.git", NULL);
+	/* A branch with no commit yet: none, no error. */
+	assert_int_equal(ep_store_profiles(&names, &skipped, s, &err), 0);
+	assert_int_equal(names.n + skipped.n, 0);
+	bless_ok(commit, s, "train/h100", "{}\n");
+	bless_ok(commit, s, "gpu", "{}\n");
+	commit_ok(commit, s, "train/policy.json", POL("a"));
+	commit_ok(commit, s, "manifest.json", "{}\n");
+	commit_ok(commit, s, "a/b/c/d/e/f/g/h/manifest.json", "{}\n");
+	commit_ok(commit, s, "a/b/c/d/e/f/g/h/i/manifest.json", "{}\n");
+	commit_ok(commit, s, "x/.y/manifest.json", "{}\n");
+	assert_int_equal(ep_store_profiles(&names, &skipped, s, &err), 0);
+	assert_int_equal(names.n, 3);
+	assert_string_equal(names.v[0], "a/b/c/d/e/f/g/h");
+	assert_string_equal(names.v[1], "gpu");
+	assert_string_equal(names.v[2], "train/h100");
+	assert_int_equal(skipped.n, 3);
+	assert_string_equal(skipped.v[0], "a/b/c/d/e/f/g/h/i/: deeper than "
+	    "8 folders");
+	assert_string_equal(skipped.v[1], "manifest.json: at the store's "
+	    "root, no profile's");
+	assert_string_equal(skipped.v[2], "x/.y/manifest.json: profile "
+	    "'x/.y': a folder name must not start with '.' or contain '..'");
+	ep_strv_clear(&names);
+	ep_strv_clear(&skipped);
+	ep_store_free(s);
+	/* A tag the store lacks is the caller's input error. */
+	s = open_store("st.git", "refs/tags/nope");
+	assert_int_equal(ep_store_profiles(&names, &skipped, s, &err), -1);
+	assert_int_equal(err.kind, EP_E_INPUT);
+	ep_store_free(s);
+}
+
 int
 main(void)
 {
@@ -257,6 +302,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_race, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_log_policies, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_profiles, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
