@@ -65,8 +65,24 @@ setup() {
 }
 
 teardown() {
+	local lock
 	rm -f "$SLURM_LOCAL_DIR"/nodeenv/*.env
 	scancel --user="$(id -un)" >/dev/null 2>&1 || true
+	# slurmd may be running the health check into $T: no new run does
+	# anything (a script put in its place by rename, so that a running
+	# one reads on from its own file), and the running ones are waited
+	# for by their node's lock, before $T goes.
+	if grep -q '^HealthCheckProgram=' "$SLURM_CONF"; then
+		sed -i '/^HealthCheck/d' "$SLURM_CONF"
+		scontrol reconfigure
+	fi
+	if [ -e "$T/hc.sh" ]; then
+		printf '#!/bin/sh\nexit 0\n' > "$T/hc.sh.off"
+		chmod 755 "$T/hc.sh.off" && mv "$T/hc.sh.off" "$T/hc.sh"
+	fi
+	for lock in "$T"/hc/.*.lock; do
+		[ -e "$lock" ] && flock "$lock" true
+	done
 	cd / && rm -rf "$T"
 }
 
