@@ -87,8 +87,8 @@ provenance(json_t *root, const struct ep_report_ctx *ctx)
 	json_object_set_new(root, "current", ep_report_str(ctx->current_name));
 }
 
-static json_t *
-ignored_json(const struct ep_results *rs)
+json_t *
+ep_report_ignored_json(const struct ep_results *rs)
 {
 	json_t *arr = json_array(), *o;
 
@@ -144,7 +144,8 @@ ep_report_json(char **out, const struct ep_report_ctx *ctx,
 		json_array_append_new(arr, result_json(&rs->v[i]));
 	json_object_set_new(root, "results", arr);
 	if (ctx->fleet == NULL)
-		json_object_set_new(root, "ignored_changes", ignored_json(rs));
+		json_object_set_new(root, "ignored_changes",
+		    ep_report_ignored_json(rs));
 	if (ctx->fleet != NULL)
 		json_object_set_new(root, "fleet",
 		    ep_report_fleet_json(ctx->fleet));

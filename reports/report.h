@@ -129,6 +129,10 @@ json_t *ep_report_str(const char *s);
  * and likely causes.  A new reference. */
 json_t *ep_report_fleet_json(const struct ep_fleet_view *v);
 
+/* rs's ignored changes (rs->ign) as a JSON array of key, expected,
+ * actual, reason: check's "ignored_changes", and each fleet node's. */
+json_t *ep_report_ignored_json(const struct ep_results *rs);
+
 /* Prometheus text exposition (prom.c) for node_exporter's textfile
  * collector: counts per status, a drift gauge for the profile (and per
  * node for the fleet), odd facts per node, nodes missing, the run's end
