@@ -4,7 +4,8 @@
  * verdict and counts, every fact that differs with its value groups
  * (nodes in hostlist syntax) and likely causes, within the run's bounds
  * (fleetview.h), with the number left out; each node's changes that a
- * built-in rule does not judge (os.kernel), as check lists its own.
+ * built-in rule does not judge (os.kernel), written as check's own
+ * ignored_changes (ep_report_ignored_json, here for both).
  */
 #include "report.h"
 
@@ -17,6 +18,25 @@ counts_json(const size_t c[EP_NSTATUS])
 		json_object_set_new(o, ep_status_name(i),
 		    json_integer((json_int_t)c[i]));
 	return o;
+}
+
+json_t *
+ep_report_ignored_json(const struct ep_results *rs)
+{
+	json_t *arr = json_array(), *o;
+
+	for (size_t i = 0; i < rs->nign; i++) {
+		o = json_object();
+		json_object_set_new(o, "key", ep_report_str(rs->ign[i].key));
+		json_object_set_new(o, "expected",
+		    ep_report_str(rs->ign[i].expected));
+		json_object_set_new(o, "actual",
+		    ep_report_str(rs->ign[i].actual));
+		json_object_set_new(o, "reason",
+		    ep_report_str(rs->ign[i].reason));
+		json_array_append_new(arr, o);
+	}
+	return arr;
 }
 
 /* Every node with its verdict and counts. */

@@ -87,25 +87,6 @@ provenance(json_t *root, const struct ep_report_ctx *ctx)
 	json_object_set_new(root, "current", ep_report_str(ctx->current_name));
 }
 
-json_t *
-ep_report_ignored_json(const struct ep_results *rs)
-{
-	json_t *arr = json_array(), *o;
-
-	for (size_t i = 0; i < rs->nign; i++) {
-		o = json_object();
-		json_object_set_new(o, "key", ep_report_str(rs->ign[i].key));
-		json_object_set_new(o, "expected",
-		    ep_report_str(rs->ign[i].expected));
-		json_object_set_new(o, "actual",
-		    ep_report_str(rs->ign[i].actual));
-		json_object_set_new(o, "reason",
-		    ep_report_str(rs->ign[i].reason));
-		json_array_append_new(arr, o);
-	}
-	return arr;
-}
-
 static json_t *
 unavailable_json(const struct ep_report_ctx *ctx)
 {
