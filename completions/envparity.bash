@@ -45,7 +45,8 @@ _envparity_options()
 		echo "--shared -m --message -q --quiet -h --help" \
 		    "$_envparity_store" ;;
 	policy)
-		echo "--json -h --help $_envparity_store" ;;
+		echo "--json --missing --severity --reason --shared -m --message" \
+		    "-q --quiet -h --help $_envparity_store" ;;
 	diff)
 		echo "--policy --expiry-warning -q --quiet -h --help" \
 		    "$_envparity_report" ;;
@@ -115,6 +116,12 @@ _envparity()
 	--require)
 		mapfile -t COMPREPLY < <(compgen -W "no-fail parity" -- "$cur")
 		return 0 ;;
+	--missing)
+		mapfile -t COMPREPLY < <(compgen -W "fail skip ignore" -- "$cur")
+		return 0 ;;
+	--severity)
+		mapfile -t COMPREPLY < <(compgen -W "fail warn" -- "$cur")
+		return 0 ;;
 	--platform)
 		mapfile -t COMPREPLY < <(compgen -W "linux/amd64 linux/arm64 linux/arm64/v8 linux/ppc64le linux/s390x" -- "$cur")
 		return 0 ;;
@@ -136,6 +143,12 @@ _envparity()
 		bless | diff | verify | attest | fleet)
 			mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 			compopt -o filenames 2>/dev/null ;;
+		policy)
+			# policy add KEY RULE: the verb, then the rule's kind.
+			[ "$COMP_CWORD" -eq 2 ] &&
+			    mapfile -t COMPREPLY < <(compgen -W "add remove" -- "$cur")
+			[ "$COMP_CWORD" -eq 4 ] && [ "${COMP_WORDS[2]}" = add ] &&
+			    mapfile -t COMPREPLY < <(compgen -W "exact ignore version present absent" -- "$cur") ;;
 		esac ;;
 	esac
 	return 0
