@@ -16,6 +16,7 @@
 
 #include "clean.h"
 #include "cmd.h"
+#include "extrafacts.h"
 #include "opt.h"
 #include "policy.h"
 #include "resolve.h"
@@ -129,6 +130,36 @@ origin(int scope, const char *file)
 	}
 }
 
+/* One line per kind of thing the policy adds to a capture, if any. */
+static void
+print_capture(const struct ep_extra *x)
+{
+	const struct {
+		const char *what;
+		const struct ep_strv *v;
+	} k[] = {
+		{ "env", &x->env },
+		{ "env not secret", &x->not_secret },
+		{ "file sha256", &x->sha256 },
+		{ "file line", &x->line },
+	};
+
+	for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+		char *line = xstrdup("");
+
+		for (size_t j = 0; j < k[i].v->n; j++) {
+			char *t = xasprintf("%s%s%s", line, j ? ", " : "",
+			    k[i].v->v[j]);
+
+			free(line);
+			line = t;
+		}
+		if (k[i].v->n > 0)
+			ep_say(stdout, "capture adds %s: %s", k[i].what, line);
+		free(line);
+	}
+}
+
 static void
 print_text(const struct ep_policy *p, const struct ep_store_policies *pol,
     const struct ep_store_info *info, const char *profile, time_t now)
@@ -165,6 +196,7 @@ print_text(const struct ep_policy *p, const struct ep_store_policies *pol,
 		    origin(r[i].scope, r[i].origin));
 		free(extra);
 	}
+	print_capture(ep_policy_capture(p));
 	w = ep_policy_waivers(p, &nw);
 	if (nw == 0) {
 		ep_say(stdout, "waivers: none");

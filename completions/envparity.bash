@@ -11,7 +11,8 @@ _envparity_commands="capture check bless waive unwaive policy diff log fleet pro
 _envparity_store="--store --ref --profile"
 _envparity_report="--json --junit --markdown --prom"
 _envparity_collect="--python --site-packages --conda-prefix --lockfile
-	--no-discover --lib-path --no-cache --image --node --artifact --serving"
+	--no-discover --lib-path --no-cache --image --node --artifact --serving
+	--env --env-not-secret --file-sha256 --file-line"
 _envparity_registry="--platform --registry-ca --insecure-registry
 	--registry-auth-file --registry-auth-realm --registry-timeout"
 _envparity_probe="--runs --backend --timeout --require-gpu --probe --gpus --jobs"
@@ -98,7 +99,8 @@ _envparity()
 	case $prev in
 	-o | --output | --lockfile | --artifact | --serving | --registry-ca | \
 	--registry-auth-file | --json | --junit | --markdown | --prom | \
-	--attest | --statement | --sign-key | --policy | --key)
+	--attest | --statement | --sign-key | --policy | --key | \
+	--file-sha256 | --file-line)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		compopt -o filenames 2>/dev/null
 		return 0 ;;
@@ -128,7 +130,7 @@ _envparity()
 	--store | --ref | --profile | --runs | --timeout | --image | --node | \
 	--insecure-registry | --registry-auth-realm | --registry-timeout | \
 	--expect | --expiry-warning | --max-age | --subject | -m | --message | \
-	--sign-key-fd | \
+	--sign-key-fd | --env | --env-not-secret | \
 	-n | --max | --reason | --owner | --expires | --actual | --golden-commit)
 		return 0 ;;
 	esac

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "policy.h"
 #include "hash.h"
 #include "hostlist.h"
 #include "version.h"
@@ -29,6 +30,7 @@ ep_capture_opts_clear(struct ep_capture_opts *o)
 	ep_strv_clear(&o->images);
 	ep_strv_clear(&o->artifacts);
 	ep_strv_clear(&o->servings);
+	ep_extra_clear(&o->extra);
 	ep_imgopt_clear(&o->img);
 }
 
@@ -155,6 +157,7 @@ ep_capture(struct ep_manifest **out, const struct ep_capture_opts *o,
 		ep_collect_os,
 		ep_collect_node,
 		ep_collect_env,
+		ep_collect_files,
 		ep_collect_conda,
 		ep_collect_python,	/* before cudastack: site dirs */
 		ep_collect_framework,	/* after python: its dirs, pkgs */
@@ -169,10 +172,14 @@ ep_capture(struct ep_manifest **out, const struct ep_capture_opts *o,
 	int rc = -1;
 
 	*out = NULL;
-	if (ep_capture_node(&node, o->node, err) < 0)
+	if (ep_capture_node(&node, o->node, err) < 0 ||
+	    ep_extra_check(&o->extra, "the command line", err) < 0)
 		return -1;
 	free(node);
 	c.opts = o;
+	ep_extra_merge(&c.extra, &o->extra);
+	if (o->policy != NULL)
+		ep_extra_merge(&c.extra, ep_policy_capture(o->policy));
 	c.m = ep_manifest_new();
 	ep_capture_meta(c.m, o->node);
 	if (!o->no_cache) {
@@ -216,6 +223,7 @@ done:
 	ep_strv_clear(&c.hash_keys);
 	ep_strv_clear(&c.hash_paths);
 	ep_collect_artifacts_clear(&c);
+	ep_extra_clear(&c.extra);
 	free(dir);
 	free(path);
 	free(why);

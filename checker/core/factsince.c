@@ -47,6 +47,8 @@ static const struct {
 	{ "artifact.*.fingerprint.*", "0.3.0" },
 	/* --workload, the team's own reference run. */
 	{ "workload.*", "0.3.0" },
+	/* --file-sha256, --file-line, a policy's capture.files. */
+	{ "file.*", "0.4.0" },
 };
 
 const char *

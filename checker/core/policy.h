@@ -136,6 +136,11 @@ const struct ep_rule *ep_policy_rules(const struct ep_policy *p, size_t *n);
  * for each NAME, names checked as --workload checks them.  Borrowed. */
 const struct ep_strv *ep_policy_workloads(const struct ep_policy *p);
 
+/* What every file of the policy adds to a capture ("capture":
+ * extrafacts.h), all files' together.  Borrowed. */
+struct ep_extra;
+const struct ep_extra *ep_policy_capture(const struct ep_policy *p);
+
 /* One waiver, borrowed from its policy. */
 struct ep_waiver {
 	size_t index;			/* its place in its file's "waivers" */

@@ -470,6 +470,39 @@ set_str(json_t *o, const char *k, const char *v)
 		json_object_set_new(o, k, json_string(v));
 }
 
+/* "capture": {"env", "env_not_secret", "files"} as the files spell it,
+ * when the policy adds anything to a capture. */
+static void
+capture_json(json_t *root, const struct ep_extra *x)
+{
+	json_t *o, *a, *f;
+	const struct ep_strv *files[] = { &x->sha256, &x->line };
+	const char *fact[] = { "sha256", "line" };
+
+	if (x->env.n + x->not_secret.n + x->sha256.n + x->line.n == 0)
+		return;
+	o = json_object();
+	a = json_array();
+	for (size_t i = 0; i < x->env.n; i++)
+		json_array_append_new(a, json_string(x->env.v[i]));
+	json_object_set_new(o, "env", a);
+	a = json_array();
+	for (size_t i = 0; i < x->not_secret.n; i++)
+		json_array_append_new(a, json_string(x->not_secret.v[i]));
+	json_object_set_new(o, "env_not_secret", a);
+	a = json_array();
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; i < files[k]->n; i++) {
+			f = json_object();
+			json_object_set_new(f, "path",
+			    json_string(files[k]->v[i]));
+			json_object_set_new(f, "fact", json_string(fact[k]));
+			json_array_append_new(a, f);
+		}
+	json_object_set_new(o, "files", a);
+	json_object_set_new(root, "capture", o);
+}
+
 int
 ep_policy_json(char **out, const struct ep_policy *p, time_t now,
     const char *const *head, struct ep_err *err)
@@ -520,6 +553,7 @@ ep_policy_json(char **out, const struct ep_policy *p, time_t now,
 	}
 	json_object_set_new(root, "rules", rules);
 	json_object_set_new(root, "waivers", waivers);
+	capture_json(root, ep_policy_capture(p));
 	wl = ep_policy_workloads(p);
 	if (wl->n > 0) {
 		o = json_object();
