@@ -272,6 +272,7 @@ bless_manifest(const struct ep_cmd *self, struct ep_manifest **m,
 			golden_images(&o->copts, g);
 		/* What the policy adds to a capture ("capture"). */
 		o->copts.policy = g->policy;
+		o->copts.policy_capture = r->so.spec != NULL;
 		ep_probeopt_policy(&o->popt, &prs, g->policy,
 		    r->so.spec != NULL);
 	}

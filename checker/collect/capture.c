@@ -143,6 +143,27 @@ confinement_meta(struct ep_manifest *m)
 	}
 }
 
+/* What the policy adds to the capture (its "capture"), when its store
+ * was named; the implicit store in the current directory, which the
+ * checkout can write, names no file to read: said, not used. */
+static void
+policy_capture(struct ep_collect *c, const struct ep_capture_opts *o)
+{
+	const struct ep_extra *x;
+
+	if (o->policy == NULL)
+		return;
+	x = ep_policy_capture(o->policy);
+	if (o->policy_capture)
+		ep_extra_merge(&c->extra, x);
+	else if (x->env.n + x->sha256.n + x->line.n > 0)
+		ep_manifest_warn(c->m, "the policy's capture additions are not "
+		    "used: the implicit store (.envparity/store in the current "
+		    "directory, which the checkout can write) adds nothing to "
+		    "a capture; name the store (--store, ENVPARITY_STORE) or "
+		    "give --env, --file-sha256, --file-line");
+}
+
 int
 ep_capture(struct ep_manifest **out, const struct ep_capture_opts *o,
     struct ep_err *err)
@@ -178,10 +199,9 @@ ep_capture(struct ep_manifest **out, const struct ep_capture_opts *o,
 	free(node);
 	c.opts = o;
 	ep_extra_merge(&c.extra, &o->extra);
-	if (o->policy != NULL)
-		ep_extra_merge(&c.extra, ep_policy_capture(o->policy));
 	c.m = ep_manifest_new();
 	ep_capture_meta(c.m, o->node);
+	policy_capture(&c, o);
 	if (!o->no_cache) {
 		if ((dir = ep_cache_dir_trusted(&why)) != NULL) {
 			path = xasprintf("%s/cache-v1", dir);

@@ -53,7 +53,11 @@ struct ep_capture_opts {
 					   NULL; a golden image whose every
 					   fact it ignores is not resolved;
 					   check and bless: its "capture"
-					   adds to extra */
+					   adds to extra, when policy_capture */
+	int policy_capture;		/* the store was named (--store,
+					   ENVPARITY_STORE), not the implicit
+					   one the checkout can write: its
+					   policy's "capture" applies */
 	struct ep_extra extra;		/* --env, --env-not-secret,
 					   --file-sha256, --file-line */
 };

@@ -75,6 +75,16 @@ put() { # store path text
 	[[ "$output" == *"$T/fifo: a FIFO, not a regular file"* ]]
 	[ ! -e c.json ]
 
+	# The implicit store in the current directory (which the checkout
+	# can write) adds nothing to a capture: said, not used.
+	"$EP" bless -q --no-discover --profile q >/dev/null
+	put .envparity/store policy.json '{"schema": "envparity/policy@1", "capture": {"env": ["NCCL_IB_*"]}}'
+	run "$EP" check --no-discover --profile q --json r2.json
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"warn    capture.warning[0]: the policy's capture additions are not used: the implicit store"* ]]
+	jq -e '[.results[] | select(.key | startswith("env.NCCL_IB"))] | length == 0' r2.json
+
 	# A policy that names a credential's variable is refused where it is
 	# read: check, bless and policy say so, exit 2, naming the file.
 	put s.git policy.json '{"schema": "envparity/policy@1", "capture": {"env": ["HF_TOKEN"]}}'
