@@ -270,6 +270,9 @@ bless_manifest(const struct ep_cmd *self, struct ep_manifest **m,
 			return ep_cmd_fail(self, &err);
 		if (o->copts.images.n == 0)
 			golden_images(&o->copts, g);
+		/* What the policy adds to a capture ("capture"). */
+		o->copts.policy = g->policy;
+		o->copts.policy_capture = r->so.spec != NULL;
 		ep_probeopt_policy(&o->popt, &prs, g->policy,
 		    r->so.spec != NULL);
 	}

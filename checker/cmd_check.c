@@ -120,6 +120,7 @@ check_judge(struct ep_results *rs, struct ep_manifest **current,
 	o->copts.golden = r->golden;
 	o->copts.golden_name = r->pname;
 	o->copts.policy = r->policy;
+	o->copts.policy_capture = r->so.spec != NULL;
 	if (ep_capture(current, &o->copts, err) < 0)
 		return -1;
 	from = rs->n;

@@ -160,6 +160,21 @@ static const struct ep_opt capture_opts[] = {
 	    "(SavedModel, TorchScript, ONNX, models.config,\n"
 	    "batching parameters) as artifact.PATH.sha256 and\n"
 	    "its file count as artifact.PATH.files (repeatable)"),
+	EP_OPT_STRV("env", 0, "NAME|PREFIX*", CO, extra.env,
+	    "also record environment variable NAME, or every\n"
+	    "one whose name starts with PREFIX, as env.NAME\n"
+	    "(repeatable); a name that looks like a credential's\n"
+	    "(TOKEN, SECRET, KEY, ...) is refused, or left out\n"
+	    "when a PREFIX takes it"),
+	EP_OPT_STRV("env-not-secret", 0, "NAME", CO, extra.not_secret,
+	    "NAME only looks like a credential's name\n"
+	    "(HF_TOKEN_PATH, a path): --env may take it"),
+	EP_OPT_STRV("file-sha256", 0, "PATH", CO, extra.sha256,
+	    "record the SHA-256 of the file at PATH (absolute)\n"
+	    "as file.PATH.sha256 (repeatable)"),
+	EP_OPT_STRV("file-line", 0, "PATH", CO, extra.line,
+	    "record the first line of the file at PATH\n"
+	    "(absolute) as file.PATH.line (repeatable)"),
 	EP_OPT_STRV("serving", 0, "PATH", CO, servings,
 	    "record every field of a serving configuration as\n"
 	    "serving.* facts (repeatable): Triton's config.pbtxt\n"

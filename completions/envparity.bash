@@ -12,7 +12,8 @@ _envparity_commands="capture check bless waive unwaive policy diff log profiles 
 _envparity_store="--store --ref --profile"
 _envparity_report="--json --junit --markdown --prom --color"
 _envparity_collect="--python --site-packages --conda-prefix --lockfile
-	--no-discover --lib-path --no-cache --image --node --artifact --serving"
+	--no-discover --lib-path --no-cache --image --node --artifact --serving
+	--env --env-not-secret --file-sha256 --file-line"
 _envparity_registry="--platform --registry-ca --insecure-registry
 	--registry-auth-file --registry-auth-realm --registry-timeout"
 _envparity_probe="--runs --backend --timeout --require-gpu --probe --gpus --jobs"
@@ -46,7 +47,8 @@ _envparity_options()
 		echo "--shared -m --message -q --quiet -h --help" \
 		    "$_envparity_store" ;;
 	policy)
-		echo "--json -h --help $_envparity_store" ;;
+		echo "--json --missing --severity --reason --shared -m --message" \
+		    "-q --quiet -h --help $_envparity_store" ;;
 	diff)
 		echo "--policy --expiry-warning -q --quiet -h --help" \
 		    "$_envparity_report" ;;
@@ -131,7 +133,8 @@ _envparity()
 	case $prev in
 	-o | --output | --lockfile | --artifact | --serving | --registry-ca | \
 	--registry-auth-file | --json | --junit | --markdown | --prom | \
-	--attest | --statement | --sign-key | --policy | --key)
+	--attest | --statement | --sign-key | --policy | --key | \
+	--file-sha256 | --file-line)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		compopt -o filenames 2>/dev/null
 		return 0 ;;
@@ -152,6 +155,12 @@ _envparity()
 	--require)
 		mapfile -t COMPREPLY < <(compgen -W "no-fail parity" -- "$cur")
 		return 0 ;;
+	--missing)
+		mapfile -t COMPREPLY < <(compgen -W "fail skip ignore" -- "$cur")
+		return 0 ;;
+	--severity)
+		mapfile -t COMPREPLY < <(compgen -W "fail warn" -- "$cur")
+		return 0 ;;
 	--platform)
 		mapfile -t COMPREPLY < <(compgen -W "linux/amd64 linux/arm64 linux/arm64/v8 linux/ppc64le linux/s390x" -- "$cur")
 		return 0 ;;
@@ -161,7 +170,7 @@ _envparity()
 	--store | --ref | --runs | --timeout | --image | --node | \
 	--insecure-registry | --registry-auth-realm | --registry-timeout | \
 	--expect | --expiry-warning | --max-age | --subject | -m | --message | \
-	--sign-key-fd | \
+	--sign-key-fd | --env | --env-not-secret | \
 	-n | --max | --reason | --owner | --expires | --actual | --golden-commit)
 		return 0 ;;
 	esac
@@ -176,6 +185,12 @@ _envparity()
 		bless | diff | verify | attest | fleet)
 			mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 			compopt -o filenames 2>/dev/null ;;
+		policy)
+			# policy add KEY RULE: the verb, then the rule's kind.
+			[ "$COMP_CWORD" -eq 2 ] &&
+			    mapfile -t COMPREPLY < <(compgen -W "add remove" -- "$cur")
+			[ "$COMP_CWORD" -eq 4 ] && [ "${COMP_WORDS[2]}" = add ] &&
+			    mapfile -t COMPREPLY < <(compgen -W "exact ignore version present absent" -- "$cur") ;;
 		esac ;;
 	esac
 	return 0

@@ -3,7 +3,9 @@
  * (manifests/fleet.schema.json): the node counts, every node with its
  * verdict and counts, every fact that differs with its value groups
  * (nodes in hostlist syntax) and likely causes, within the run's bounds
- * (fleetview.h), with the number left out.
+ * (fleetview.h), with the number left out; each node's changes that a
+ * built-in rule does not judge (os.kernel), written as check's own
+ * ignored_changes (ep_report_ignored_json, here for both).
  */
 #include "report.h"
 
@@ -16,6 +18,25 @@ counts_json(const size_t c[EP_NSTATUS])
 		json_object_set_new(o, ep_status_name(i),
 		    json_integer((json_int_t)c[i]));
 	return o;
+}
+
+json_t *
+ep_report_ignored_json(const struct ep_results *rs)
+{
+	json_t *arr = json_array(), *o;
+
+	for (size_t i = 0; i < rs->nign; i++) {
+		o = json_object();
+		json_object_set_new(o, "key", ep_report_str(rs->ign[i].key));
+		json_object_set_new(o, "expected",
+		    ep_report_str(rs->ign[i].expected));
+		json_object_set_new(o, "actual",
+		    ep_report_str(rs->ign[i].actual));
+		json_object_set_new(o, "reason",
+		    ep_report_str(rs->ign[i].reason));
+		json_array_append_new(arr, o);
+	}
+	return arr;
 }
 
 /* Every node with its verdict and counts. */
@@ -40,6 +61,8 @@ nodes_json(const struct ep_fleet_view *v)
 		json_object_set_new(o, "exit_status",
 		    json_integer(n->exit_status));
 		json_object_set_new(o, "counts", counts_json(n->counts));
+		json_object_set_new(o, "ignored_changes",
+		    ep_report_ignored_json(&n->ignored));
 		json_array_append_new(nodes, o);
 	}
 	return nodes;
@@ -91,6 +114,8 @@ ep_report_fleet_json(const struct ep_fleet_view *v)
 	json_object_set_new(o, "unreadable",
 	    json_integer((json_int_t)v->nerror));
 	json_object_set_new(o, "odd", json_integer((json_int_t)v->nodd));
+	json_object_set_new(o, "ignored_changes",
+	    json_integer((json_int_t)v->nignored));
 	json_object_set_new(root, "node_counts", o);
 	json_object_set_new(root, "expect", ep_report_str(v->expect));
 	json_object_set_new(root, "keys", json_integer((json_int_t)v->nkeys));

@@ -75,12 +75,36 @@ by_verdict(struct md *m, const struct ep_fleet_view *v)
 	free(list);
 }
 
+/* The nodes whose changes a built-in rule does not judge (os.kernel), in
+ * one line as check's summary says its own: never silent, never a
+ * table of them (the JSON report lists them per node). */
+static void
+ignored_line(struct md *m, const struct ep_fleet_view *v)
+{
+	const struct ep_fleet_node *first = NULL;
+
+	for (size_t i = 0; i < v->nnodes && first == NULL; i++)
+		if (v->nodes[i].ignored.nign > 0)
+			first = &v->nodes[i];
+	if (first == NULL)
+		return;
+	fprintf(m->f, "**Ignored changes:** %zu %s changes a built-in rule "
+	    "does not judge (", v->nignored, v->nignored == 1 ? "node has" :
+	    "nodes have");
+	md_code(m->f, first->ignored.ign[0].key);
+	fputs(" on ", m->f);
+	md_code(m->f, first->name);
+	fprintf(m->f, "%s): the JSON report lists them per node.\n\n",
+	    v->nignored > 1 || first->ignored.nign > 1 ? ", ..." : "");
+}
+
 void
 md_fleet(struct md *m, const struct ep_fleet_view *v)
 {
 	size_t shown = 0;
 
 	by_verdict(m, v);
+	ignored_line(m, v);
 	if (v->nsplits == 0) {
 		fputs("Every node reported the same value for every fact "
 		    "compared.\n\n", m->f);

@@ -88,25 +88,6 @@ provenance(json_t *root, const struct ep_report_ctx *ctx)
 }
 
 static json_t *
-ignored_json(const struct ep_results *rs)
-{
-	json_t *arr = json_array(), *o;
-
-	for (size_t i = 0; i < rs->nign; i++) {
-		o = json_object();
-		json_object_set_new(o, "key", ep_report_str(rs->ign[i].key));
-		json_object_set_new(o, "expected",
-		    ep_report_str(rs->ign[i].expected));
-		json_object_set_new(o, "actual",
-		    ep_report_str(rs->ign[i].actual));
-		json_object_set_new(o, "reason",
-		    ep_report_str(rs->ign[i].reason));
-		json_array_append_new(arr, o);
-	}
-	return arr;
-}
-
-static json_t *
 unavailable_json(const struct ep_report_ctx *ctx)
 {
 	json_t *o = json_object();
@@ -144,7 +125,8 @@ ep_report_json(char **out, const struct ep_report_ctx *ctx,
 		json_array_append_new(arr, result_json(&rs->v[i]));
 	json_object_set_new(root, "results", arr);
 	if (ctx->fleet == NULL)
-		json_object_set_new(root, "ignored_changes", ignored_json(rs));
+		json_object_set_new(root, "ignored_changes",
+		    ep_report_ignored_json(rs));
 	if (ctx->fleet != NULL)
 		json_object_set_new(root, "fleet",
 		    ep_report_fleet_json(ctx->fleet));

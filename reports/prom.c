@@ -21,6 +21,10 @@
 #include "strv.h"
 #include "xalloc.h"
 
+#define STR_(x)	#x
+#define STR(x)	STR_(x)
+#define EP_PROM_FACTS_MAX_TEXT	STR(EP_PROM_FACTS_MAX)
+
 struct metric {
 	const char *name, *help;
 	struct ep_strv series;	/* "{labels} value" */
@@ -124,6 +128,37 @@ fleet_samples(struct metric *nodes, struct metric *ndrift,
 	}
 }
 
+/* A series per failing key (fail or error), the first EP_PROM_FACTS_MAX
+ * distinct keys in byte order, and one series counting the rest and the
+ * failures the report left out: bounded whatever a run finds, so a
+ * fleet's bad night cannot flood the time-series database. */
+static void
+failed_samples(struct metric *fact, struct metric *rest,
+    const struct ep_report_ctx *ctx, const struct ep_results *rs,
+    const char *cmd, const char *profile)
+{
+	struct ep_strv keys = { 0 };
+	size_t distinct = 0, omitted;
+
+	for (size_t i = 0; i < rs->n; i++)
+		if (rs->v[i].status == EP_FAIL || rs->v[i].status == EP_ERROR)
+			ep_strv_push(&keys, rs->v[i].key);
+	ep_strv_sort(&keys);
+	for (size_t i = 0; i < keys.n; i++) {
+		if (i > 0 && strcmp(keys.v[i], keys.v[i - 1]) == 0)
+			continue;
+		if (distinct++ < EP_PROM_FACTS_MAX)
+			sample(fact, 1, "command", cmd, "key", keys.v[i],
+			    "profile", profile, (char *)NULL);
+	}
+	omitted = (distinct > EP_PROM_FACTS_MAX ? distinct -
+	    EP_PROM_FACTS_MAX : 0) + ctx->omitted[EP_FAIL] +
+	    ctx->omitted[EP_ERROR];
+	sample(rest, (double)omitted, "command", cmd, "profile", profile,
+	    (char *)NULL);
+	ep_strv_clear(&keys);
+}
+
 int
 ep_report_prom(char **out, const struct ep_report_ctx *ctx,
     const struct ep_results *rs, struct ep_err *err)
@@ -150,8 +185,16 @@ ep_report_prom(char **out, const struct ep_report_ctx *ctx,
 	struct metric nrep = { "envparity_node_reported",
 	    "1 when the node's manifest was read, 0 when it is missing or "
 	    "unreadable.", { 0 } };
-	struct metric *all[] = { &results, &drift, &exitm, &when, &nodes,
-	    &ndrift, &nodd, &nrep };
+	struct metric fact = { "envparity_fact_failed",
+	    "1 for a key that failed or errored in the last run (at most "
+	    EP_PROM_FACTS_MAX_TEXT " keys, the first in byte order).",
+	    { 0 } };
+	struct metric rest = { "envparity_facts_failed_omitted",
+	    "Failing keys of the last run without an envparity_fact_failed "
+	    "series of their own, plus failures the report left out.",
+	    { 0 } };
+	struct metric *all[] = { &results, &drift, &exitm, &when, &fact,
+	    &rest, &nodes, &ndrift, &nodd, &nrep };
 	const char *cmd = ctx->command != NULL ? ctx->command : "check";
 	const char *profile = ctx->golden_profile != NULL ?
 	    ctx->golden_profile : "none";
@@ -171,6 +214,7 @@ ep_report_prom(char **out, const struct ep_report_ctx *ctx,
 	    (char *)NULL);
 	sample(&when, (double)ctx->ended, "command", cmd, "profile", profile,
 	    (char *)NULL);
+	failed_samples(&fact, &rest, ctx, rs, cmd, profile);
 	if (ctx->fleet != NULL)
 		fleet_samples(&nodes, &ndrift, &nodd, &nrep, ctx->fleet,
 		    profile);

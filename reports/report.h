@@ -129,9 +129,18 @@ json_t *ep_report_str(const char *s);
  * and likely causes.  A new reference. */
 json_t *ep_report_fleet_json(const struct ep_fleet_view *v);
 
+/* rs's ignored changes (rs->ign) as a JSON array of key, expected,
+ * actual, reason: check's "ignored_changes", and each fleet node's. */
+json_t *ep_report_ignored_json(const struct ep_results *rs);
+
+/* At most this many envparity_fact_failed series (one per failing key)
+ * in a --prom file; envparity_facts_failed_omitted counts the rest. */
+#define EP_PROM_FACTS_MAX	20
+
 /* Prometheus text exposition (prom.c) for node_exporter's textfile
  * collector: counts per status, a drift gauge for the profile (and per
- * node for the fleet), odd facts per node, nodes missing, the run's end
+ * node for the fleet), a series per failing key (EP_PROM_FACTS_MAX at
+ * most, the rest counted), odd facts per node, nodes missing, the run's end
  * (ctx->ended) as a gauge value (the collector refuses sample
  * timestamps); HELP and TYPE once per metric, no series twice, label
  * values escaped.  *out is a new string; never fails. */

@@ -79,6 +79,24 @@ print_ignored(FILE *f, const struct ep_results *rs)
 		    "(%s, ...): the JSON report lists them", rs->nign, g->key);
 }
 
+/* The fleet's nodes with such changes: one line for them all. */
+static void
+print_fleet_ignored(FILE *f, const struct ep_fleet_view *v)
+{
+	for (size_t i = 0; i < v->nnodes; i++) {
+		const struct ep_fleet_node *n = &v->nodes[i];
+
+		if (n->ignored.nign == 0)
+			continue;
+		ep_say(f, "  ignored changes built-in rules do not judge on "
+		    "%zu node%s (%s on %s%s): the JSON report lists them",
+		    v->nignored, v->nignored == 1 ? "" : "s",
+		    n->ignored.ign[0].key, n->name, v->nignored > 1 ||
+		    n->ignored.nign > 1 ? ", ..." : "");
+		return;
+	}
+}
+
 void
 ep_report_summary(FILE *f, const struct ep_report_ctx *ctx,
     const struct ep_results *rs, int brief)
@@ -145,6 +163,8 @@ ep_report_summary(FILE *f, const struct ep_report_ctx *ctx,
 		print_skips(f, rs);
 	if (!brief)
 		print_ignored(f, rs);
+	if (!brief && ctx->fleet != NULL)
+		print_fleet_ignored(f, ctx->fleet);
 	ep_say(f, "%zu results: %zu pass, %zu fail, %zu warn, %zu waived, "
 	    "%zu skip, %zu error", total, c[EP_PASS], c[EP_FAIL], c[EP_WARN],
 	    c[EP_WAIVED], c[EP_SKIP], c[EP_ERROR]);

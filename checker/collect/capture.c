@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "policy.h"
 #include "hash.h"
 #include "hostlist.h"
 #include "version.h"
@@ -29,6 +30,7 @@ ep_capture_opts_clear(struct ep_capture_opts *o)
 	ep_strv_clear(&o->images);
 	ep_strv_clear(&o->artifacts);
 	ep_strv_clear(&o->servings);
+	ep_extra_clear(&o->extra);
 	ep_imgopt_clear(&o->img);
 }
 
@@ -141,6 +143,27 @@ confinement_meta(struct ep_manifest *m)
 	}
 }
 
+/* What the policy adds to the capture (its "capture"), when its store
+ * was named; the implicit store in the current directory, which the
+ * checkout can write, names no file to read: said, not used. */
+static void
+policy_capture(struct ep_collect *c, const struct ep_capture_opts *o)
+{
+	const struct ep_extra *x;
+
+	if (o->policy == NULL)
+		return;
+	x = ep_policy_capture(o->policy);
+	if (o->policy_capture)
+		ep_extra_merge(&c->extra, x);
+	else if (x->env.n + x->sha256.n + x->line.n > 0)
+		ep_manifest_warn(c->m, "the policy's capture additions are not "
+		    "used: the implicit store (.envparity/store in the current "
+		    "directory, which the checkout can write) adds nothing to "
+		    "a capture; name the store (--store, ENVPARITY_STORE) or "
+		    "give --env, --file-sha256, --file-line");
+}
+
 int
 ep_capture(struct ep_manifest **out, const struct ep_capture_opts *o,
     struct ep_err *err)
@@ -155,6 +178,7 @@ ep_capture(struct ep_manifest **out, const struct ep_capture_opts *o,
 		ep_collect_os,
 		ep_collect_node,
 		ep_collect_env,
+		ep_collect_files,
 		ep_collect_conda,
 		ep_collect_python,	/* before cudastack: site dirs */
 		ep_collect_framework,	/* after python: its dirs, pkgs */
@@ -169,12 +193,15 @@ ep_capture(struct ep_manifest **out, const struct ep_capture_opts *o,
 	int rc = -1;
 
 	*out = NULL;
-	if (ep_capture_node(&node, o->node, err) < 0)
+	if (ep_capture_node(&node, o->node, err) < 0 ||
+	    ep_extra_check(&o->extra, "the command line", err) < 0)
 		return -1;
 	free(node);
 	c.opts = o;
+	ep_extra_merge(&c.extra, &o->extra);
 	c.m = ep_manifest_new();
 	ep_capture_meta(c.m, o->node);
+	policy_capture(&c, o);
 	if (!o->no_cache) {
 		if ((dir = ep_cache_dir_trusted(&why)) != NULL) {
 			path = xasprintf("%s/cache-v1", dir);
@@ -216,6 +243,7 @@ done:
 	ep_strv_clear(&c.hash_keys);
 	ep_strv_clear(&c.hash_paths);
 	ep_collect_artifacts_clear(&c);
+	ep_extra_clear(&c.extra);
 	free(dir);
 	free(path);
 	free(why);

@@ -22,6 +22,7 @@
 #include "image.h"
 #include "manifest.h"
 #include "errors.h"
+#include "extrafacts.h"
 #include "strv.h"
 
 struct ep_policy;		/* policy.h */
@@ -50,7 +51,15 @@ struct ep_capture_opts {
 	const char *golden_name;	/* where it came from, for messages */
 	const struct ep_policy *policy;	/* check: its policy (borrowed), or
 					   NULL; a golden image whose every
-					   fact it ignores is not resolved */
+					   fact it ignores is not resolved;
+					   check and bless: its "capture"
+					   adds to extra, when policy_capture */
+	int policy_capture;		/* the store was named (--store,
+					   ENVPARITY_STORE), not the implicit
+					   one the checkout can write: its
+					   policy's "capture" applies */
+	struct ep_extra extra;		/* --env, --env-not-secret,
+					   --file-sha256, --file-line */
 };
 
 /* Frees the vectors and img's; o itself is the caller's. */
@@ -76,7 +85,14 @@ struct ep_collect {
 	 * queue that ep_collect_artifacts_finish makes one digest of. */
 	struct ep_artifact **artifacts;
 	size_t nartifacts;
+
+	/* What the command line and the policy add (extrafacts.h). */
+	struct ep_extra extra;
 };
+
+/* A file named as a fact (--file-sha256, --file-line, a policy's
+ * capture.files) larger than this is an error. */
+#define EP_FILE_FACT_MAX	(16u << 20)
 
 /* Queue path to be hashed; its SHA-256 becomes the fact key (or, if the
  * file cannot be read, a warning naming it). */
@@ -91,6 +107,7 @@ size_t ep_collect_hash_part(struct ep_collect *c, const char *path);
 int ep_collect_os(struct ep_collect *c, struct ep_err *err);	/* os, libc, cpu */
 int ep_collect_node(struct ep_collect *c, struct ep_err *err);	/* node */
 int ep_collect_env(struct ep_collect *c, struct ep_err *err);	/* env.<VAR> */
+int ep_collect_files(struct ep_collect *c, struct ep_err *err);	/* file */
 int ep_collect_conda(struct ep_collect *c, struct ep_err *err);	/* conda */
 int ep_collect_python(struct ep_collect *c, struct ep_err *err); /* python */
 int ep_collect_lockfiles(struct ep_collect *c, struct ep_err *err); /* lockfile */

@@ -1,8 +1,11 @@
 /*
  * collect_env.c: env.<VAR> for an allowlist of variables that change
- * numerics or device selection.  The environment is never copied whole:
- * a variable is recorded only if it is named here, so tokens and
- * credentials cannot reach a manifest through this collector.
+ * numerics or device selection, and for the variables a profile's policy
+ * or --env adds by name or prefix (extrafacts.h).  The environment is
+ * never copied whole: a variable is recorded only if it is named here or
+ * there, and one whose name looks like a credential's is left out (said,
+ * by name, never its value) unless named exactly as not a secret, so
+ * tokens and credentials cannot reach a manifest through this collector.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +13,8 @@
 #include "collect.h"
 #include "errors.h"
 #include "xalloc.h"
+
+extern char **environ;
 
 /* Sorted.  Each entry changes what a framework computes or on which device:
  * determinism switches, math modes, thread counts (reduction order),
@@ -54,10 +59,53 @@ const char *const ep_env_allowlist[] = {
 	NULL,
 };
 
+/* 1 if name is on the allowlist. */
+static int
+allowlisted(const char *name)
+{
+	for (size_t i = 0; ep_env_allowlist[i] != NULL; i++)
+		if (strcmp(ep_env_allowlist[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* The variables the policy and --env add: each of the environment's
+ * names tried against their patterns. */
+static void
+extra_env(struct ep_collect *c)
+{
+	for (char **e = environ; e != NULL && *e != NULL; e++) {
+		const char *eq = strchr(*e, '=');
+		char *name, *key;
+
+		if (eq == NULL || eq == *e)
+			continue;
+		name = xstrndup(*e, (size_t)(eq - *e));
+		switch (allowlisted(name) ? EP_EXTRA_NO :
+		    ep_extra_env_pick(&c->extra, name)) {
+		case EP_EXTRA_YES:
+			key = xasprintf("env.%s", name);
+			ep_manifest_set(c->m, key, eq + 1);
+			free(key);
+			break;
+		case EP_EXTRA_SECRET:
+			ep_manifest_warn(c->m, "environment variable %s not "
+			    "recorded: its name looks like a credential's (%s);"
+			    " if it is none, name it as not secret "
+			    "(--env-not-secret %s, or the policy's "
+			    "capture.env_not_secret)", name,
+			    ep_extra_secret_word(name), name);
+			break;
+		}
+		free(name);
+	}
+}
+
 int
 ep_collect_env(struct ep_collect *c, struct ep_err *err)
 {
 	(void)err;
+	extra_env(c);
 	for (size_t i = 0; ep_env_allowlist[i] != NULL; i++) {
 		const char *v = getenv(ep_env_allowlist[i]);
 		char *key;

@@ -49,6 +49,8 @@ static const struct {
 	{ "workload.*", "0.3.0" },
 	/* The PCIe topology of the node's GPUs and HCAs, from sysfs. */
 	{ "node.topo.*", "0.4.0" },
+	/* --file-sha256, --file-line, a policy's capture.files. */
+	{ "file.*", "0.4.0" },
 };
 
 const char *

@@ -98,6 +98,7 @@ ep_fleet_view_free(struct ep_fleet_view *v)
 		free(v->nodes[i].name);
 		free(v->nodes[i].file);
 		free(v->nodes[i].error);
+		ep_results_clear(&v->nodes[i].ignored);
 	}
 	free(v->nodes);
 	for (size_t i = 0; i < v->nsplits; i++) {

@@ -76,6 +76,10 @@ struct ep_fleet_node {
 	char facts_sha256[65];	/* EP_NODE_OK: the canonical digest of its
 				   facts (ep_manifest_facts_sha256), for
 				   attestations; "" otherwise */
+	struct ep_results ignored;	/* only its ign, nign: the changes
+					   against the golden that a built-in
+					   rule does not judge (os.kernel),
+					   in key order */
 };
 
 /* One value of a split fact and the nodes that have it. */
@@ -137,6 +141,7 @@ struct ep_fleet_view {
 	size_t nreported;	/* nodes whose manifest was read */
 	size_t nmissing, nerror, nodd;	/* nodes missing, unreadable, and
 					   with at least one odd fact */
+	size_t nignored;	/* nodes with at least one ignored change */
 	char *expect;		/* the expected hostlist as given, or NULL */
 };
 

@@ -423,7 +423,7 @@ parse_into(struct ep_policy *p, const char *text, size_t len,
 {
 	const char *name = l->name;
 	static const char *const fields[] = { "schema", "description",
-	    "rules", "waivers", "workloads", NULL };
+	    "rules", "waivers", "workloads", "capture", NULL };
 	json_error_t jerr;
 	json_t *root, *v, *rules, *waivers;
 	int rc = -1;
@@ -475,7 +475,8 @@ parse_into(struct ep_policy *p, const char *text, size_t len,
 		    err) < 0)
 			goto done;
 	if (ep_policy_parse_workloads(p, json_object_get(root, "workloads"),
-	    name, err) < 0)
+	    name, err) < 0 || ep_policy_parse_capture(p,
+	    json_object_get(root, "capture"), name, err) < 0)
 		goto done;
 	rc = 0;
 done:
@@ -596,5 +597,6 @@ ep_policy_free(struct ep_policy *p)
 	free(p->waivers);
 	ep_strv_clear(&p->strings);
 	ep_strv_clear(&p->workloads);
+	ep_extra_clear(&p->capture);
 	free(p);
 }

@@ -136,6 +136,11 @@ const struct ep_rule *ep_policy_rules(const struct ep_policy *p, size_t *n);
  * for each NAME, names checked as --workload checks them.  Borrowed. */
 const struct ep_strv *ep_policy_workloads(const struct ep_policy *p);
 
+/* What every file of the policy adds to a capture ("capture":
+ * extrafacts.h), all files' together.  Borrowed. */
+struct ep_extra;
+const struct ep_extra *ep_policy_capture(const struct ep_policy *p);
+
 /* One waiver, borrowed from its policy. */
 struct ep_waiver {
 	size_t index;			/* its place in its file's "waivers" */
@@ -229,6 +234,38 @@ int ep_policy_waiver_set(char **out, const char *cur, const char *name,
 /* Remove every waiver whose key is written as key; none: EP_E_INPUT
  * (naming a waiver of the file whose glob covers key, if one does). */
 int ep_policy_waiver_remove(char **out, const char *cur, const char *name,
+    const char *key, struct ep_err *err);
+
+/*
+ * Editing a policy file's rules (policy_edit.c), for `policy add` and
+ * `policy remove`, as the waivers above: cur, name and *out alike.
+ */
+struct ep_rule_spec {
+	const char *key;	/* a fact key or a glob */
+	const char *rule;	/* "exact", "ignore", "version", "present",
+				   "absent" */
+	const char *range;	/* "version" only: ">=580.65,<590" */
+	const char *missing;	/* NULL, "fail", "skip", "ignore" */
+	const char *severity;	/* NULL, "fail", "warn" */
+	const char *reason;	/* NULL: none */
+};
+
+/* EP_E_INPUT naming what is wrong with r as check would refuse it: an
+ * empty key, one with blanks or control bytes, an unknown rule kind (the
+ * message names it), a range, missing or severity that does not go with
+ * the rule or is no such value, a key that is no glob or that covers too
+ * much for a rule that lets drift pass (policy_guard.c), a blank
+ * reason. */
+int ep_policy_rule_check(const struct ep_rule_spec *r, struct ep_err *err);
+
+/* Put r in cur's "rules": replacing the rule with the same key (written
+ * the same) where it stands (*replaced 1), else first in the file, so
+ * that it decides its keys before the file's other rules (*replaced 0). */
+int ep_policy_rule_set(char **out, const char *cur, const char *name,
+    const struct ep_rule_spec *r, int *replaced, struct ep_err *err);
+
+/* Remove every rule whose key is written as key; none: EP_E_INPUT. */
+int ep_policy_rule_remove(char **out, const char *cur, const char *name,
     const char *key, struct ep_err *err);
 
 /* The merged policy p as JSON (*out, new, indented): head's members

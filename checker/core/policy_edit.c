@@ -1,6 +1,7 @@
 /*
  * policy_edit.c: changing a policy file's waivers (waive, unwaive) and
- * showing a merged policy as JSON (`envparity policy --json`).
+ * rules (policy add, policy remove), and showing a merged policy as JSON
+ * (`envparity policy --json`).
  *
  * An edit keeps the file as its owner wrote it: every other member and
  * rule, in their order (jansson keeps an object's insertion order), and
@@ -283,6 +284,166 @@ done:
 	return rc;
 }
 
+/* r as a policy file's rule object: the members it gives, in the order
+ * the schema lists them. */
+static json_t *
+rule_object(const struct ep_rule_spec *r)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "key", json_string(r->key));
+	json_object_set_new(o, "rule", json_string(r->rule));
+	if (r->range != NULL)
+		json_object_set_new(o, "range", json_string(r->range));
+	if (r->missing != NULL)
+		json_object_set_new(o, "missing", json_string(r->missing));
+	if (r->severity != NULL)
+		json_object_set_new(o, "severity", json_string(r->severity));
+	if (r->reason != NULL)
+		json_object_set_new(o, "reason", json_string(r->reason));
+	return o;
+}
+
+int
+ep_policy_rule_check(const struct ep_rule_spec *r, struct ep_err *err)
+{
+	static const char *const kinds[] = { "exact", "ignore", "version",
+	    "present", "absent" };
+	const char *const text[] = { r->rule, r->range, r->missing,
+	    r->severity, r->reason };
+	struct ep_policy *p = NULL;
+	struct ep_err perr = { 0 };
+	json_t *root, *rules;
+	const char *rest;
+	char *policy;
+	size_t k;
+
+	if (r->key == NULL || r->key[0] == '\0')
+		return ep_err_set(err, EP_E_INPUT, "the key is empty");
+	if (not_utf8(r->key))
+		return ep_err_set(err, EP_E_INPUT, "key '%s' is not UTF-8",
+		    r->key);
+	if (odd_bytes(r->key))
+		return ep_err_set(err, EP_E_INPUT, "key '%s': a fact key "
+		    "holds no blanks or control characters", r->key);
+	for (size_t i = 0; i < sizeof text / sizeof text[0]; i++)
+		if (text[i] != NULL && not_utf8(text[i]))
+			return ep_err_set(err, EP_E_INPUT, "rule for '%s': "
+			    "not UTF-8", r->key);
+	for (k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+		if (r->rule != NULL && strcmp(r->rule, kinds[k]) == 0)
+			break;
+	if (k == sizeof kinds / sizeof kinds[0])
+		return ep_err_set(err, EP_E_INPUT, "unknown rule '%s' (one of "
+		    "exact, ignore, version, present, absent)",
+		    r->rule != NULL ? r->rule : "");
+	if (r->reason != NULL && blank(r->reason))
+		return ep_err_set(err, EP_E_INPUT, "--reason is empty");
+	/* The rest as check judges it: a policy of this rule alone. */
+	root = json_object();
+	rules = json_array();
+	json_object_set_new(root, "schema", json_string(EP_POLICY_SCHEMA));
+	json_array_append_new(rules, rule_object(r));
+	json_object_set_new(root, "rules", rules);
+	policy = dump(root);
+	json_decref(root);
+	if (policy == NULL)
+		return ep_err_set(err, EP_E_IO, "cannot serialize the rule");
+	if (ep_policy_parse(&p, policy, strlen(policy), "rule", &perr) < 0) {
+		/* "rule: rules[0] (key \"K\"): why": the key holds no
+		 * blank, so the first "\"): " ends the entry's name. */
+		rest = strstr(perr.msg, "\"): ");
+		ep_err_set(err, EP_E_INPUT, "rule for '%s': %s", r->key,
+		    rest != NULL ? rest + 4 : perr.msg);
+		free(policy);
+		return -1;
+	}
+	ep_policy_free(p);
+	free(policy);
+	return 0;
+}
+
+int
+ep_policy_rule_set(char **out, const char *cur, const char *name,
+    const struct ep_rule_spec *r, int *replaced, struct ep_err *err)
+{
+	json_t *root = NULL, *rules, *o, *k;
+	size_t i, at = (size_t)-1;
+	int rc = -1;
+
+	*out = NULL;
+	*replaced = 0;
+	if (ep_policy_rule_check(r, err) < 0 ||
+	    load(&root, cur, name, err) < 0)
+		goto done;
+	o = rule_object(r);
+	if ((rules = json_object_get(root, "rules")) == NULL) {
+		rules = json_array();
+		json_object_set_new(root, "rules", rules);
+	}
+	/* The same key again replaces the rule where it stands; a new one
+	 * is tried first in its file. */
+	for (i = 0; i < json_array_size(rules);) {
+		k = json_object_get(json_array_get(rules, i), "key");
+		if (!json_is_string(k) ||
+		    strcmp(json_string_value(k), r->key) != 0) {
+			i++;
+			continue;
+		}
+		if (at == (size_t)-1) {
+			at = i;
+			json_array_set(rules, i, o);
+			i++;
+		} else
+			json_array_remove(rules, i);
+	}
+	if (at == (size_t)-1)
+		json_array_insert(rules, 0, o);
+	else
+		*replaced = 1;
+	json_decref(o);
+	rc = finish(out, root, name, err);
+done:
+	json_decref(root);
+	return rc;
+}
+
+int
+ep_policy_rule_remove(char **out, const char *cur, const char *name,
+    const char *key, struct ep_err *err)
+{
+	json_t *root = NULL, *rules, *k;
+	size_t removed = 0;
+	int rc = -1;
+
+	*out = NULL;
+	if (cur == NULL)
+		return ep_err_set(err, EP_E_INPUT, "%s: no such file, so no "
+		    "rule for '%s'", name, key);
+	if (load(&root, cur, name, err) < 0)
+		goto done;
+	rules = json_object_get(root, "rules");
+	for (size_t i = 0; i < json_array_size(rules);) {
+		k = json_object_get(json_array_get(rules, i), "key");
+		if (json_is_string(k) && strcmp(json_string_value(k),
+		    key) == 0) {
+			json_array_remove(rules, i);
+			removed++;
+		} else
+			i++;
+	}
+	if (removed == 0) {
+		ep_err_set(err, EP_E_INPUT, "%s: no rule for '%s' (the key "
+		    "must be written as the rule names it: `envparity "
+		    "policy` lists them)", name, key);
+		goto done;
+	}
+	rc = finish(out, root, name, err);
+done:
+	json_decref(root);
+	return rc;
+}
+
 /* 1 when waiver w has expired at now. */
 static int
 expired(const struct ep_waiver *w, time_t now)
@@ -307,6 +468,39 @@ set_str(json_t *o, const char *k, const char *v)
 {
 	if (v != NULL)
 		json_object_set_new(o, k, json_string(v));
+}
+
+/* "capture": {"env", "env_not_secret", "files"} as the files spell it,
+ * when the policy adds anything to a capture. */
+static void
+capture_json(json_t *root, const struct ep_extra *x)
+{
+	json_t *o, *a, *f;
+	const struct ep_strv *files[] = { &x->sha256, &x->line };
+	const char *fact[] = { "sha256", "line" };
+
+	if (x->env.n + x->not_secret.n + x->sha256.n + x->line.n == 0)
+		return;
+	o = json_object();
+	a = json_array();
+	for (size_t i = 0; i < x->env.n; i++)
+		json_array_append_new(a, json_string(x->env.v[i]));
+	json_object_set_new(o, "env", a);
+	a = json_array();
+	for (size_t i = 0; i < x->not_secret.n; i++)
+		json_array_append_new(a, json_string(x->not_secret.v[i]));
+	json_object_set_new(o, "env_not_secret", a);
+	a = json_array();
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; i < files[k]->n; i++) {
+			f = json_object();
+			json_object_set_new(f, "path",
+			    json_string(files[k]->v[i]));
+			json_object_set_new(f, "fact", json_string(fact[k]));
+			json_array_append_new(a, f);
+		}
+	json_object_set_new(o, "files", a);
+	json_object_set_new(root, "capture", o);
 }
 
 int
@@ -359,6 +553,7 @@ ep_policy_json(char **out, const struct ep_policy *p, time_t now,
 	}
 	json_object_set_new(root, "rules", rules);
 	json_object_set_new(root, "waivers", waivers);
+	capture_json(root, ep_policy_capture(p));
 	wl = ep_policy_workloads(p);
 	if (wl->n > 0) {
 		o = json_object();

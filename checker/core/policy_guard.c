@@ -32,9 +32,9 @@
 /* The areas of the keys envparity writes: facts (docs/manifest.md),
  * results and meta. */
 static const char *const areas[] = { "artifact", "capture", "conda",
-    "cpu", "env", "fleet", "framework", "golden", "gpu", "image", "lib",
-    "libc", "lockfile", "meta", "node", "os", "policy", "probe", "python",
-    "report", "stack", "store", NULL };
+    "cpu", "env", "file", "fleet", "framework", "golden", "gpu", "image",
+    "lib", "libc", "lockfile", "meta", "node", "os", "policy", "probe",
+    "python", "report", "stack", "store", NULL };
 
 /* The glob's first word, when the glob opens with plain bytes up to a
  * '.': "lib" for "lib.*"; else NULL.  New. */

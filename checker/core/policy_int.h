@@ -6,6 +6,7 @@
 #ifndef EP_POLICY_INT_H
 #define EP_POLICY_INT_H
 
+#include "extrafacts.h"
 #include "policy.h"
 #include "strv.h"
 
@@ -19,6 +20,7 @@ struct ep_policy {
 	size_t nranges;
 	struct ep_strv workloads;	/* "NAME=COMMAND", the nearest
 					   file's for each NAME */
+	struct ep_extra capture;	/* every file's "capture" */
 };
 
 /*
@@ -39,6 +41,13 @@ char *ep_policy_waiver_too_wide(const char *key);
  * a non-empty string. */
 struct json_t;
 int ep_policy_parse_workloads(struct ep_policy *p, struct json_t *o,
+    const char *name, struct ep_err *err);
+/* policy_capture.c: add the "capture" member o of a policy file (may be
+ * NULL: none) to p's: {"env": ["NAME", "PREFIX*"], "env_not_secret":
+ * ["NAME"], "files": [{"path": "/ABS", "fact": "sha256"|"line"}]}.
+ * EP_E_INPUT naming the file (name) and the entry when o is not so, or an
+ * entry extrafacts.h refuses (a name that looks like a credential's). */
+int ep_policy_parse_capture(struct ep_policy *p, struct json_t *o,
     const char *name, struct ep_err *err);
 char *ep_policy_rule_too_wide(const char *key, int kind, int missing,
     int severity);

@@ -120,6 +120,13 @@ judge_row(struct rowgroup *g, const struct fl_fleet *f,
 		    sizeof g->nodes[i]->facts_sha256);
 	if (o->golden != NULL)
 		ep_compare(&tmp, o->golden, cur, o->policy, o->now);
+	/* What a built-in rule kept out (os.kernel), said per node as
+	 * check says it. */
+	for (size_t i = 0; i < g->n; i++)
+		for (size_t k = 0; k < tmp.nign; k++)
+			ep_results_ignored_add(&g->nodes[i]->ignored,
+			    tmp.ign[k].key, tmp.ign[k].expected,
+			    tmp.ign[k].actual, tmp.ign[k].reason);
 	/* The checks that need no golden, but not their skips: "not set
 	 * here" ten thousand times says nothing a node's capture does not. */
 	ep_checks_run(&checks, cur, o->policy, o->now);
@@ -344,6 +351,10 @@ view_nodes(struct ep_fleet_view *v, struct fl_fleet *f,
 		vn->odd = n->odd;
 		memcpy(vn->facts_sha256, n->facts_sha256,
 		    sizeof vn->facts_sha256);
+		vn->ignored = n->ignored;
+		memset(&n->ignored, 0, sizeof n->ignored);
+		if (vn->ignored.nign > 0)
+			v->nignored++;
 		if (n->state == EP_NODE_OK)
 			v->nreported++;
 		else if (n->state == EP_NODE_MISSING)

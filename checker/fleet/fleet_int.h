@@ -65,6 +65,8 @@ struct fl_node {
 	char facts_sha256[65];	/* the canonical digest of its facts
 				   (ep_manifest_facts_sha256); "" until
 				   judged */
+	struct ep_results ignored;	/* only its ign: the changes a
+					   built-in rule does not judge */
 };
 
 struct fl_fleet {

@@ -466,6 +466,7 @@ ep_fl_fleet_free(struct fl_fleet *f)
 		free(f->nodes[i].file);
 		free(f->nodes[i].error);
 		free(f->nodes[i].row);
+		ep_results_clear(&f->nodes[i].ignored);
 	}
 	free(f->nodes);
 	ep_fl_tab_free(&f->keys);

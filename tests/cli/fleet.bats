@@ -352,6 +352,31 @@ gpu_nodes() {
 	[ "$(jq -r '.results[] | select(.key == "fleet.odd.python.pkg.numpy") | .status' r.json)" = waived ]
 }
 
+@test "fleet: a change a built-in rule ignores (os.kernel) is listed per node in the JSON report and one line of the summary and the Markdown, never judged" {
+	nodes '."os.kernel" = "6.18.0"'
+	git init -q --bare store.git
+	"$EP" bless -q --store store.git --profile p d/n1.json >/dev/null
+	run "$EP" fleet d --store store.git --profile p --json r.json --markdown r.md
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"  ignored changes built-in rules do not judge on 1 node (os.kernel on n3): the JSON report lists them"* ]]
+	[ "$(jq -c '.fleet.nodes[] | select(.name == "n3") | .ignored_changes' r.json)" = '[{"actual":"6.18.0","expected":"6.1.0-1","key":"os.kernel","reason":"host identity: a container runs on its node'"'"'s kernel"}]' ]
+	[ "$(jq -c '[.fleet.nodes[] | select(.name != "n3") | .ignored_changes | length] | unique' r.json)" = '[0]' ]
+	[ "$(jq -r '.fleet.node_counts.ignored_changes' r.json)" = 1 ]
+	jq -e '[.results[] | select(.key == "os.kernel")] | length == 0' r.json
+	grep -qxF '**Ignored changes:** 1 node has changes a built-in rule does not judge (<code>os.kernel</code> on <code>n3</code>): the JSON report lists them per node.' r.md
+	validate_schema fleet r.json
+	# Two nodes: counted as nodes; none without a golden.
+	jq '.facts."os.kernel" = "6.2.0"' d/n4.json > t && mv t d/n4.json
+	run "$EP" fleet d --store store.git --profile p --markdown r.md
+	[[ "$output" == *"on 2 nodes (os.kernel on n3, ...)"* ]]
+	grep -qF '**Ignored changes:** 2 nodes have changes' r.md
+	run "$EP" fleet d --json r.json --markdown r.md
+	[[ "$output" != *"ignored"* ]]
+	[ "$(jq -r '.fleet.node_counts.ignored_changes' r.json)" = 0 ]
+	! grep -q "Ignored changes" r.md
+}
+
 @test "fleet: a report path that cannot take a report fails before the work, leaving nothing" {
 	nodes
 	ln -s /etc/passwd link.json

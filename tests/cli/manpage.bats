@@ -178,6 +178,15 @@ complete_bash() { # words...
 	# Where a value is free text, nothing is made up.
 	run complete_bash envparity check --profile ''
 	[ -z "$output" ]
+	# policy: its verbs, add's rule kinds, the values of its options.
+	run complete_bash envparity policy r
+	[ "$output" = remove ]
+	run complete_bash envparity policy add lib.x.path i
+	[ "$output" = ignore ]
+	run complete_bash envparity policy add --missing s
+	[ "$output" = skip ]
+	run complete_bash envparity policy add lib.x.path ''
+	[ "$output" = "$(printf 'exact\nignore\nversion\npresent\nabsent')" ]
 }
 
 # bats test_tags=plain-only

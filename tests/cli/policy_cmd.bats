@@ -7,6 +7,8 @@
 load setup
 load git_daemon
 
+bats_require_minimum_version 1.5.0
+
 setup_file() {
 	export ENVPARITY_AUTHOR="Ada Lovelace <ada@example.org>"
 	unset ENVPARITY_STORE ENVPARITY_PROFILE ENVPARITY_GIT_TOKEN
@@ -156,4 +158,84 @@ other() {
 			[ "$keys" = x ] || [ "$keys" = y ]
 		fi
 	done
+}
+
+@test "policy add and remove: a rule committed as waive commits a waiver, judged by check at once; bad rules refused before the store is touched" {
+	git init -q --bare -b main s.git
+	mk g.json h lib.cublas.path=/a/libcublas.so gpu.driver.version=580.65
+	mk cur.json h lib.cublas.path=/b/libcublas.so gpu.driver.version=581.10
+	"$EP" bless -q --store s.git --profile train/h100 g.json >/dev/null
+	put s.git train/h100/policy.json '{"schema": "envparity/policy@1", "description": "kept", "rules": [{"key": "lib.*", "rule": "exact"}]}'
+	run "$EP" diff s.git#:train/h100 cur.json
+	[ "$status" -eq 1 ]
+	run "$EP" policy add --store s.git --profile train/h100 --reason "venvs differ" 'lib.*.path' ignore
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "added rule lib.*.path in train/h100/policy.json at "*" on s.git main" ]]
+	run "$EP" policy add -q --store s.git --profile train/h100 gpu.driver.version version '>=580.65,<590'
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	# First in the file, before lib.*; the rest of the file kept.
+	git --git-dir=s.git show main:train/h100/policy.json > p.json
+	[ "$(jq -c '[.rules[] | [.key, .rule]]' p.json)" = '[["gpu.driver.version","version"],["lib.*.path","ignore"],["lib.*","exact"]]' ]
+	[ "$(jq -r .description p.json)" = kept ]
+	[ "$(jq -r '.rules[1].reason' p.json)" = "venvs differ" ]
+	[ "$(git --git-dir=s.git log -1 --format=%s main)" = "policy: add rule gpu.driver.version version >=580.65,<590" ]
+	[ "$(git --git-dir=s.git log -1 --format=%an main)" = "Ada Lovelace" ]
+	run "$EP" diff s.git#:train/h100 cur.json
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# The same rule again: nothing to commit.
+	before=$(git --git-dir=s.git rev-parse main)
+	run "$EP" policy add --store s.git --profile train/h100 --reason "venvs differ" 'lib.*.path' ignore
+	[ "$status" -eq 0 ]
+	[[ "$output" == "already added rule lib.*.path in "* ]]
+	[ "$(git --git-dir=s.git rev-parse main)" = "$before" ]
+
+	# Refused, exit 2, one line naming the problem, nothing committed.
+	for args in "a exactly|unknown rule 'exactly' (one of exact, ignore, version, present, absent)" \
+	    "a version|rule for 'a': rule \"version\" needs a \"range\"" \
+	    "a exact >=1|unexpected argument '>=1' (only rule version takes a RANGE)" \
+	    "p* ignore|rule for 'p*': rule \"ignore\" covers every key of areas" \
+	    "a|policy add needs RULE" \
+	    "--missing maybe a exact|rule for 'a': unknown missing \"maybe\"" \
+	    "--json a exact|'--json' is for showing the policy"; do
+		read -ra argv <<<"${args%%|*}"
+		run --separate-stderr "$EP" policy add --store s.git --profile train/h100 "${argv[@]}"
+		echo "$args: $stderr"
+		[ "$status" -eq 2 ]
+		[[ "${stderr_lines[0]}" == "envparity policy: ${args#*|}"* ]]
+		[ -z "$output" ]
+	done
+	run "$EP" policy frob --store s.git
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "envparity policy: unknown verb 'frob' (add or remove; none shows the policy)" ]
+	run "$EP" policy --store s.git --reason x
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "envparity policy: '--reason' is for policy add" ]
+	run "$EP" policy remove --store s.git --profile train/h100 lib.x.path
+	[ "$status" -eq 2 ]
+	[ "$output" = "envparity policy: s.git#main:train/h100/policy.json: no rule for 'lib.x.path' (the key must be written as the rule names it: \`envparity policy\` lists them)" ]
+	[ "$(git --git-dir=s.git rev-parse main)" = "$before" ]
+
+	# Removed: the drift is back; the shared file with --shared.
+	run "$EP" policy remove --store s.git --profile train/h100 'lib.*.path'
+	[ "$status" -eq 0 ]
+	[[ "$output" == "removed rule lib.*.path in train/h100/policy.json at "* ]]
+	[ "$(git --git-dir=s.git log -1 --format=%s main)" = "policy: remove rule lib.*.path" ]
+	run "$EP" diff s.git#:train/h100 cur.json
+	[ "$status" -eq 1 ]
+	run "$EP" policy add --store s.git --shared -m "fleet-wide" 'lib.*.path' ignore
+	[ "$status" -eq 0 ]
+	[ "$(git --git-dir=s.git show main:policy.json | jq -c '.rules')" = '[{"key":"lib.*.path","rule":"ignore"}]' ]
+	[ "$(git --git-dir=s.git log -1 --format=%s main)" = "fleet-wide" ]
+	# It holds for a profile without a rule of its own for lib.*; the
+	# nearer file's lib.* still decides first for train/h100.
+	mk g2.json h lib.cublas.path=/a/libcublas.so os.id=debian
+	mk cur2.json h lib.cublas.path=/b/libcublas.so os.id=debian
+	"$EP" bless -q --store s.git --profile gpu g2.json >/dev/null
+	run "$EP" diff s.git#:gpu cur2.json
+	[ "$status" -eq 0 ]
+	run "$EP" diff s.git#:train/h100 cur.json
+	[ "$status" -eq 1 ]
 }

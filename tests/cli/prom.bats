@@ -117,3 +117,63 @@ nodes() {
 	# The summary went to standard error: the metrics alone on stdout.
 	"$EP" fleet d --prom - 2>/dev/null | promtool check metrics
 }
+
+@test "prom: a series per failing key, at most 20, the rest counted in one series; escaped; promtool passes" {
+	local g='{"os.id": "debian"}' c='{"os.id": "debian"}'
+	for i in $(seq -w 1 25); do
+		g=$(jq -c --arg k "python.pkg.p$i" '.[$k] = "1"' <<<"$g")
+		c=$(jq -c --arg k "python.pkg.p$i" '.[$k] = "2"' <<<"$c")
+	done
+	g=$(jq -c '.["python.pkg.a\"b\\c"] = "1"' <<<"$g")
+	manifest g.json "$g"
+	manifest c.json "$c"
+	run "$EP" diff g.json c.json --prom f.prom
+	[ "$status" -eq 1 ]
+	cat f.prom
+	promtool check metrics < f.prom
+	[ "$(grep -c '^envparity_fact_failed{' f.prom)" = 20 ]
+	# The first 20 keys in byte order: the escaped one, then p01..p19.
+	grep -qxF 'envparity_fact_failed{command="diff",key="python.pkg.a\"b\\c",profile="none"} 1' f.prom
+	grep -qxF 'envparity_fact_failed{command="diff",key="python.pkg.p19",profile="none"} 1' f.prom
+	! grep -qF 'key="python.pkg.p20"' f.prom
+	grep -qxF 'envparity_facts_failed_omitted{command="diff",profile="none"} 6' f.prom
+	# Parity: no series per key, the count is 0.
+	run "$EP" diff g.json g.json --prom f.prom
+	[ "$status" -eq 0 ]
+	! grep -q '^envparity_fact_failed{' f.prom
+	grep -qxF 'envparity_facts_failed_omitted{command="diff",profile="none"} 0' f.prom
+}
+
+@test "prom: the Grafana dashboard (ci/grafana/envparity.json) queries only series envparity writes, in valid PromQL" {
+	nodes
+	run "$EP" fleet d --expect 'n[1-4]' --prom f.prom
+	[ "$status" -eq 1 ]
+	written=$(sed -n 's/^# TYPE \([a-z_]*\) gauge$/\1/p' f.prom | sort -u)
+	[ "$(wc -l <<<"$written")" -ge 10 ]
+	dash=$BATS_TEST_DIRNAME/../../ci/grafana/envparity.json
+	jq -e '.panels | length > 0 and all(.[]; (.targets | length) > 0)' "$dash"
+	jq -r '.panels[].targets[].expr, .templating.list[].definition' "$dash" > exprs
+	[ "$(wc -l < exprs)" -ge 10 ]
+	# Every metric a query names is one a run wrote.
+	grep -o 'envparity_[a-z_]*' exprs | sort -u > used
+	for m in $(cat used); do
+		grep -qx "$m" <<<"$written" || { echo "not written by envparity: $m"; false; }
+	done
+	# Every panel's expression parses as PromQL (a rules file of them;
+	# Grafana's $profile lies inside a regex matcher).
+	{
+		echo 'groups:'
+		echo '- name: dashboard'
+		echo '  rules:'
+		jq -r '.panels[].targets[].expr' "$dash" | while IFS= read -r e; do
+			printf '  - record: envparity:dashboard\n    expr: %s\n' "$(jq -Rn --arg e "$e" '$e')"
+		done
+	} > rules.yml
+	promtool check rules rules.yml
+	# ... and promtool refuses one that does not.
+	printf '  - record: envparity:dashboard\n    expr: "sum by (x (envparity_drift)"\n' >> rules.yml
+	! promtool check rules rules.yml
+	# A query naming a series envparity does not write is caught.
+	echo 'envparity_no_such_metric' >> exprs
+	[ "$(grep -o 'envparity_[a-z_]*' exprs | sort -u | grep -cvxF "$written")" = 1 ]
+}
