@@ -47,6 +47,8 @@ static const struct {
 	{ "artifact.*.fingerprint.*", "0.3.0" },
 	/* --workload, the team's own reference run. */
 	{ "workload.*", "0.3.0" },
+	/* The machine's architecture (x86_64, aarch64). */
+	{ "os.arch", "0.4.0" },
 };
 
 const char *
