@@ -28,23 +28,6 @@
 #define BODY	static inline __attribute__((always_inline))
 #define AVX2	PROBE_TARGET_AVX2 static
 
-int
-probe_cpu_has_avx2(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	static int have = -1;	/* racy but idempotent: every thread
-				   computes the same answer */
-
-	if (have < 0) {
-		__builtin_cpu_init();
-		have = __builtin_cpu_supports("avx2") != 0;
-	}
-	return have;
-#else
-	return 0;
-#endif
-}
-
 /* out[i] = element base + i of stream key, for i < n. */
 BODY void
 fill_unit(float *out, uint32_t n, uint32_t key, uint32_t base)

@@ -27,6 +27,25 @@ struct gemm_job {
 	int avx2;
 };
 
+/* Whether this CPU has AVX2 (cpu.h); here, below cpu.c, which asks it
+ * too. */
+int
+probe_cpu_has_avx2(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	static int have = -1;	/* racy but idempotent: every thread
+				   computes the same answer */
+
+	if (have < 0) {
+		__builtin_cpu_init();
+		have = __builtin_cpu_supports("avx2") != 0;
+	}
+	return have;
+#else
+	return 0;
+#endif
+}
+
 /* Unaligned vector access; macros, since passing a 32-byte vector by
  * value to a function compiled without AVX changes the ABI. */
 #define LOAD(v, p)	memcpy(&(v), (p), sizeof(v))
