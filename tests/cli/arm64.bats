@@ -81,12 +81,21 @@ arm64() { # program args...
 	grep -q '^ok .* test_ldcache_search' "$T/test_libsearch.tap"
 }
 
-@test "a capture under qemu-aarch64 over a Grace-shaped /proc and /sys: os.arch aarch64, the Neoverse V2 named, its ISA, the node's facts; diff against this host's fails on os.arch" {
-	local g=$FIXTURES/arm64/grace d
-	# The -L prefix: the sysroot, with the fixture's proc and sys.
+@test "a capture under qemu-aarch64 over a Grace-shaped /proc and /sys: os.arch aarch64, the Neoverse V2 named, its ISA, the node's facts, NVML under aarch64-linux-gnu; diff against this host's fails on os.arch" {
+	local g=$FIXTURES/arm64/grace d m=usr/lib/aarch64-linux-gnu
+	# The -L prefix: the sysroot (links), with the fixture's proc and
+	# sys, and in the arm64 multiarch folder an empty file in the place
+	# of NVIDIA's driver library (a stand-in for a driver that is not
+	# here: only where it is found is looked at).
 	ROOT=$T/root
-	mkdir -p "$ROOT"
-	for d in "$SYSROOT"/*; do ln -s "$d" "$ROOT/"; done
+	mkdir -p "$ROOT/$m"
+	for d in "$SYSROOT"/*; do [ "${d##*/}" = usr ] || ln -s "$d" "$ROOT/"; done
+	for d in "$SYSROOT"/usr/*; do [ "${d##*/}" = lib ] || ln -s "$d" "$ROOT/usr/"; done
+	for d in "$SYSROOT"/usr/lib/*; do
+		[ "${d##*/}" = aarch64-linux-gnu ] || ln -s "$d" "$ROOT/usr/lib/"
+	done
+	ln -s "$SYSROOT/$m"/* "$ROOT/$m/"
+	: >"$ROOT/$m/libnvidia-ml.so.1"
 	cp -r "$g/proc" "$g/sys" "$ROOT/"
 	run arm64 "$REPO_ROOT/build-arm64/envparity" capture -q --no-discover -o arm.json
 	echo "$output"
@@ -106,6 +115,10 @@ arm64() { # program args...
 	[ "$(fact arm.json node.numa.nodes)" = 2 ]
 	[ "$(fact arm.json node.mem.thp)" = madvise ]
 	[ "$(fact arm.json node.cmdline.iommu.passthrough)" = 1 ]
+	# The driver library is looked for where arm64 Debian and Ubuntu put
+	# it (gpudrv.c's aarch64-linux-gnu); found, it cannot be loaded here
+	# (no helper runs under qemu-user).
+	jq -e '.meta.unavailable.gpu | contains("/usr/lib/aarch64-linux-gnu/libnvidia-ml.so.1")' arm.json
 	# The same capture natively, and the native diff of the two: the
 	# architecture is a change of its own.
 	"$EP" capture -q --no-discover -o x86.json
