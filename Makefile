@@ -52,10 +52,10 @@ endif
 
 # -- The cross build (tools/cross.sh) ---------------------------------
 # `make ARCH=arm64` builds envparity, envparity-probe and (`make unit
-# ARCH=arm64`) the unit tests for aarch64 under $(B)-arm64/ (build-arm64/,
-# build-san-arm64/), never beside the native objects, with Debian's cross
-# toolchain (crossbuild-essential-arm64) against SYSROOT: Debian's arm64
-# packages unpacked by tools/cross.sh (`tools/cross.sh arm64` makes it,
+# ARCH=arm64`) the unit tests for aarch64 under build-arm64/, never
+# beside the native objects, with Debian's cross toolchain
+# (crossbuild-essential-arm64) against SYSROOT: Debian's arm64 packages
+# unpacked by tools/cross.sh (`tools/cross.sh arm64` makes it,
 # once, and prints it).  pkg-config reads the sysroot's .pc files; no
 # nvcc (the probe's cuda backend is built natively on a GPU host).
 # qemu-aarch64 -L SYSROOT runs what it builds (tests/cli/arm64.bats).

@@ -41,9 +41,8 @@ arm64) ;;
 esac
 
 # What the build needs, for ARCH (libc6-dev for the C library itself).
-pkgs="libc6-dev libgit2-dev libcurl4-openssl-dev libjansson-dev libssl-dev
-libxml2-dev libyaml-dev libcmocka-dev"
-stamp="v3 $arch $(echo $pkgs)"
+pkgs="libc6-dev libgit2-dev libcurl4-openssl-dev libjansson-dev libssl-dev libxml2-dev libyaml-dev libcmocka-dev"
+stamp="v3 $arch $pkgs"
 
 suite=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
 suite=${suite:-bookworm}
@@ -67,6 +66,7 @@ mkdir -p "$cache"
 	    -o Dir::Cache="$work/cache" -o APT::Architecture="$arch"
 	    -o APT::Architectures="$arch" -o Debug::NoLocking=1
 	    -o APT::Sandbox::User="$(id -un)")
+	# shellcheck disable=SC2086 # $pkgs: one package a word
 	if ! "${apt[@]}" update >"$work/log" 2>&1 ||
 	    ! "${apt[@]}" install -y --download-only --no-install-recommends \
 	    $pkgs >>"$work/log" 2>&1; then
@@ -101,7 +101,7 @@ mkdir -p "$cache"
 			[ ! -f "$work/ctl/$f" ] || cp "$work/ctl/$f" "$db/info/$name.$f"
 		done
 	done
-	ls "$work"/cache/archives/*.deb | sed 's,.*/,,' >"$work/sysroot/.envparity-packages"
+	(cd "$work/cache/archives" && printf '%s\n' *.deb) >"$work/sysroot/.envparity-packages"
 	echo "$stamp" >"$work/sysroot/.envparity-sysroot"
 	rm -rf "$root"
 	mv "$work/sysroot" "$root"
