@@ -164,18 +164,17 @@ static const struct {
 	{ 0xc0, 0xac4, "Ampere Ampere-1a" },
 };
 
-/* A "0x41"-style number, or -1. */
+/* A "0x41"-style number (1 to 4 hex digits after "0x"), or -1. */
 static long
 cpuinfo_hex(const char *text, const char *name)
 {
-	char *v = cpuinfo_field(text, name), *end = NULL;
+	char *v = cpuinfo_field(text, name);
+	size_t digits = v != NULL ? strlen(v) : 0;
 	long n = -1;
 
-	if (v != NULL && strncmp(v, "0x", 2) == 0 && v[2] != '\0') {
-		n = strtol(v + 2, &end, 16);
-		if (*end != '\0' || n < 0 || n > 0xffff)
-			n = -1;
-	}
+	if (digits > 2 && digits <= 6 && strncmp(v, "0x", 2) == 0 &&
+	    strspn(v + 2, "0123456789abcdefABCDEF") == digits - 2)
+		n = strtol(v + 2, NULL, 16);
 	free(v);
 	return n;
 }

@@ -115,6 +115,9 @@ test_cpu_model(void **state)
 	assert_null(ep_cpu_model("CPU implementer\t: ARM\nCPU part\t: 0xd4f\n"));
 	assert_null(ep_cpu_model("CPU implementer\t: 0x\nCPU part\t: 0xd4f\n"));
 	assert_null(ep_cpu_model("CPU implementer\t: 0x41zz\nCPU part\t: 0xd4f\n"));
+	assert_null(ep_cpu_model("CPU implementer\t: 0x 41\nCPU part\t: 0xd4f\n"));
+	assert_null(ep_cpu_model("CPU implementer\t: 0x0x41\nCPU part\t: 0xd4f\n"));
+	assert_null(ep_cpu_model("CPU implementer\t: 0x41\nCPU part\t: 0x12345\n"));
 }
 
 static void
