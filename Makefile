@@ -4,6 +4,8 @@
 #   make SAN=1           the same with ASan and UBSan, under build-san/
 #   make COV=1           the same with gcov's counters, under build-cov/
 #                        (tests/coverage.sh measures the suite with it)
+#   make ARCH=arm64      cross-built for aarch64, under build-arm64/
+#                        (tools/cross.sh makes its sysroot first)
 #   make WERROR=1        warnings are errors (CI)
 #   make test            every test; ends with "N passed, N failed"
 #   make unit            build the cmocka unit tests (linked against
@@ -48,6 +50,39 @@ B          := build
 SANFLAGS   :=
 OPT        ?= -O2 -g
 endif
+
+# -- The cross build (tools/cross.sh) ---------------------------------
+# `make ARCH=arm64` builds envparity, envparity-probe and (`make unit
+# ARCH=arm64`) the unit tests for aarch64 under build-arm64/, never
+# beside the native objects, with Debian's cross toolchain
+# (crossbuild-essential-arm64) against SYSROOT: Debian's arm64 packages
+# unpacked by tools/cross.sh (`tools/cross.sh arm64` makes it,
+# once, and prints it).  pkg-config reads the sysroot's .pc files; no
+# nvcc (the probe's cuda backend is built natively on a GPU host).
+# qemu-aarch64 -L SYSROOT runs what it builds (tests/cli/arm64.bats).
+# Only ARCH on make's command line counts: some shells export an ARCH of
+# their own.
+ifeq ($(origin ARCH),command line)
+ifneq ($(ARCH),arm64)
+$(error ARCH=$(ARCH): the cross build knows arm64 only (native builds need no ARCH))
+endif
+CROSS      ?= aarch64-linux-gnu
+SYSROOT    ?= $(shell tools/cross.sh --path $(ARCH))
+B          := $(B)-$(ARCH)
+# override: debhelper's cross build (debian/rules) names its own CC and
+# PKG_CONFIG, and its flags, on the command line.
+override CC         := $(CROSS)-gcc
+override AR         := $(CROSS)-ar
+override PKG_CONFIG := PKG_CONFIG_LIBDIR=$(SYSROOT)/usr/lib/$(CROSS)/pkgconfig:$(SYSROOT)/usr/share/pkgconfig \
+	PKG_CONFIG_SYSROOT_DIR=$(SYSROOT) pkg-config
+override CFLAGS     += --sysroot=$(SYSROOT)
+override LDFLAGS    += --sysroot=$(SYSROOT)
+override NVCC       :=
+ifeq ($(wildcard $(SYSROOT)/.envparity-sysroot),)
+$(error ARCH=$(ARCH): no sysroot at $(SYSROOT); make it with tools/cross.sh $(ARCH))
+endif
+endif
+# -- end of the cross build -------------------------------------------
 
 WARN := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
 	-Wstrict-prototypes -Wpointer-arith -Wvla -Wundef
@@ -177,10 +212,10 @@ deps:
 	tools/deps.sh build test
 
 clean:
-	rm -rf build build-san build-cov
+	rm -rf build build-san build-cov build-arm64 build-san-arm64
 
 help:
-	@sed -n '2,21s/^# \{0,1\}//p' Makefile
+	@sed -n '2,23s/^# \{0,1\}//p' Makefile
 
 # libFuzzer harnesses (tests/fuzz/): `make fuzz FUZZ_SECONDS=N` runs each
 # target N seconds on its corpus; `make unit` also builds them with a

@@ -2,8 +2,8 @@
  * cpu.c: the cpu backend: kat, gemm, reduce and atomic (spec.h) on the
  * host's cores, plus the inputs and the known answer that the GPU
  * backends share.  Built without -ffast-math and with -ffp-contract=off:
- * the results are the same bits on any x86-64, whatever its vector width
- * or core count, and equal the cuda backend's for gemm and reduce.
+ * the results are the same bits on any x86-64 or arm64, whatever its
+ * vector width or core count, and equal the cuda backend's for gemm and reduce.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -26,20 +26,7 @@
  * which callers in other files cannot link against, and an ifunc
  * resolver runs before the sanitizers' runtime is ready. */
 #define BODY	static inline __attribute__((always_inline))
-#define AVX2	__attribute__((target("avx2"))) static
-
-static int
-have_avx2(void)
-{
-	static int have = -1;	/* racy but idempotent: every thread
-				   computes the same answer */
-
-	if (have < 0) {
-		__builtin_cpu_init();
-		have = __builtin_cpu_supports("avx2") != 0;
-	}
-	return have;
-}
+#define AVX2	PROBE_TARGET_AVX2 static
 
 /* out[i] = element base + i of stream key, for i < n. */
 BODY void
@@ -66,7 +53,7 @@ fill_unit_base(float *out, uint32_t n, uint32_t key, uint32_t base)
 static void
 fill_unit_any(float *out, uint32_t n, uint32_t key, uint32_t base)
 {
-	if (have_avx2())
+	if (probe_cpu_has_avx2())
 		fill_unit_avx2(out, n, key, base);
 	else
 		fill_unit_base(out, n, key, base);
@@ -194,7 +181,7 @@ tree_sum_base(float *x, float *tmp, size_t n)
 float
 probe_tree_sum(float *x, float *tmp, size_t n)
 {
-	return have_avx2() ? tree_sum_avx2(x, tmp, n) :
+	return probe_cpu_has_avx2() ? tree_sum_avx2(x, tmp, n) :
 	    tree_sum_base(x, tmp, n);
 }
 

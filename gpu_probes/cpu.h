@@ -18,9 +18,21 @@ void probe_cpu_gemm(float *c, const float *a, const float *b, int m, int n,
     int k, int nthreads);
 
 /* The same, with the AVX2 path allowed (avx2 = 1, used when the CPU has
- * it) or not (0: baseline x86-64 vectors); both give the same bits. */
+ * it) or not (0: baseline x86-64 vectors); both give the same bits.  On
+ * other architectures (arm64, whose baseline has 128-bit NEON vectors)
+ * there is one path and avx2 is ignored: the same bits again. */
 void probe_cpu_gemm_isa(float *c, const float *a, const float *b, int m,
     int n, int k, int nthreads, int avx2);
+
+/* The attribute that compiles a body for AVX2 on x86-64 (and nothing
+ * elsewhere, where the AVX2 copy is the baseline again and never
+ * chosen), and whether this CPU has AVX2 (0 off x86-64). */
+#if defined(__x86_64__) || defined(__i386__)
+#define PROBE_TARGET_AVX2	__attribute__((target("avx2")))
+#else
+#define PROBE_TARGET_AVX2
+#endif
+int probe_cpu_has_avx2(void);
 
 /* out[i] = ep_rng_unit(ep_rng_u32(key, i)) for i < n (n < 2^32). */
 void probe_fill_unit(float *out, size_t n, uint32_t key);

@@ -2,7 +2,7 @@
  * gemm.c: the CPU's fp32 matrix product, blocked for the cache and
  * vectorised across output columns, with every element still summed over
  * k in ascending order (spec.h).  Vectors only ever hold independent
- * output elements, so SSE2 and AVX2 give the same bits; the file is built
+ * output elements, so SSE2, AVX2 and arm64's NEON give the same bits; the file is built
  * with -ffp-contract=off and without -ffast-math so that no product is
  * fused into its sum and nothing is reassociated.
  */
@@ -26,6 +26,25 @@ struct gemm_job {
 	int m, n, k;
 	int avx2;
 };
+
+/* Whether this CPU has AVX2 (cpu.h); here, below cpu.c, which asks it
+ * too. */
+int
+probe_cpu_has_avx2(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	static int have = -1;	/* racy but idempotent: every thread
+				   computes the same answer */
+
+	if (have < 0) {
+		__builtin_cpu_init();
+		have = __builtin_cpu_supports("avx2") != 0;
+	}
+	return have;
+#else
+	return 0;
+#endif
+}
 
 /* Unaligned vector access; macros, since passing a 32-byte vector by
  * value to a function compiled without AVX changes the ABI. */
@@ -168,7 +187,7 @@ rows(const struct gemm_job *g, int r0, int r1, float *bp, int wide)
 	}
 }
 
-__attribute__((target("avx2"))) static void
+PROBE_TARGET_AVX2 static void
 rows_avx2(const struct gemm_job *g, int r0, int r1, float *bp)
 {
 	rows(g, r0, r1, bp, 1);
@@ -208,8 +227,7 @@ probe_cpu_gemm_isa(float *c, const float *a, const float *b, int m, int n,
 {
 	struct gemm_job g = { c, a, b, m, n, k, 0 };
 
-	__builtin_cpu_init();
-	g.avx2 = avx2 && __builtin_cpu_supports("avx2");
+	g.avx2 = avx2 && probe_cpu_has_avx2();
 	memset(c, 0, (size_t)m * n * sizeof *c);
 	/* A thread's start and its panel cost more than a few rows. */
 	if (nthreads > (m + 31) / 32)

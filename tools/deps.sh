@@ -28,7 +28,10 @@
 #           (mandoc, groff), zsh and fish (their completions load), the
 #           Debian package's tools (dpkg-dev, debhelper, lintian) and
 #           debootstrap (a fresh root to install it in) and buildah (the
-#           container image)
+#           container image), Debian's arm64 cross toolchain
+#           (crossbuild-essential-arm64) and qemu-user (the arm64 build
+#           and its unit tests run under qemu-aarch64: tools/cross.sh,
+#           tests/cli/arm64.bats)
 #   bench   test + hyperfine, pip, openssl
 #
 # Missing Debian packages are installed when run as root; otherwise they are
@@ -65,7 +68,8 @@ python3-torch:'/usr/bin/python3 -c \"import torch\"'
 mandoc:'command -v mandoc' groff-base:'command -v groff' zsh:'command -v zsh'
 fish:'command -v fish'
 dpkg-dev:'command -v dpkg-buildpackage' debhelper:'command -v dh' lintian:'command -v lintian'
-debootstrap:'command -v debootstrap' buildah:'command -v buildah'"
+debootstrap:'command -v debootstrap' buildah:'command -v buildah'
+crossbuild-essential-arm64:'command -v aarch64-linux-gnu-gcc' qemu-user:'command -v qemu-aarch64'"
 bench_needs="$test_needs hyperfine:'command -v hyperfine'
 python3-pip:'python3 -m pip --version' openssl:'command -v openssl'"
 

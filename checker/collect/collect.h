@@ -140,6 +140,12 @@ char *ep_os_release_value(const char *text, const char *key);
  * "Features") value, sorted, space-separated; a new string. */
 char *ep_cpu_isa_filter(const char *flags);
 
+/* The CPU's name in /proc/cpuinfo text: "model name" (x86), "Model", or
+ * else arm64's "CPU implementer" and "CPU part" named ("ARM
+ * Neoverse-V2"; an unknown pair by its numbers).  A new string, or NULL
+ * when the text names none. */
+char *ep_cpu_model(const char *cpuinfo);
+
 /* The <key> of artifact.<key>.*: path as given, with empty and "."
  * components and a trailing slash dropped ("." if nothing is left; ".."
  * kept), then every byte but printable ASCII, and '%', written %XX

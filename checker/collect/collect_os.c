@@ -1,6 +1,9 @@
 /*
- * collect_os.c: os.id, os.version_id, os.kernel, libc.version, cpu.model,
- * cpu.isa, cpu.count.
+ * collect_os.c: os.id, os.version_id, os.kernel, os.arch, libc.version,
+ * cpu.model, cpu.isa, cpu.count.  x86 and Arm name their CPUs in
+ * /proc/cpuinfo differently: x86 in "model name" and "flags", arm64 in
+ * "CPU implementer" and "CPU part" (numbers: the kernel prints no name)
+ * and "Features"; ep_cpu_model reads either.
  */
 #include <gnu/libc-version.h>
 #include <stdio.h>
@@ -114,6 +117,88 @@ ep_cpu_isa_filter(const char *flags)
 	return out;
 }
 
+/* The value of the first "name : value" line of /proc/cpuinfo. */
+static char *
+cpuinfo_field(const char *text, const char *name)
+{
+	size_t nlen = strlen(name);
+
+	for (const char *l = text; l != NULL && *l; ) {
+		const char *end = strchr(l, '\n');
+		size_t len = end ? (size_t)(end - l) : strlen(l);
+
+		if (strncmp(l, name, nlen) == 0 &&
+		    strspn(l + nlen, " \t") + nlen < len &&
+		    l[nlen + strspn(l + nlen, " \t")] == ':') {
+			const char *v = l + nlen + strspn(l + nlen, " \t") + 1;
+
+			return ep_trim(xstrndup(v, len - (size_t)(v - l)));
+		}
+		l = end ? end + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* Arm's cores by MIDR implementer and part, as the kernel prints them in
+ * "CPU implementer" and "CPU part" (arch/arm64/include/asm/cputype.h),
+ * named as lscpu names them: the server cores ML runs on.  A pair not
+ * here is named by its numbers. */
+static const struct {
+	unsigned implementer, part;
+	const char *name;
+} arm_cores[] = {
+	{ 0x41, 0xd07, "ARM Cortex-A57" },
+	{ 0x41, 0xd08, "ARM Cortex-A72" },	/* AWS Graviton */
+	{ 0x41, 0xd0c, "ARM Neoverse-N1" },	/* Graviton2, Ampere Altra */
+	{ 0x41, 0xd40, "ARM Neoverse-V1" },	/* Graviton3 */
+	{ 0x41, 0xd49, "ARM Neoverse-N2" },
+	{ 0x41, 0xd4f, "ARM Neoverse-V2" },	/* NVIDIA Grace, Graviton4 */
+	{ 0x41, 0xd83, "ARM Neoverse-V3AE" },
+	{ 0x41, 0xd84, "ARM Neoverse-V3" },
+	{ 0x41, 0xd8e, "ARM Neoverse-N3" },
+	{ 0x46, 0x001, "Fujitsu A64FX" },
+	{ 0x48, 0xd01, "HiSilicon Kunpeng-920" },
+	{ 0x4e, 0x003, "NVIDIA Denver" },
+	{ 0x4e, 0x004, "NVIDIA Carmel" },
+	{ 0xc0, 0xac3, "Ampere Ampere-1" },
+	{ 0xc0, 0xac4, "Ampere Ampere-1a" },
+};
+
+/* A "0x41"-style number (1 to 4 hex digits after "0x"), or -1. */
+static long
+cpuinfo_hex(const char *text, const char *name)
+{
+	char *v = cpuinfo_field(text, name);
+	size_t digits = v != NULL ? strlen(v) : 0;
+	long n = -1;
+
+	if (digits > 2 && digits <= 6 && strncmp(v, "0x", 2) == 0 &&
+	    strspn(v + 2, "0123456789abcdefABCDEF") == digits - 2)
+		n = strtol(v + 2, NULL, 16);
+	free(v);
+	return n;
+}
+
+char *
+ep_cpu_model(const char *cpuinfo)
+{
+	char *v;
+	long impl, part;
+
+	if ((v = cpuinfo_field(cpuinfo, "model name")) != NULL ||
+	    (v = cpuinfo_field(cpuinfo, "Model")) != NULL)
+		return v;
+	impl = cpuinfo_hex(cpuinfo, "CPU implementer");
+	part = cpuinfo_hex(cpuinfo, "CPU part");
+	if (impl < 0 || part < 0)
+		return NULL;
+	for (size_t i = 0; i < sizeof arm_cores / sizeof arm_cores[0]; i++)
+		if (arm_cores[i].implementer == (unsigned)impl &&
+		    arm_cores[i].part == (unsigned)part)
+			return xstrdup(arm_cores[i].name);
+	return xasprintf("Arm implementer 0x%02lx part 0x%03lx", impl, part);
+}
+
 static void
 collect_release(struct ep_collect *c)
 {
@@ -139,28 +224,6 @@ collect_release(struct ep_collect *c)
 	free(text);
 }
 
-/* The value of the first "name : value" line of /proc/cpuinfo. */
-static char *
-cpuinfo_field(const char *text, const char *name)
-{
-	size_t nlen = strlen(name);
-
-	for (const char *l = text; l != NULL && *l; ) {
-		const char *end = strchr(l, '\n');
-		size_t len = end ? (size_t)(end - l) : strlen(l);
-
-		if (strncmp(l, name, nlen) == 0 &&
-		    strspn(l + nlen, " \t") + nlen < len &&
-		    l[nlen + strspn(l + nlen, " \t")] == ':') {
-			const char *v = l + nlen + strspn(l + nlen, " \t") + 1;
-
-			return ep_trim(xstrndup(v, len - (size_t)(v - l)));
-		}
-		l = end ? end + 1 : NULL;
-	}
-	return NULL;
-}
-
 static void
 collect_cpu(struct ep_collect *c)
 {
@@ -174,9 +237,7 @@ collect_cpu(struct ep_collect *c)
 		ep_manifest_unavailable(c->m, "cpu", "%s", err.msg);
 		return;
 	}
-	if ((v = cpuinfo_field(text, "model name")) == NULL)
-		v = cpuinfo_field(text, "Model");
-	if (v != NULL)
+	if ((v = ep_cpu_model(text)) != NULL)
 		ep_manifest_set(c->m, "cpu.model", v);
 	free(v);
 	if ((v = cpuinfo_field(text, "flags")) == NULL)
@@ -197,8 +258,10 @@ ep_collect_os(struct ep_collect *c, struct ep_err *err)
 
 	(void)err;
 	collect_release(c);
-	if (uname(&u) == 0)
+	if (uname(&u) == 0) {
 		ep_manifest_set(c->m, "os.kernel", u.release);
+		ep_manifest_set(c->m, "os.arch", u.machine);
+	}
 	ep_manifest_set(c->m, "libc.version", gnu_get_libc_version());
 	collect_cpu(c);
 	return 0;

@@ -51,6 +51,8 @@ static const struct {
 	{ "node.topo.*", "0.4.0" },
 	/* --file-sha256, --file-line, a policy's capture.files. */
 	{ "file.*", "0.4.0" },
+	/* The machine's architecture (x86_64, aarch64). */
+	{ "os.arch", "0.4.0" },
 };
 
 const char *

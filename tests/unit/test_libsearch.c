@@ -189,6 +189,18 @@ test_ldcache_truncated(void **state)
 	free(buf);
 }
 
+/* The flags ldconfig gives this build's own libraries (libsearch.c's
+ * LDCACHE_ABI), and another architecture's: the entries the search may
+ * use and one it must pass over.  The arm64 build runs these tests under
+ * qemu-user (tests/cli/arm64.bats). */
+#if defined(__aarch64__)
+#define OUR_ABI		0x0a03		/* libc6,AArch64 */
+#define OTHER_ABI	0x0303		/* libc6,x86-64 */
+#else
+#define OUR_ABI		0x0303		/* libc6,x86-64 */
+#define OTHER_ABI	0x0a03		/* libc6,AArch64 */
+#endif
+
 /* Build a new-format cache of (key, value) pairs, optionally after an
  * old-format table as glibc < 2.32 wrote it. */
 static char *
@@ -242,7 +254,7 @@ test_ldcache_formats(void **state)
 
 	(void)state;
 	for (int old = 0; old < 2; old++) {
-		buf = build_cache(&len, kv, 2, old, 0x0303);
+		buf = build_cache(&len, kv, 2, old, OUR_ABI);
 		assert_int_equal(ep_ldcache_parse(&c, buf, len, "built", &err),
 		    0);
 		assert_int_equal(c.n, 2);
@@ -467,7 +479,7 @@ test_ldcache_search(void **state)
 	kv[3] = live;
 	kv[4] = "libcudart.so.78";
 	kv[5] = target;			/* an i386 entry: not for us */
-	buf = build_cache(&len, kv, 2, 0, 0x0303);
+	buf = build_cache(&len, kv, 2, 0, OUR_ABI);
 	write_file("ld.so.cache", buf, len);
 	free(buf);
 	cpath = tpath("ld.so.cache");
@@ -484,6 +496,17 @@ test_ldcache_search(void **state)
 	write_file("i386.cache", buf, len);
 	free(buf);
 	p = tpath("i386.cache");
+	ep_libsearch_add_ldcache(&s, p);
+	free(p);
+	assert_int_equal(ep_libsearch_find(&f, &s, "cudart"), 0);
+	ep_libsearch_clear(&s);
+
+	/* Nor is another 64-bit architecture's (an x86-64 cache read by the
+	 * arm64 build, or the other way round). */
+	buf = build_cache(&len, kv + 2, 1, 0, OTHER_ABI);
+	write_file("other.cache", buf, len);
+	free(buf);
+	p = tpath("other.cache");
 	ep_libsearch_add_ldcache(&s, p);
 	free(p);
 	assert_int_equal(ep_libsearch_find(&f, &s, "cudart"), 0);

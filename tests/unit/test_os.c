@@ -1,4 +1,5 @@
-/* test_os.c: os-release parsing, the CPU ISA filter, the env allowlist. */
+/* test_os.c: os-release parsing, the CPU's name and ISA filter (x86 and
+ * arm64 /proc/cpuinfo), the env allowlist. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -9,6 +10,8 @@
 #include <string.h>
 
 #include "collect.h"
+#include "errors.h"
+#include "files.h"
 
 static void
 test_os_release(void **state)
@@ -70,6 +73,53 @@ test_isa_filter(void **state)
 	free(s);
 }
 
+/* The CPU's name: x86's "model name"; on arm64, which prints numbers,
+ * the core named from them (a Grace CPU's /proc/cpuinfo, 72 blocks:
+ * tests/fixtures/arm64), else the numbers themselves. */
+static void
+test_cpu_model(void **state)
+{
+	struct ep_err err = { 0 };
+	char *text = NULL, *v;
+
+	(void)state;
+	v = ep_cpu_model("processor\t: 0\nvendor_id\t: GenuineIntel\n"
+	    "model name\t: Intel(R) Xeon(R) Platinum 8480+\nflags\t: fpu\n");
+	assert_string_equal(v, "Intel(R) Xeon(R) Platinum 8480+");
+	free(v);
+	assert_int_equal(ep_read_file(&text, NULL,
+	    "tests/fixtures/arm64/grace/proc/cpuinfo", 1 << 20, &err), 0);
+	v = ep_cpu_model(text);
+	assert_string_equal(v, "ARM Neoverse-V2");
+	free(v);
+	v = ep_cpu_isa_filter(strstr(text, "Features\t: ") + 11);
+	assert_string_equal(v, "asimd asimddp asimdfhm asimdhp bf16 fcma "
+	    "fphp i8mm sve sve2 svebf16 svei8mm");
+	free(v);
+	free(text);
+	/* A board's own "Model" line (Raspberry Pi kernels) wins, as
+	 * before; a pair not in the table is named by its numbers. */
+	v = ep_cpu_model("CPU implementer\t: 0x41\nCPU part\t: 0xd08\n"
+	    "Model\t\t: Raspberry Pi 4 Model B Rev 1.4\n");
+	assert_string_equal(v, "Raspberry Pi 4 Model B Rev 1.4");
+	free(v);
+	v = ep_cpu_model("CPU implementer\t: 0x61\nCPU part\t: 0x039\n");
+	assert_string_equal(v, "Arm implementer 0x61 part 0x039");
+	free(v);
+	v = ep_cpu_model("CPU implementer\t: 0xc0\nCPU part\t: 0xac3\n");
+	assert_string_equal(v, "Ampere Ampere-1");
+	free(v);
+	/* Nothing, half a pair, or not numbers: no name. */
+	assert_null(ep_cpu_model(""));
+	assert_null(ep_cpu_model("CPU implementer\t: 0x41\n"));
+	assert_null(ep_cpu_model("CPU implementer\t: ARM\nCPU part\t: 0xd4f\n"));
+	assert_null(ep_cpu_model("CPU implementer\t: 0x\nCPU part\t: 0xd4f\n"));
+	assert_null(ep_cpu_model("CPU implementer\t: 0x41zz\nCPU part\t: 0xd4f\n"));
+	assert_null(ep_cpu_model("CPU implementer\t: 0x 41\nCPU part\t: 0xd4f\n"));
+	assert_null(ep_cpu_model("CPU implementer\t: 0x0x41\nCPU part\t: 0xd4f\n"));
+	assert_null(ep_cpu_model("CPU implementer\t: 0x41\nCPU part\t: 0x12345\n"));
+}
+
 static void
 test_env_allowlist(void **state)
 {
@@ -113,6 +163,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_os_release),
 		cmocka_unit_test(test_isa_filter),
+		cmocka_unit_test(test_cpu_model),
 		cmocka_unit_test(test_env_allowlist),
 	};
 
