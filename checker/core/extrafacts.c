@@ -135,6 +135,51 @@ ep_extra_path_check(const char *path, struct ep_err *err)
 	return 0;
 }
 
+/* Files that hold credentials by what they are called: a suffix of the
+ * path's last part (or its start, for SSH keys), a word in it, or a
+ * folder on the way. */
+static const char *const secret_files[] = { ".netrc", ".pgpass",
+    ".git-credentials", ".npmrc", ".pypirc", ".htpasswd", "id_rsa",
+    "id_dsa", "id_ecdsa", "id_ed25519", ".pem", ".p12", ".pfx", "shadow",
+    "gshadow", NULL };
+static const char *const secret_names[] = { "TOKEN", "SECRET",
+    "PASSWORD", "PASSWD", "CREDENTIAL", "PRIVATE", "APIKEY", "API_KEY",
+    NULL };
+static const char *const secret_dirs[] = { "/.ssh/", "/.aws/", "/.gnupg/",
+    "/.docker/", "/.kube/", "/run/secrets/", "/var/run/secrets/", NULL };
+
+int
+ep_extra_line_path_check(const char *path, struct ep_err *err)
+{
+	const char *base = strrchr(path, '/'), *word = NULL;
+	size_t n;
+
+	base = base != NULL ? base + 1 : path;
+	n = strlen(base);
+	for (size_t i = 0; secret_dirs[i] != NULL && word == NULL; i++)
+		if (strstr(path, secret_dirs[i]) != NULL)
+			word = secret_dirs[i];
+	for (size_t i = 0; secret_files[i] != NULL && word == NULL; i++) {
+		size_t k = strlen(secret_files[i]);
+
+		if (n >= k && strcmp(base + n - k, secret_files[i]) == 0)
+			word = secret_files[i];
+		else if (strncmp(base, secret_files[i], k) == 0 &&
+		    secret_files[i][0] == 'i')
+			word = secret_files[i];	/* id_rsa.old */
+	}
+	for (size_t i = 0; secret_names[i] != NULL && word == NULL; i++)
+		if (has_word(base, secret_names[i]))
+			word = secret_names[i];
+	if (word == NULL)
+		return 0;
+	return ep_err_set(err, EP_E_INPUT, "'%s': looks like a file that "
+	    "holds a credential (%s), and its first line would reach the "
+	    "manifest; record its SHA-256 instead (--file-sha256, or "
+	    "\"fact\": \"sha256\")", path, word);
+}
+
+
 int
 ep_extra_env_pick(const struct ep_extra *x, const char *name)
 {
@@ -173,7 +218,8 @@ ep_extra_check(const struct ep_extra *x, const char *where,
 		if (ep_extra_path_check(x->sha256.v[i], &e) < 0)
 			goto bad;
 	for (size_t i = 0; i < x->line.n; i++)
-		if (ep_extra_path_check(x->line.v[i], &e) < 0)
+		if (ep_extra_path_check(x->line.v[i], &e) < 0 ||
+		    ep_extra_line_path_check(x->line.v[i], &e) < 0)
 			goto bad;
 	return 0;
 bad:

@@ -47,6 +47,13 @@ int ep_extra_name_check(const char *name, struct ep_err *err);
  * blank or control byte, at most 4096 bytes.  EP_E_INPUT. */
 int ep_extra_path_check(const char *path, struct ep_err *err);
 
+/* Whether a path may name a first-line fact: a file that holds a
+ * credential by its name (a word of ep_extra_secret_word's in any part,
+ * .netrc, an SSH key, .docker/config.json, /run/secrets/...) is refused,
+ * since its first line would reach the manifest; its SHA-256 reveals
+ * nothing and stays allowed.  EP_E_INPUT naming the path. */
+int ep_extra_line_path_check(const char *path, struct ep_err *err);
+
 /* What becomes of the variable name under x: */
 enum ep_extra_pick {
 	EP_EXTRA_NO,		/* no pattern takes it */

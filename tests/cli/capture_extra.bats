@@ -68,6 +68,13 @@ put() { # store path text
 	run "$EP" capture --no-discover --env 'AWS_SECRET_*' -o c.json
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"'AWS_SECRET_*': looks like a credential's name (SECRET): a prefix that does is refused"* ]]
+	# A credential file's first line would reach the manifest: refused;
+	# its SHA-256 is not.
+	mkdir -p .ssh && echo secret > .ssh/id_ed25519
+	run --separate-stderr "$EP" capture --no-discover --file-line "$T/.ssh/id_ed25519" -o c.json
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"'$T/.ssh/id_ed25519': looks like a file that holds a credential (/.ssh/), and its first line would reach the manifest; record its SHA-256 instead"* ]]
+	[ ! -e c.json ]
 	# A FIFO is refused at once, never waited on; a missing file said.
 	mkfifo fifo
 	run "$EP" capture --no-discover --file-sha256 "$T/fifo" -o c.json

@@ -137,6 +137,35 @@ test_paths(void **state)
 	}
 }
 
+/* A first line would carry what a credential file holds: refused by the
+ * file's name, with the way out (its SHA-256) named. */
+static void
+test_line_paths(void **state)
+{
+	static const char *const bad[] = { "/root/.netrc", "/home/u/.ssh/config",
+	    "/home/u/.ssh2/id_ed25519", "/home/u/id_rsa.old", "/etc/ssl/a.pem",
+	    "/run/secrets/db", "/var/run/secrets/kubernetes.io/serviceaccount/x",
+	    "/home/u/.docker/config.json", "/home/u/.kube/config",
+	    "/etc/hf_token", "/etc/app/Client-Secret.txt", "/etc/shadow",
+	    "/home/u/.aws/credentials", "/opt/wandb/api_key", NULL };
+	static const char *const good[] = { "/etc/nccl.conf", "/etc/os-release",
+	    "/etc/default/keyboard", "/etc/pam.d/common-auth",
+	    "/opt/launcher/site.yaml", NULL };
+	struct ep_err err;
+
+	(void)state;
+	for (size_t i = 0; good[i] != NULL; i++)
+		if (ep_extra_line_path_check(good[i], &err) != 0)
+			fail_msg("'%s' refused: %s", good[i], err.msg);
+	for (size_t i = 0; bad[i] != NULL; i++) {
+		memset(&err, 0, sizeof err);
+		if (ep_extra_line_path_check(bad[i], &err) != -1)
+			fail_msg("'%s' taken", bad[i]);
+		assert_int_equal(err.kind, EP_E_INPUT);
+		assert_non_null(strstr(err.msg, "record its SHA-256 instead"));
+	}
+}
+
 #define HEAD	"{\"schema\": \"envparity/policy@1\", "
 
 static void
@@ -222,6 +251,7 @@ main(void)
 		cmocka_unit_test(test_patterns),
 		cmocka_unit_test(test_pick),
 		cmocka_unit_test(test_paths),
+		cmocka_unit_test(test_line_paths),
 		cmocka_unit_test(test_policy_capture),
 	};
 
