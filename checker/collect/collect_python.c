@@ -107,6 +107,45 @@ default_python(struct ep_collect *c)
 	return exe;
 }
 
+/* What a scan of the site directories holds, freed. */
+static void
+pyscan_clear(struct ep_pyscan *s)
+{
+	json_decref(s->seen);
+	json_decref(s->twice);
+	json_decref(s->editable);
+	json_decref(s->requires);
+	ep_strv_clear(&s->pypath);
+	ep_strv_clear(&s->where_dir);
+	ep_strv_clear(&s->where);
+	free(s->dev);
+	free(s->ino);
+	free(s->buf);
+}
+
+/* The directories --site-packages named: each a directory envparity can
+ * read, or EP_E_INPUT naming it. */
+static int
+check_site_dirs(const struct ep_strv *dirs, struct ep_err *err)
+{
+	struct stat st;
+
+	for (size_t i = 0; i < dirs->n; i++) {
+		const char *dir = dirs->v[i];
+
+		if (stat(dir, &st) < 0)
+			return ep_err_set(err, EP_E_INPUT, "site-packages %s: "
+			    "%s", dir, strerror(errno));
+		if (!S_ISDIR(st.st_mode))
+			return ep_err_set(err, EP_E_INPUT, "site-packages %s: "
+			    "not a directory", dir);
+		if (access(dir, R_OK | X_OK) < 0)
+			return ep_err_set(err, EP_E_INPUT, "site-packages %s: "
+			    "%s", dir, strerror(errno));
+	}
+	return 0;
+}
+
 int
 ep_collect_python(struct ep_collect *c, struct ep_err *err)
 {
@@ -115,30 +154,12 @@ ep_collect_python(struct ep_collect *c, struct ep_err *err)
 	struct ep_pyenv env = { 0 };
 	struct ep_err perr = { 0 };
 	struct ep_pyscan s = { 0 };
-	struct stat st;
 	char *exe = NULL;
 	int rc = -1, resolved = 0;
 
 	/* Inputs the user named are checked before any work is done. */
-	for (size_t i = 0; i < o->site_dirs.n; i++) {
-		const char *dir = o->site_dirs.v[i];
-
-		if (stat(dir, &st) < 0) {
-			ep_err_set(err, EP_E_INPUT, "site-packages %s: %s", dir,
-			    strerror(errno));
-			goto done;
-		}
-		if (!S_ISDIR(st.st_mode)) {
-			ep_err_set(err, EP_E_INPUT, "site-packages %s: not a "
-			    "directory", dir);
-			goto done;
-		}
-		if (access(dir, R_OK | X_OK) < 0) {
-			ep_err_set(err, EP_E_INPUT, "site-packages %s: %s", dir,
-			    strerror(errno));
-			goto done;
-		}
-	}
+	if (check_site_dirs(&o->site_dirs, err) < 0)
+		goto done;
 	if (o->python != NULL) {
 		if (ep_pyinterp_which(&exe, o->python, err) < 0)
 			goto done;
@@ -195,16 +216,7 @@ ep_collect_python(struct ep_collect *c, struct ep_err *err)
 		    ep_requires_judge(c->m, s.requires, &s.env), &s);
 	rc = 0;
 done:
-	json_decref(s.seen);
-	json_decref(s.twice);
-	json_decref(s.editable);
-	ep_strv_clear(&s.pypath);
-	ep_strv_clear(&s.where_dir);
-	json_decref(s.requires);
-	ep_strv_clear(&s.where);
-	free(s.dev);
-	free(s.ino);
-	free(s.buf);
+	pyscan_clear(&s);
 	ep_pyenv_clear(&env);
 	free(exe);
 	return rc;
