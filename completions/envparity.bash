@@ -11,7 +11,7 @@ _envparity_commands="capture check bless waive unwaive policy diff log fleet pro
 _envparity_store="--store --ref --profile"
 _envparity_report="--json --junit --markdown --prom"
 _envparity_collect="--python --site-packages --conda-prefix --lockfile
-	--no-discover --lib-path --no-cache --image --node --artifact --serving"
+	--no-discover --lock-group --lib-path --no-cache --image --node --artifact --serving"
 _envparity_registry="--platform --registry-ca --insecure-registry
 	--registry-auth-file --registry-auth-realm --registry-timeout"
 _envparity_probe="--runs --backend --timeout --require-gpu --probe --gpus --jobs"

@@ -322,12 +322,32 @@ markers_follow(const char *p)
 	return 0;
 }
 
+/* The marker after the ';' at p (up to the per-requirement options,
+ * " --hash=..."), trimmed, as a new string; NULL when p holds none. */
+static char *
+req_marker(const char *p)
+{
+	const char *e;
+
+	if (*p != ';')
+		return NULL;
+	p = skip_blank(p + 1);
+	for (e = p; *e != '\0'; e++)
+		if (e[0] == '-' && e[1] == '-' && e > p &&
+		    isspace((unsigned char)e[-1]))
+			break;
+	while (e > p && isspace((unsigned char)e[-1]))
+		e--;
+	return e > p ? xstrndup(p, (size_t)(e - p)) : NULL;
+}
+
 static int
 req_requirement(struct ep_pins *pins, const char *s, unsigned no,
     const char *name, struct ep_err *err)
 {
 	const char *p = s, *url;
 	char *norm = NULL, *spec = NULL, *exact, *scrubbed, *ver = NULL;
+	char *marker;
 	int rc = -1;
 
 	if (req_is_location(s))
@@ -363,7 +383,9 @@ req_requirement(struct ep_pins *pins, const char *s, unsigned no,
 		scrubbed = ep_lock_url_scrub(url, (size_t)(p - url));
 		ver = xasprintf("@ %s", scrubbed);
 		free(scrubbed);
-		ep_pins_add(pins, norm, ver);
+		marker = req_marker(skip_blank(p));
+		ep_pins_add_at(pins, norm, ver, marker, NULL, NULL);
+		free(marker);
 		rc = 0;
 		goto done;
 	}
@@ -386,8 +408,10 @@ req_requirement(struct ep_pins *pins, const char *s, unsigned no,
 		    name, no, norm);
 		exact = NULL;
 	}
-	ep_pins_add(pins, norm, exact != NULL ? exact :
-	    spec[0] != '\0' ? spec : "*");
+	marker = req_marker(p);
+	ep_pins_add_at(pins, norm, exact != NULL ? exact :
+	    spec[0] != '\0' ? spec : "*", marker, NULL, NULL);
+	free(marker);
 	rc = 0;
 done:
 	free(norm);

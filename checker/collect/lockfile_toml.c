@@ -4,7 +4,9 @@
  * [[packages]] tables); the syntax under them: lockfile_tomlsyn.c.
  *
  * It keeps of each package its name and version, pylock.toml's and
- * pdm.lock's marker (what the pin applies to) and pylock.toml's index
+ * pdm.lock's marker (what the pin applies to; poetry 2's "markers"),
+ * poetry's category or groups and whether it is optional, pdm.lock's
+ * groups, and pylock.toml's index
  * (where it comes from, scrubbed as ep_lock_url_scrub says), and whether
  * it comes from a source tree, which may leave it without a version (uv's
  * workspace members: source = { editable = "." }, as an inline table or
@@ -22,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xalloc.h"
+
 /* What tells the formats apart. */
 struct tp_flavour {
 	const char *table;	/* "package", or pylock.toml's "packages" */
@@ -30,6 +34,7 @@ struct tp_flavour {
 	int warn_skip;		/* a package without a version is said */
 	int marker;		/* "marker" says what the pin applies to */
 	int index;		/* "index" says where it comes from */
+	int groups;		/* "groups" = [...] says its groups */
 };
 
 static const char *const uv_local[] = { "editable", "virtual", "directory",
@@ -39,11 +44,13 @@ static const char *const pylock_local[] = { "vcs", "directory", "archive",
 static const char *const pdm_local[] = { "path", "url", "git", NULL };
 
 static const struct tp_flavour fl_poetry = { "package", uv_local, 1, 0, 0,
+    0, 1 };
+static const struct tp_flavour fl_uv = { "package", uv_local, 1, 0, 0, 0,
     0 };
-static const struct tp_flavour fl_uv = { "package", uv_local, 1, 0, 0, 0 };
 static const struct tp_flavour fl_pylock = { "packages", pylock_local, 0, 1,
-    1, 1 };
-static const struct tp_flavour fl_pdm = { "package", pdm_local, 0, 1, 1, 0 };
+    1, 1, 0 };
+static const struct tp_flavour fl_pdm = { "package", pdm_local, 0, 1, 1, 0,
+    1 };
 
 static int
 is_local_key(const struct tp_flavour *fl, const char *key)
@@ -60,6 +67,8 @@ struct tp_pkg {
 	unsigned line;		/* of its [[package]] header */
 	char *name, *version;
 	char *marker, *index;	/* pylock.toml's and pdm.lock's */
+	char *group;		/* poetry's category, or groups joined */
+	int optional;		/* poetry: only an extra installs it */
 	int local;		/* it comes from a source tree */
 	int sub;		/* in one of its subtables: no key is its own */
 };
@@ -71,6 +80,7 @@ pkg_reset(struct tp_pkg *k)
 	free(k->version);
 	free(k->marker);
 	free(k->index);
+	free(k->group);
 	memset(k, 0, sizeof *k);
 }
 
@@ -81,7 +91,8 @@ static int
 pkg_finish(struct ep_toml *t, struct ep_pins *pins, struct tp_pkg *k,
     const struct tp_flavour *fl)
 {
-	char *norm, *src;
+	char *norm, *src, *group;
+	size_t n0 = pins->n;
 
 	if (!k->active)
 		return 0;
@@ -109,6 +120,10 @@ pkg_finish(struct ep_toml *t, struct ep_pins *pins, struct tp_pkg *k,
 	src = k->index != NULL ? ep_lock_url_scrub(k->index,
 	    strlen(k->index)) : NULL;
 	ep_pins_add_at(pins, norm, k->version, k->marker, src, NULL);
+	group = k->optional ? xasprintf("%s optional", k->group != NULL ?
+	    k->group : "") : k->group != NULL ? xstrdup(k->group) : NULL;
+	ep_pins_set_group(pins, n0, group);
+	free(group);
 	free(src);
 	free(norm);
 skip:
@@ -158,6 +173,50 @@ tp_header(struct ep_toml *t, struct ep_pins *pins, struct tp_pkg *k,
 done:
 	ep_strv_clear(&segs);
 	return rc;
+}
+
+/* The groups a package belongs to: poetry's category = "main" (poetry
+ * 1.x), optional = true, and groups = ["main", "dev"] (poetry 2, pdm),
+ * read from the value's text [v, e), which is already known to be TOML:
+ * each string of the array that is a name (a group is one), joined with
+ * ",".  A second groups key is the duplicate pkg_keyval does not see: the
+ * last one wins, as for keys nobody reads. */
+static void
+pkg_group(struct tp_pkg *k, const char *key, char **str, const char *v,
+    const char *e, const struct tp_flavour *fl)
+{
+	const char *q;
+	char *g = NULL, *joined;
+
+	if (fl == &fl_poetry && strcmp(key, "optional") == 0)
+		k->optional = (size_t)(e - v) >= 4 && memcmp(v, "true", 4) == 0;
+	else if (fl == &fl_poetry && strcmp(key, "category") == 0 &&
+	    *str != NULL && ep_lock_valid_name(*str, strlen(*str))) {
+		free(k->group);
+		k->group = xstrdup(*str);
+	} else if (fl == &fl_poetry && strcmp(key, "markers") == 0 &&
+	    *str != NULL && k->marker == NULL) {
+		/* poetry 2's marker, when one for every group */
+		k->marker = *str;
+		*str = NULL;
+	} else if (fl->groups && strcmp(key, "groups") == 0 && v < e &&
+	    *v == '[') {
+		for (; v < e; v = q + 1) {
+			if ((v = memchr(v, '"', (size_t)(e - v))) == NULL ||
+			    (q = memchr(v + 1, '"', (size_t)(e - v - 1))) == NULL)
+				break;
+			v++;
+			if (ep_lock_valid_name(v, (size_t)(q - v))) {
+				joined = g == NULL ? xstrndup(v, (size_t)(q -
+				    v)) : xasprintf("%s,%.*s", g, (int)(q - v),
+				    v);
+				free(g);
+				g = joined;
+			}
+		}
+		free(k->group);
+		k->group = g;
+	}
 }
 
 /* A key and its value, read into the package k: name and version (strings
@@ -293,6 +352,7 @@ tp_keyval(struct ep_toml *t, struct ep_pins *pins, struct tp_pkg *k,
 {
 	struct ep_strv segs = { 0 };
 	unsigned line = t->line;
+	const char *v0;
 	char *str = NULL;
 	int local = 0, rc = -1;
 
@@ -304,12 +364,15 @@ tp_keyval(struct ep_toml *t, struct ep_pins *pins, struct tp_pkg *k,
 	}
 	t->p++;
 	ep_toml_blank(t);
+	v0 = t->p;
 	if (t->root && segs.n == 1 && strcmp(segs.v[0], fl->table) == 0)
 		rc = tp_pkg_array(t, pins, fl);
 	else
 		rc = ep_toml_value(t, &str, fl->local, &local, 0);
 	if (rc < 0 || (rc = ep_toml_eol(t)) < 0)
 		goto done;
+	if (k->active && !k->sub && segs.n == 1)
+		pkg_group(k, segs.v[0], &str, v0, t->p, fl);
 	if (k->active && !k->sub)
 		rc = pkg_keyval(t, k, &segs, line, &str, local, fl);
 done:

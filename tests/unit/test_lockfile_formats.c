@@ -390,7 +390,14 @@ test_where_toml_pipfile(void **state)
 	static const char pipfile[] =
 	    "{\"_meta\": {}, \"default\": {}, \"gpu\": {\"torch\": "
 	    "{\"hashes\": [\"sha256:aa\", \"sha256:bb\"], \"index\": "
-	    "\"pytorch\", \"version\": \"==2.3.1\"}}}";
+	    "\"pytorch\", \"version\": \"==2.3.1\", \"markers\": "
+	    "\"sys_platform == 'linux'\"}}}";
+	/* poetry 2: groups and markers; poetry 1: category, optional. */
+	static const char poetry[] =
+	    "[[package]]\nname = \"a\"\nversion = \"1\"\n"
+	    "groups = [\"main\", \"dev\"]\nmarkers = \"os_name == 'nt'\"\n\n"
+	    "[[package]]\nname = \"b\"\nversion = \"1\"\n"
+	    "category = \"dev\"\noptional = true\n";
 	struct ep_pins p = { 0 };
 	struct ep_err err = { 0 };
 
@@ -413,9 +420,18 @@ test_where_toml_pipfile(void **state)
 	assert_int_equal(ep_lock_parse(&p, EP_LOCK_PIPFILE, pipfile,
 	    sizeof pipfile - 1, "lock", &err), 0);
 	assert_int_equal(p.n, 1);
-	assert_string_equal(p.v[0].where, "gpu");
+	assert_string_equal(p.v[0].group, "gpu");
+	assert_string_equal(p.v[0].where, "sys_platform == 'linux'");
 	assert_string_equal(p.v[0].source, "pytorch");
 	assert_string_equal(p.v[0].hash, "sha256:aa");
+	ep_pins_clear(&p);
+	assert_int_equal(ep_lock_parse(&p, EP_LOCK_POETRY, poetry,
+	    sizeof poetry - 1, "lock", &err), 0);
+	assert_int_equal(p.n, 2);
+	assert_string_equal(p.v[0].group, "main,dev");
+	assert_string_equal(p.v[0].where, "os_name == 'nt'");
+	assert_string_equal(p.v[1].group, "dev optional");
+	assert_null(p.v[1].where);
 	ep_pins_clear(&p);
 }
 
