@@ -113,6 +113,7 @@ lock_judge(struct ep_collect *c, const char *key, enum ep_lock_format fmt,
 	struct ep_markerenv env = { 0 };
 	struct ep_lockjudge lj = { 0 };
 	const char *why;
+	char *clean;
 	int conda = fmt == EP_LOCK_CONDA || fmt == EP_LOCK_CONDA_LOCK ||
 	    fmt == EP_LOCK_PIXI;
 
@@ -147,7 +148,11 @@ lock_judge(struct ep_collect *c, const char *key, enum ep_lock_format fmt,
 		    "CONDA_PREFIX, no --conda-prefix)"));
 	} else
 		j = ep_lock_judge(c->m, fmt, pins, &lj);
-	json_object_set_new(lock, key, j);
+	/* Keyed as the lockfile.<key>.* facts are (bytes that are not
+	 * UTF-8 made U+FFFD). */
+	clean = ep_utf8_sanitize(key, strlen(key));
+	json_object_set_new(lock, clean, j);
+	free(clean);
 }
 
 static void

@@ -88,6 +88,9 @@ struct ep_pins {
 	struct ep_pin *v;
 	size_t n, cap;
 	size_t dropped;		/* pins past EP_LOCK_PINS_MAX */
+	int partial;		/* the file installs more than its pins
+				   say (a requirements file's -r, or a
+				   line that installs a URL or a path) */
 	struct ep_strv warnings;	/* "NAME:LINE: ..." about pins read
 					   (a version that is not one), for
 					   the caller to pass on */

@@ -84,6 +84,7 @@ ep_pins_take(struct ep_pins *out, struct ep_pins *from)
 	for (size_t i = 0; i < from->warnings.n; i++)
 		ep_strv_push(&out->warnings, from->warnings.v[i]);
 	out->dropped += from->dropped;
+	out->partial |= from->partial;
 	ep_pins_clear(from);
 }
 
@@ -95,6 +96,7 @@ ep_pins_clear(struct ep_pins *p)
 	free(p->v);
 	p->v = NULL;
 	p->n = p->cap = p->dropped = 0;
+	p->partial = 0;
 	ep_strv_clear(&p->warnings);
 }
 

@@ -122,8 +122,8 @@ long_opt(const char *s, size_t n, int *ambiguous)
  * options pip leaves unread, and so do we.  Only option names are
  * quoted in a message: values can be URLs with passwords. */
 static int
-req_options(const char *s, unsigned no, const char *name,
-    struct ep_err *err)
+req_options(struct ep_pins *pins, const char *s, unsigned no,
+    const char *name, struct ep_err *err)
 {
 	const struct req_opt *o;
 	const char *e, *v, *ve;
@@ -185,6 +185,9 @@ req_options(const char *s, unsigned no, const char *name,
 				    o->name);
 			ve = token_end(v);
 		}
+		/* -r: pins of another file, not read here. */
+		if (strcmp(o->name, "requirement") == 0)
+			pins->partial = 1;
 		if (strcmp(o->name, "hash") == 0 &&
 		    !hash_valid(v, (size_t)(ve - v)))
 			return ep_err_set(err, EP_E_INPUT, "%s:%u: --hash "
@@ -350,8 +353,11 @@ req_requirement(struct ep_pins *pins, const char *s, unsigned no,
 	char *marker;
 	int rc = -1;
 
-	if (req_is_location(s))
+	if (req_is_location(s)) {
+		/* It installs something no pin names. */
+		pins->partial = 1;
 		return 0;
+	}
 	while (isalnum((unsigned char)*p) || *p == '.' || *p == '_' ||
 	    *p == '-')
 		p++;
@@ -442,7 +448,7 @@ req_logical(struct ep_pins *pins, char *s, unsigned no, const char *name,
 	for (q = s; *q != '\0'; q = token_end(q))
 		if (*(q = skip_blank(q)) == '-')
 			break;
-	if (req_options(q, no, name, err) < 0)
+	if (req_options(pins, q, no, name, err) < 0)
 		return -1;
 	if (q == s)
 		return 0;

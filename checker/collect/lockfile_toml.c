@@ -6,7 +6,7 @@
  * It keeps of each package its name and version, pylock.toml's and
  * pdm.lock's marker (what the pin applies to; poetry 2's "markers"),
  * poetry's category or groups and whether it is optional, pdm.lock's
- * groups, and pylock.toml's index
+ * groups, pdm.lock's and pylock.toml's first hash, and pylock.toml's index
  * (where it comes from, scrubbed as ep_lock_url_scrub says), and whether
  * it comes from a source tree, which may leave it without a version (uv's
  * workspace members: source = { editable = "." }, as an inline table or
@@ -68,6 +68,7 @@ struct tp_pkg {
 	char *name, *version;
 	char *marker, *index;	/* pylock.toml's and pdm.lock's */
 	char *group;		/* poetry's category, or groups joined */
+	char *hash;		/* pdm.lock's, pylock.toml's first hash */
 	int optional;		/* poetry: only an extra installs it */
 	int local;		/* it comes from a source tree */
 	int sub;		/* in one of its subtables: no key is its own */
@@ -81,6 +82,7 @@ pkg_reset(struct tp_pkg *k)
 	free(k->marker);
 	free(k->index);
 	free(k->group);
+	free(k->hash);
 	memset(k, 0, sizeof *k);
 }
 
@@ -119,7 +121,7 @@ pkg_finish(struct ep_toml *t, struct ep_pins *pins, struct tp_pkg *k,
 	norm = ep_lock_pep503(k->name, strlen(k->name));
 	src = k->index != NULL ? ep_lock_url_scrub(k->index,
 	    strlen(k->index)) : NULL;
-	ep_pins_add_at(pins, norm, k->version, k->marker, src, NULL);
+	ep_pins_add_at(pins, norm, k->version, k->marker, src, k->hash);
 	group = k->optional ? xasprintf("%s optional", k->group != NULL ?
 	    k->group : "") : k->group != NULL ? xstrdup(k->group) : NULL;
 	ep_pins_set_group(pins, n0, group);
@@ -217,6 +219,103 @@ pkg_group(struct tp_pkg *k, const char *key, char **str, const char *v,
 		free(k->group);
 		k->group = g;
 	}
+}
+
+static int
+is_hex(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' &&
+		    s[i] <= 'f') || (s[i] >= 'A' && s[i] <= 'F')))
+			return 0;
+	return n > 0;
+}
+
+static int
+is_ident(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+	    c == '-';
+}
+
+/* 1 if [s, e) is a hash's name: "sha256", "md5". */
+static int
+is_alg(const char *s, const char *e)
+{
+	for (; s < e; s++)
+		if (!is_ident((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+/* The first hash in the value text [v, e), which is already known to be
+ * TOML: pdm.lock's files = [{file = ..., hash = "ALG:HEX"}], pylock.toml's
+ * hashes = { ALG = "HEX" } (in sdist, wheels, archive, or a subtable's
+ * own hashes key), as a new "ALG:HEX", or NULL.  Each IDENT = "VALUE" of
+ * the text is looked at; the first that is a hash wins (a file name or a
+ * URL is not hex).  Linear in the text. */
+static char *
+raw_hash(const char *v, const char *e)
+{
+	const char *p, *id, *q, *sv, *colon;
+	size_t idn;
+
+	for (p = v; p < e; p++) {
+		if (*p != '=' || p == v)
+			continue;
+		for (q = p; q > v && (q[-1] == ' ' || q[-1] == '\t'); q--)
+			;
+		/* At most 16 back: a hash's name is short, and a long run
+		 * of '='s must not be scanned again for each. */
+		for (id = q; id > v && q - id <= 16 &&
+		    is_ident((unsigned char)id[-1]); id--)
+			;
+		idn = (size_t)(q - id);
+		if (id > v && is_ident((unsigned char)id[-1]))
+			continue;
+		for (q = p + 1; q < e && (*q == ' ' || *q == '\t'); q++)
+			;
+		if (idn == 0 || idn > 16 || q >= e || *q != '"')
+			continue;
+		sv = ++q;
+		while (q < e && *q != '"' && *q != '\\' && *q != '\n')
+			q++;
+		if (q >= e || *q != '"')
+			continue;
+		if (idn == 4 && memcmp(id, "hash", 4) == 0 &&
+		    (colon = memchr(sv, ':', (size_t)(q - sv))) != NULL &&
+		    colon > sv && colon - sv <= 16 && is_alg(sv, colon) &&
+		    is_hex(colon + 1, (size_t)(q - colon - 1)))
+			return xstrndup(sv, (size_t)(q - sv));
+		if (!(idn == 4 && memcmp(id, "hash", 4) == 0) &&
+		    is_hex(sv, (size_t)(q - sv)) && (q - sv) >= 32)
+			return xasprintf("%.*s:%.*s", (int)idn, id,
+			    (int)(q - sv), sv);
+		p = q;
+	}
+	return NULL;
+}
+
+/* A key of a package (or of its subtables: pylock.toml's
+ * [packages.sdist], [[packages.wheels]]) that holds its files' hashes:
+ * the first one is kept. */
+static void
+pkg_hash(struct tp_pkg *k, const char *key, const char *v, const char *e,
+    const struct tp_flavour *fl)
+{
+	static const char *const pdm_keys[] = { "files", NULL };
+	static const char *const pylock_keys[] = { "sdist", "wheels",
+	    "archive", "hashes", NULL };
+	const char *const *keys = fl == &fl_pdm ? pdm_keys :
+	    fl == &fl_pylock ? pylock_keys : NULL;
+
+	if (keys == NULL || k->hash != NULL)
+		return;
+	for (size_t i = 0; keys[i] != NULL; i++)
+		if (strcmp(key, keys[i]) == 0) {
+			k->hash = raw_hash(v, e);
+			return;
+		}
 }
 
 /* A key and its value, read into the package k: name and version (strings
@@ -373,6 +472,8 @@ tp_keyval(struct ep_toml *t, struct ep_pins *pins, struct tp_pkg *k,
 		goto done;
 	if (k->active && !k->sub && segs.n == 1)
 		pkg_group(k, segs.v[0], &str, v0, t->p, fl);
+	if (k->active && segs.n == 1)
+		pkg_hash(k, segs.v[0], v0, t->p, fl);
 	if (k->active && !k->sub)
 		rc = pkg_keyval(t, k, &segs, line, &str, local, fl);
 done:

@@ -237,18 +237,32 @@ installed(const struct ep_manifest *m, const char *name, int conda)
 	return v;
 }
 
+/* A JSON string of s, which need not be UTF-8 (a pin's URL is the
+ * file's bytes): invalid bytes become U+FFFD, as in the facts. */
+static json_t *
+jstr(const char *s)
+{
+	char *clean = ep_utf8_sanitize(s, strlen(s));
+	json_t *j = json_string(clean);
+
+	free(clean);
+	return j;
+}
+
 static void
 finding(json_t *fs, const char *name, const char *kind, const char *pin,
     const char *have)
 {
 	json_t *f = json_object();
+	char *key = ep_utf8_sanitize(name, strlen(name));
 
 	json_object_set_new(f, "kind", json_string(kind));
 	if (pin != NULL)
-		json_object_set_new(f, "pin", json_string(pin));
+		json_object_set_new(f, "pin", jstr(pin));
 	if (have != NULL)
-		json_object_set_new(f, "installed", json_string(have));
-	json_object_set_new(fs, name, f);
+		json_object_set_new(f, "installed", jstr(have));
+	json_object_set_new(fs, key, f);
+	free(key);
 }
 
 /* Installed distributions (python.pkg or conda.pkg) not among the names
@@ -364,7 +378,8 @@ ep_lock_judge(const struct ep_manifest *m, enum ep_lock_format f,
 			free(joined);
 		}
 	/* Everything listed: then what else is installed is extra. */
-	if (!loose && pins->dropped == 0 && f != EP_LOCK_UV) {
+	if (!loose && pins->dropped == 0 && !pins->partial &&
+	    f != EP_LOCK_UV) {
 		if (kinds[1] || f == EP_LOCK_CONDA)
 			extras(fs, m, names[1], 1);
 		else if (f != EP_LOCK_CONDA_LOCK && f != EP_LOCK_PIXI)
@@ -375,7 +390,7 @@ ep_lock_judge(const struct ep_manifest *m, enum ep_lock_format f,
 	sel_words = sel->n == 0 ? xstrdup(ep_lock_default_groups(f)) :
 	    xasprintf("the groups named with --lock-group: %s", joined);
 	free(joined);
-	json_object_set_new(out, "selected", json_string(sel_words));
+	json_object_set_new(out, "selected", jstr(sel_words));
 	free(sel_words);
 	json_object_set_new(out, "against", json_string(kinds[0] && kinds[1] ?
 	    "python and conda" : kinds[1] || f == EP_LOCK_CONDA ? "conda" :
@@ -385,7 +400,7 @@ ep_lock_judge(const struct ep_manifest *m, enum ep_lock_format f,
 	json_object_set_new(out, "unjudged", json_integer((json_int_t)
 	    nunjudged));
 	json_object_set_new(out, "extras", json_boolean(!loose &&
-	    pins->dropped == 0 && f != EP_LOCK_UV));
+	    pins->dropped == 0 && !pins->partial && f != EP_LOCK_UV));
 	json_object_set_new(out, "findings", fs);
 	for (i = 0; i < npins; i++)
 		ep_strv_clear(&st[i].pins);

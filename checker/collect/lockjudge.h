@@ -62,7 +62,8 @@ const char *ep_lock_conda_platform(const char *system, const char *machine);
  * one installed at its version is enough.  "extra" is a distribution
  * installed and not among the pins that apply: looked for only when the
  * lockfile lists everything (a requirements file whose every pin is ==,
- * no pin dropped), never the installer's own (pip, setuptools, wheel,
+ * without -r or a line that installs a URL or a path; no pin dropped;
+ * not uv.lock), never the installer's own (pip, setuptools, wheel,
  * distribute) nor an editable install (the project worked on).
  * Never fails; pins with names or versions that are not strings cannot
  * occur (the parsers make them).

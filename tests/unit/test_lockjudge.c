@@ -187,6 +187,20 @@ test_pipfile_requirements(void **state)
 	assert_string_equal(found(j, "delta"), "extra - 1.0");
 	assert_int_equal(nfound(j), 2);
 	json_decref(j);
+	/* A direct reference whose URL is not UTF-8: the finding keeps
+	 * its pin, the bad byte made U+FFFD (JSON holds UTF-8 alone). */
+	j = judge(m, EP_LOCK_REQUIREMENTS, "url @ https://h/\xff.whl\n", NULL);
+	assert_string_equal(found(j, "url"), "missing @ https://h/\xef\xbf\xbd.whl -");
+	json_decref(j);
+	/* -r names pins not read here, and ./pkg installs what no pin
+	 * names: nothing is extra. */
+	j = judge(m, EP_LOCK_REQUIREMENTS, "-r base.txt\nalpha==2.0\n", NULL);
+	assert_int_equal(nfound(j), 0);
+	assert_false(json_is_true(json_object_get(j, "extras")));
+	json_decref(j);
+	j = judge(m, EP_LOCK_REQUIREMENTS, "./pkg\nalpha==2.0\n", NULL);
+	assert_int_equal(nfound(j), 0);
+	json_decref(j);
 	/* Not a freeze: gamma>=1 is not judged, nothing is extra. */
 	j = judge(m, EP_LOCK_REQUIREMENTS, loose, NULL);
 	assert_int_equal(nfound(j), 0);
