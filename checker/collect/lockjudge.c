@@ -294,118 +294,153 @@ extras(json_t *fs, const struct ep_manifest *m, json_t *names, int conda)
 	}
 }
 
-json_t *
-ep_lock_judge(const struct ep_manifest *m, enum ep_lock_format f,
-    const struct ep_pins *pins, const struct ep_lockjudge *j)
-{
-	static const struct ep_strv none = { 0 };
-	const struct ep_strv *sel = j->groups != NULL ? j->groups : &none;
-	json_t *out = json_object(), *fs = json_object(), *names[2];
+/* One judgement under way: the names that apply, each with its state
+ * (names[c]: name -> index into st; c 1 for conda, 0 for Python). */
+struct judge {
+	const struct ep_manifest *m;
+	enum ep_lock_format f;
+	const struct ep_lockjudge *j;
+	const struct ep_strv *sel;
+	int all;		/* --lock-group all */
+	json_t *names[2];
 	struct name_state *st;
+	size_t n;
+	int kinds[2];		/* a Python, a conda pin applies */
+	int loose;		/* a requirements pin is no exact version */
+};
+
+/* Whether pin p (c: a conda one) applies here: 1, 0, or -1 when its
+ * marker cannot be decided.  Conda's formats say it with the platform
+ * (in the group), the Python ones with a marker. */
+static int
+pin_applies(struct judge *jd, const struct ep_pin *p, int c)
+{
 	struct ep_err err = { 0 };
 	struct ep_marker *mk;
-	size_t npins = 0, nunjudged = 0, i;
-	int all = has(sel, "all", 3), loose = 0, kinds[2] = { 0, 0 }, mv, c;
-	const char *have, *key;
-	char *joined = NULL, *sel_words;
+	int mv;
+
+	if (!group_applies(p, jd->f, jd->sel, jd->all, jd->j->conda_platform))
+		return 0;
+	if (p->where == NULL || c || jd->f == EP_LOCK_CONDA_LOCK ||
+	    jd->f == EP_LOCK_PIXI)
+		return 1;
+	if (jd->j->env == NULL || ep_marker_parse(&mk, p->where, &err) < 0)
+		return -1;
+	mv = ep_marker_eval(mk, jd->j->env, &err);
+	ep_marker_free(mk);
+	return mv == EP_MARKER_FALSE ? 0 : mv == EP_MARKER_TRUE ? 1 : -1;
+}
+
+/* Pin p into the state of its name, if it applies. */
+static void
+judge_pin(struct judge *jd, const struct ep_pin *p)
+{
+	int c = is_conda(p, jd->f), mv = pin_applies(jd, p, c);
+	struct name_state *s;
+	const char *have;
 	json_t *ref;
 
-	names[0] = json_object();	/* python name -> state index */
-	names[1] = json_object();	/* conda name -> state index */
-	st = xcalloc(pins->n + 1, sizeof *st);
-	for (i = 0; i < pins->n; i++) {
-		const struct ep_pin *p = &pins->v[i];
-		struct name_state *s;
-
-		c = is_conda(p, f);
-		if (!group_applies(p, f, sel, all, j->conda_platform))
-			continue;
-		/* A marker decides for the Python formats; conda's say it
-		 * with the platform. */
-		if (p->where != NULL && !c && f != EP_LOCK_CONDA_LOCK &&
-		    f != EP_LOCK_PIXI) {
-			if (j->env == NULL || ep_marker_parse(&mk, p->where,
-			    &err) < 0)
-				mv = -1;
-			else {
-				mv = ep_marker_eval(mk, j->env, &err);
-				ep_marker_free(mk);
-			}
-			if (mv == EP_MARKER_FALSE)
-				continue;
-			if (mv != EP_MARKER_TRUE)
-				mv = -1;
-		} else
-			mv = EP_MARKER_TRUE;
-		kinds[c] = 1;
-		if ((ref = json_object_get(names[c], p->name)) == NULL) {
-			ref = json_integer((json_int_t)npins);
-			json_object_set_new(names[c], p->name, ref);
-			st[npins].conda = c;
-			npins++;
-		}
-		s = &st[json_integer_value(ref)];
-		if (mv < 0 || !exact(p->version)) {
-			s->unjudged = 1;
-			if (f == EP_LOCK_REQUIREMENTS && mv >= 0)
-				loose = 1;
-			/* "@ URL": installed or not is still known. */
-			if (p->version[0] != '@')
-				continue;
-		}
-		if (!ep_strv_contains(&s->pins, p->version))
-			ep_strv_push(&s->pins, p->version);
-		if ((have = installed(m, p->name, c)) != NULL &&
-		    (p->version[0] == '@' || same_version(p->version, have, c)))
-			s->ok = 1;
+	if (mv == 0)
+		return;
+	jd->kinds[c] = 1;
+	if ((ref = json_object_get(jd->names[c], p->name)) == NULL) {
+		ref = json_integer((json_int_t)jd->n);
+		json_object_set_new(jd->names[c], p->name, ref);
+		jd->st[jd->n++].conda = c;
 	}
-	for (c = 0; c < 2; c++)
-		json_object_foreach(names[c], key, ref) {
-			struct name_state *s = &st[json_integer_value(ref)];
+	s = &jd->st[json_integer_value(ref)];
+	if (mv < 0 || !exact(p->version)) {
+		s->unjudged = 1;
+		if (jd->f == EP_LOCK_REQUIREMENTS && mv > 0)
+			jd->loose = 1;
+		/* "@ URL": installed or not is still known. */
+		if (p->version[0] != '@')
+			return;
+	}
+	if (!ep_strv_contains(&s->pins, p->version))
+		ep_strv_push(&s->pins, p->version);
+	if ((have = installed(jd->m, p->name, c)) != NULL &&
+	    (p->version[0] == '@' || same_version(p->version, have, c)))
+		s->ok = 1;
+}
 
+/* The names not installed as pinned, into fs; returns how many could
+ * not be judged. */
+static size_t
+judge_findings(struct judge *jd, json_t *fs)
+{
+	size_t nunjudged = 0;
+	const char *key, *have;
+	char *joined;
+	json_t *ref;
+
+	for (int c = 0; c < 2; c++)
+		json_object_foreach(jd->names[c], key, ref) {
+			struct name_state *s = &jd->st[json_integer_value(ref)];
+
+			have = installed(jd->m, key, c);
 			if (s->unjudged && !s->ok) {
 				nunjudged++;
-				if (s->pins.n == 0 || installed(m, key, c) != NULL)
+				if (s->pins.n == 0 || have != NULL)
 					continue;
 			}
 			if (s->ok)
 				continue;
-			have = installed(m, key, c);
 			ep_strv_sort(&s->pins);
 			joined = join(&s->pins, ",");
 			finding(fs, key, have == NULL ? "missing" : "version",
 			    joined, have);
 			free(joined);
 		}
+	return nunjudged;
+}
+
+json_t *
+ep_lock_judge(const struct ep_manifest *m, enum ep_lock_format f,
+    const struct ep_pins *pins, const struct ep_lockjudge *j)
+{
+	static const struct ep_strv none = { 0 };
+	struct judge jd = { .m = m, .f = f, .j = j,
+	    .sel = j->groups != NULL ? j->groups : &none };
+	json_t *out = json_object(), *fs = json_object();
+	size_t nunjudged;
+	char *joined, *sel_words;
+	int ext;
+
+	jd.all = has(jd.sel, "all", 3);
+	jd.names[0] = json_object();
+	jd.names[1] = json_object();
+	jd.st = xcalloc(pins->n + 1, sizeof *jd.st);
+	for (size_t i = 0; i < pins->n; i++)
+		judge_pin(&jd, &pins->v[i]);
+	nunjudged = judge_findings(&jd, fs);
 	/* Everything listed: then what else is installed is extra. */
-	if (!loose && pins->dropped == 0 && !pins->partial &&
-	    f != EP_LOCK_UV) {
-		if (kinds[1] || f == EP_LOCK_CONDA)
-			extras(fs, m, names[1], 1);
-		else if (f != EP_LOCK_CONDA_LOCK && f != EP_LOCK_PIXI)
-			extras(fs, m, names[0], 0);
-	}
+	ext = !jd.loose && pins->dropped == 0 && !pins->partial &&
+	    f != EP_LOCK_UV;
+	if (ext && (jd.kinds[1] || f == EP_LOCK_CONDA))
+		extras(fs, m, jd.names[1], 1);
+	else if (ext && f != EP_LOCK_CONDA_LOCK && f != EP_LOCK_PIXI)
+		extras(fs, m, jd.names[0], 0);
 	json_object_set_new(out, "format", json_string(ep_lock_format_name(f)));
-	joined = join(sel, ", ");
-	sel_words = sel->n == 0 ? xstrdup(ep_lock_default_groups(f)) :
+	joined = join(jd.sel, ", ");
+	sel_words = jd.sel->n == 0 ? xstrdup(ep_lock_default_groups(f)) :
 	    xasprintf("the groups named with --lock-group: %s", joined);
-	free(joined);
 	json_object_set_new(out, "selected", jstr(sel_words));
-	free(sel_words);
-	json_object_set_new(out, "against", json_string(kinds[0] && kinds[1] ?
-	    "python and conda" : kinds[1] || f == EP_LOCK_CONDA ? "conda" :
-	    "python"));
-	json_object_set_new(out, "pins", json_integer((json_int_t)(npins -
+	json_object_set_new(out, "against", json_string(jd.kinds[0] &&
+	    jd.kinds[1] ? "python and conda" : jd.kinds[1] ||
+	    f == EP_LOCK_CONDA ? "conda" : "python"));
+	json_object_set_new(out, "pins", json_integer((json_int_t)(jd.n -
 	    nunjudged)));
 	json_object_set_new(out, "unjudged", json_integer((json_int_t)
 	    nunjudged));
-	json_object_set_new(out, "extras", json_boolean(!loose &&
-	    pins->dropped == 0 && !pins->partial && f != EP_LOCK_UV));
+	json_object_set_new(out, "extras", json_boolean(ext));
 	json_object_set_new(out, "findings", fs);
-	for (i = 0; i < npins; i++)
-		ep_strv_clear(&st[i].pins);
-	free(st);
-	json_decref(names[0]);
-	json_decref(names[1]);
+	free(joined);
+	free(sel_words);
+	for (size_t i = 0; i < jd.n; i++)
+		ep_strv_clear(&jd.st[i].pins);
+	free(jd.st);
+	json_decref(jd.names[0]);
+	json_decref(jd.names[1]);
 	return out;
 }
