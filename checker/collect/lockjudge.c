@@ -29,8 +29,9 @@ ep_lock_default_groups(enum ep_lock_format f)
 	case EP_LOCK_PIPFILE:
 		return "the default category, as pipenv sync";
 	case EP_LOCK_UV:
-		return "every package (uv sync installs the default and dev "
-		    "groups; uv.lock does not say which package is whose)";
+		return "every package, one not installed a warning (uv sync "
+		    "installs the default and dev groups; uv.lock does not say "
+		    "which package is an extra's or another group's)";
 	case EP_LOCK_PDM:
 		return "every group (pdm sync installs the default and dev "
 		    "groups; pdm.lock does not say which group is which kind)";
@@ -390,6 +391,12 @@ judge_findings(struct judge *jd, json_t *fs)
 			joined = join(&s->pins, ",");
 			finding(fs, key, have == NULL ? "missing" : "version",
 			    joined, have);
+			/* uv.lock pins every extra's and group's packages
+			 * and does not say whose: one missing may be one
+			 * uv sync leaves out. */
+			if (have == NULL && jd->f == EP_LOCK_UV)
+				json_object_set_new(json_object_get(fs, key),
+				    "maybe_optional", json_true());
 			free(joined);
 		}
 	return nunjudged;

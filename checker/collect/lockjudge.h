@@ -55,7 +55,11 @@ const char *ep_lock_conda_platform(const char *system, const char *machine);
  *    were looked for,
  *    "findings": {"<name>": {"kind": "missing" | "version" | "extra",
  *                            "pin": the version(s) pinned that apply,
- *                            "installed": the version installed}}}
+ *                            "installed": the version installed,
+ *                            "maybe_optional": true for a uv.lock pin
+ *                            not installed (uv.lock pins every extra's
+ *                            and group's packages without saying
+ *                            whose)}}}
  *
  * A pin applies when its group and its marker (evaluated as pip does,
  * "extra" being "") select it; among several pins of a name that apply,

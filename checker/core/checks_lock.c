@@ -2,8 +2,10 @@
  * checks_lock.c: stack.lock.<lockfile>.<name>, the environment against
  * its own lockfile, as the capture judged it (collect/lockjudge.h,
  * meta.lock.<lockfile>): a pinned package installed at another version
- * fails, a pinned package not installed fails, a package installed that
- * no pin that applies names warns (a rule of the policy for its key with
+ * fails, a pinned package not installed fails (warns for uv.lock, which
+ * pins every extra's and group's packages without saying whose), a
+ * package installed that no pin that applies names warns (a rule of the
+ * policy for its key with
  * severity fail makes it fail; kind ignore drops it).  One result per
  * package with a finding and, when a lockfile has none, one pass
  * stack.lock.<lockfile> for all its pins, as stack.requires does.
@@ -47,7 +49,14 @@ lock_finding(struct checks *k, const char *lf, const char *fmt,
 	    *have = str(f, "installed");
 	char *key = xasprintf("stack.lock.%s.%s", lf, name);
 
-	if (kind != NULL && strcmp(kind, "missing") == 0 && pin != NULL)
+	if (kind != NULL && strcmp(kind, "missing") == 0 && pin != NULL &&
+	    json_is_true(json_object_get(f, "maybe_optional")))
+		ep_checks_add(k, key, EP_WARN, rule, pin, NULL, xasprintf("%s: "
+		    "%s is pinned to %s by %s (%s) and is not installed (the "
+		    "lockfile does not say whether it is an extra's or a "
+		    "group's that is not installed by default)", key, name,
+		    pin, lf, fmt));
+	else if (kind != NULL && strcmp(kind, "missing") == 0 && pin != NULL)
 		ep_checks_add(k, key, EP_FAIL, rule, pin, NULL, xasprintf("%s: "
 		    "%s is pinned to %s by %s (%s) and is not installed", key,
 		    name, pin, lf, fmt));

@@ -201,6 +201,18 @@ test_pipfile_requirements(void **state)
 	j = judge(m, EP_LOCK_REQUIREMENTS, "./pkg\nalpha==2.0\n", NULL);
 	assert_int_equal(nfound(j), 0);
 	json_decref(j);
+	/* uv.lock: one not installed may be an extra's; no extras. */
+	j = judge(m, EP_LOCK_UV, "version = 1\n[[package]]\nname = \"beta\"\n"
+	    "version = \"1.0\"\n[[package]]\nname = \"alpha\"\n"
+	    "version = \"1.0\"\n", NULL);
+	assert_string_equal(found(j, "beta"), "missing 1.0 -");
+	assert_true(json_is_true(json_object_get(json_object_get(
+	    json_object_get(j, "findings"), "beta"), "maybe_optional")));
+	assert_string_equal(found(j, "alpha"), "version 1.0 2.0");
+	assert_null(json_object_get(json_object_get(json_object_get(j,
+	    "findings"), "alpha"), "maybe_optional"));
+	assert_int_equal(nfound(j), 2);
+	json_decref(j);
 	/* Not a freeze: gamma>=1 is not judged, nothing is extra. */
 	j = judge(m, EP_LOCK_REQUIREMENTS, loose, NULL);
 	assert_int_equal(nfound(j), 0);
@@ -358,6 +370,10 @@ test_results(void **state)
 	    "selected", "main", "pins", 7, "unjudged", 0, "extras", 1,
 	    "findings");
 	json_object_set_new(lock, "poetry.lock", ok);
+	json_object_set_new(lock, "uv.lock", json_pack("{s:s,s:s,s:i,s:i,"
+	    "s:b,s:{s:{s:s,s:s,s:b}}}", "format", "uv", "selected", "all",
+	    "pins", 1, "unjudged", 0, "extras", 0, "findings", "x", "kind",
+	    "missing", "pin", "1.0", "maybe_optional", 1));
 	json_object_set_new(lock, "pixi.lock", json_pack("{s:s,s:s}",
 	    "format", "pixi", "unavailable", "no conda environment"));
 	json_object_set_new(lock, "bad.lock", json_pack("{s:s,s:s,s:{s:{s:s}}}",
@@ -384,6 +400,9 @@ test_results(void **state)
 	assert_non_null(strstr(get(&rs, "stack.lock.poetry.lock")->message,
 	    "7 pins of poetry.lock (poetry) that apply here, every one "
 	    "installed at its version, nothing installed beside them"));
+	assert_int_equal(status(&rs, "stack.lock.uv.lock.x"), EP_WARN);
+	assert_non_null(strstr(get(&rs, "stack.lock.uv.lock.x")->message,
+	    "does not say whether it is an extra's"));
 	assert_int_equal(status(&rs, "stack.lock.pixi.lock"), EP_SKIP);
 	assert_non_null(strstr(get(&rs, "stack.lock.pixi.lock")->message,
 	    "no conda environment"));
