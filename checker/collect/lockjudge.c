@@ -33,8 +33,10 @@ ep_lock_default_groups(enum ep_lock_format f)
 		    "installs the default and dev groups; uv.lock does not say "
 		    "which package is an extra's or another group's)";
 	case EP_LOCK_PDM:
-		return "every group (pdm sync installs the default and dev "
-		    "groups; pdm.lock does not say which group is which kind)";
+		return "every group, one not installed and only in groups other "
+		    "than default a warning (pdm sync installs the default and "
+		    "dev groups; pdm.lock does not say which group is an "
+		    "optional one)";
 	case EP_LOCK_CONDA_LOCK:
 		return "the main and dev categories on this platform, as "
 		    "conda-lock install";
@@ -225,6 +227,10 @@ struct name_state {
 	int conda;		/* compared with conda.pkg */
 	int ok;			/* one pin is installed at its version */
 	int unjudged;		/* one pin could not be judged */
+	int sure;		/* one pin is of what the tool surely
+				   installs (not uv.lock's, nor one of
+				   pdm.lock's only in groups other than
+				   default, which may be optional ones) */
 	struct ep_strv pins;	/* the versions pinned that apply */
 };
 
@@ -332,6 +338,19 @@ pin_applies(struct judge *jd, const struct ep_pin *p, int c)
 	return mv == EP_MARKER_FALSE ? 0 : mv == EP_MARKER_TRUE ? 1 : -1;
 }
 
+/* 1 if the ','-separated groups g hold "default". */
+static int
+has_default(const char *g)
+{
+	struct ep_strv def = { 0 };
+	int r;
+
+	ep_strv_push(&def, "default");
+	r = any_in(&def, g);
+	ep_strv_clear(&def);
+	return r;
+}
+
 /* Pin p into the state of its name, if it applies. */
 static void
 judge_pin(struct judge *jd, const struct ep_pin *p)
@@ -350,6 +369,9 @@ judge_pin(struct judge *jd, const struct ep_pin *p)
 		jd->st[jd->n++].conda = c;
 	}
 	s = &jd->st[json_integer_value(ref)];
+	if (jd->f != EP_LOCK_UV && (jd->f != EP_LOCK_PDM || jd->sel->n > 0 ||
+	    p->group == NULL || has_default(p->group)))
+		s->sure = 1;
 	if (mv < 0 || !exact(p->version)) {
 		s->unjudged = 1;
 		if (jd->f == EP_LOCK_REQUIREMENTS && mv > 0)
@@ -392,9 +414,10 @@ judge_findings(struct judge *jd, json_t *fs)
 			finding(fs, key, have == NULL ? "missing" : "version",
 			    joined, have);
 			/* uv.lock pins every extra's and group's packages
-			 * and does not say whose: one missing may be one
-			 * uv sync leaves out. */
-			if (have == NULL && jd->f == EP_LOCK_UV)
+			 * and does not say whose, pdm.lock does not say which
+			 * group is an optional one: one missing may be one
+			 * uv sync or pdm sync leaves out. */
+			if (have == NULL && !s->sure)
 				json_object_set_new(json_object_get(fs, key),
 				    "maybe_optional", json_true());
 			free(joined);

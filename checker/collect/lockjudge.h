@@ -56,10 +56,14 @@ const char *ep_lock_conda_platform(const char *system, const char *machine);
  *    "findings": {"<name>": {"kind": "missing" | "version" | "extra",
  *                            "pin": the version(s) pinned that apply,
  *                            "installed": the version installed,
- *                            "maybe_optional": true for a uv.lock pin
- *                            not installed (uv.lock pins every extra's
+ *                            "maybe_optional": true for a pin not
+ *                            installed that the tool may leave out by
+ *                            default: uv.lock's (it pins every extra's
  *                            and group's packages without saying
- *                            whose)}}}
+ *                            whose), pdm.lock's only in groups other
+ *                            than default (it does not say which group
+ *                            is an optional one), unless named with
+ *                            --lock-group}}}
  *
  * A pin applies when its group and its marker (evaluated as pip does,
  * "extra" being "") select it; among several pins of a name that apply,

@@ -2,8 +2,9 @@
  * checks_lock.c: stack.lock.<lockfile>.<name>, the environment against
  * its own lockfile, as the capture judged it (collect/lockjudge.h,
  * meta.lock.<lockfile>): a pinned package installed at another version
- * fails, a pinned package not installed fails (warns for uv.lock, which
- * pins every extra's and group's packages without saying whose), a
+ * fails, a pinned package not installed fails (warns where the lockfile
+ * does not say whether the tool installs it by default: uv.lock's,
+ * pdm.lock's outside its default group), a
  * package installed that no pin that applies names warns (a rule of the
  * policy for its key with
  * severity fail makes it fail; kind ignore drops it).  One result per

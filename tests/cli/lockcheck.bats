@@ -192,6 +192,13 @@ for p in tomllib.load(open("pdm.lock", "rb"))["package"]:
 	ep_changes m.json pdm.lock > ep.txt
 	diff want.txt ep.txt
 	[ "$(grep -c '^missing' ep.txt)" -ge 90 ]
+	# pdm sync surely installs the default group: torch missing fails;
+	# alabaster, only in dev and docs (which pdm.lock does not say are
+	# not optional groups), warns.
+	run "$EP" diff m.json m.json --json r.json
+	[ "$status" -eq 1 ]
+	[ "$(jq -r '.results[] | select(.key == "stack.lock.pdm.lock.torch") | .status' r.json)" = fail ]
+	[ "$(jq -r '.results[] | select(.key == "stack.lock.pdm.lock.alabaster") | .status' r.json)" = warn ]
 	"$EP" capture -q --no-discover --python "$LK/v/bin/python" \
 	    --lockfile pdm.lock --lock-group default -o m2.json
 	pins default | expect > want2.txt

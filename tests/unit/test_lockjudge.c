@@ -241,8 +241,13 @@ test_pdm(void **state)
 	    "[[package]]\nname = \"winonly\"\nversion = \"1.0\"\n"
 	    "marker = \"sys_platform == 'win32'\"\ngroups = [\"default\"]\n\n"
 	    "[[package]]\nname = \"kernel\"\nversion = \"1.0\"\n"
-	    "marker = \"platform_release >= '6'\"\ngroups = [\"default\"]\n";
+	    "marker = \"platform_release >= '6'\"\ngroups = [\"default\"]\n\n"
+	    "[[package]]\nname = \"zeta\"\nversion = \"1\"\n"
+	    "groups = [\"test\"]\n\n"
+	    "[[package]]\nname = \"eta\"\nversion = \"1\"\n"
+	    "groups = [\"default\"]\n";
 	static const char *const def[] = { "default", NULL };
+	static const char *const test_grp[] = { "test", NULL };
 	struct ep_pins pins = { 0 };
 	struct ep_err err = { 0 };
 	struct ep_manifest *m = python_env();
@@ -256,15 +261,30 @@ test_pdm(void **state)
 	ep_pins_clear(&pins);
 	j = judge(m, EP_LOCK_PDM, lock, NULL);
 	assert_string_equal(found(j, "delta"), "version 1.1 1.0");
+	/* Only in test, which may be an optional group: maybe; in
+	 * default: surely. */
+	assert_string_equal(found(j, "zeta"), "missing 1 -");
+	assert_true(json_is_true(json_object_get(json_object_get(
+	    json_object_get(j, "findings"), "zeta"), "maybe_optional")));
+	assert_string_equal(found(j, "eta"), "missing 1 -");
+	assert_null(json_object_get(json_object_get(json_object_get(j,
+	    "findings"), "eta"), "maybe_optional"));
 	/* platform_release is not known here: not judged, not missing. */
 	assert_string_equal(found(j, "kernel"), "");
 	assert_int_equal(json_integer_value(json_object_get(j, "unjudged")),
 	    1);
-	assert_int_equal(nfound(j), 1);
+	assert_int_equal(nfound(j), 3);
 	json_decref(j);
 	j = judge(m, EP_LOCK_PDM, lock, def);
 	assert_string_equal(found(j, "delta"), "extra - 1.0");
-	assert_int_equal(nfound(j), 1);
+	assert_string_equal(found(j, "zeta"), "");
+	assert_int_equal(nfound(j), 2);
+	json_decref(j);
+	/* Named: test is installed, its packages surely. */
+	j = judge(m, EP_LOCK_PDM, lock, test_grp);
+	assert_string_equal(found(j, "zeta"), "missing 1 -");
+	assert_null(json_object_get(json_object_get(json_object_get(j,
+	    "findings"), "zeta"), "maybe_optional"));
 	json_decref(j);
 	ep_manifest_free(m);
 }
