@@ -49,6 +49,13 @@
 #       less the same capture without it, less 5 runs of the workload's
 #       own `/bin/sh -c 'printf x'` started as envparity starts it (a
 #       shell that execs the command's shell).  Aim: under 20 ms a run.
+#   (j) the environment against its own lockfile: a venv of 1,000
+#       generated distributions and a poetry.lock of them
+#       (bench/gen-poetry-lock.py: ten at another version, ten missing,
+#       ten installed and not pinned); `envparity capture --lockfile
+#       poetry.lock` (stack.lock judged at capture) against `poetry install
+#       --sync --dry-run` on the same venv.  Aim: 30x faster.  Both must
+#       find the same packages to install, update and remove.
 #
 # The bench is not a test: it reports, and fails only when it cannot run
 # at all.  Timing: hyperfine when installed, else a loop of `date +%s%N`;
@@ -663,3 +670,49 @@ wl_over=$(echo "$wl_with $wl_base $wl_own" | awk -v n="$wl_runs" \
     '{ printf "%.6f %.6f\n", ($1 - $3 - $5) / n, ($2 - $4 - $6) / n }')
 bench_row "envparity's own, a run" "$wl_over" "" "0.020" \
     "aim <= 1.00x (20 ms)"
+
+# --- (j) the environment against its lockfile: what poetry would change -----
+echo
+lk=$work/lockvenv
+if [ ! -x "$gen" ] || ! command -v poetry >/dev/null 2>&1 ||
+    ! /usr/bin/python3 -m venv --without-pip "$lk/v" >/dev/null 2>&1; then
+	echo "(j) lockfile: no $gen, no poetry, or no venv; skipped"
+else
+	"$gen" --expect "$lk/expect" "$(echo "$lk"/v/lib/python3*/site-packages)" \
+	    1000 >/dev/null 2>&1
+	mkdir -p "$lk/proj"
+	python3 bench/gen-poetry-lock.py "$lk/expect" "$lk/proj"
+	ep_lk="cd $(printf %q "$lk/proj") && $(printf %q "$EP") capture -q"
+	ep_lk+=" --no-discover --python $(printf %q "$lk/v/bin/python")"
+	ep_lk+=" --lockfile poetry.lock >/dev/null"
+	po_lk="cd $(printf %q "$lk/proj") && HOME=$(printf %q "$lk")"
+	po_lk+=" VIRTUAL_ENV=$(printf %q "$lk/v") POETRY_VIRTUALENVS_CREATE=false"
+	po_lk+=" PATH=$(printf %q "$lk/v/bin"):\$PATH poetry install --sync"
+	po_lk+=" --dry-run --no-root >/dev/null 2>&1"
+	lk_ep=$(bench_time "$RUNS" "$ep_lk")
+	# poetry takes some 20 s a run: two, after its warm-up.
+	lk_po=$(bench_time 2 "$po_lk")
+	# The same findings: poetry's Installing, Updating and Removing lines
+	# as envparity's missing, other version and extra.
+	(eval "${po_lk%>/dev/null 2>&1}" 2>&1) | sed -nE -e '/Skipped/d' \
+	    -e 's/^ *• Installing ([^ ]+) .*/missing \1/p' \
+	    -e 's/^ *• Updating ([^ ]+) .*/version \1/p' \
+	    -e 's/^ *• Removing ([^ ]+) .*/extra \1/p' | LC_ALL=C sort \
+	    >"$lk/poetry.found"
+	(cd "$lk/proj" && "$EP" capture -q --no-discover --python "$lk/v/bin/python" \
+	    --lockfile poetry.lock -o "$lk/m.json" >/dev/null 2>&1)
+	jq -r '.meta.lock["poetry.lock"].findings | to_entries[]
+	    | "\(.value.kind) \(.key)"' "$lk/m.json" 2>/dev/null |
+	    LC_ALL=C sort >"$lk/ep.found"
+	npins=$(grep -c '^\[\[package\]\]' "$lk/proj/poetry.lock")
+	echo "(j) a 1,000-distribution venv against a poetry.lock of $npins pins"
+	bench_row_head "vs poetry"
+	bench_row "envparity capture (stack.lock judged)" "$lk_ep" "" \
+	    "${lk_po%% *}" "aim <= 0.033x (30x faster)"
+	bench_row "poetry install --sync --dry-run" "$lk_po" "" "${lk_po%% *}"
+	printf '    envparity: %sx faster than poetry; its findings are %s as poetry'"'"'s (%s); %s\n' \
+	    "$(bench_ratio "$lk_po" "$lk_ep")" \
+	    "$(cmp -s "$lk/poetry.found" "$lk/ep.found" && echo "the same" ||
+	    echo "NOT the same")" "$(wc -l <"$lk/poetry.found")" \
+	    "$(poetry --version 2>/dev/null)"
+fi

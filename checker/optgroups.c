@@ -140,6 +140,11 @@ static const struct ep_opt capture_opts[] = {
 	    "hash and read the pins of PATH (repeatable)"),
 	EP_OPT_FLAG("no-discover", 0, CO, no_discover,
 	    "do not pick up lockfiles in the current directory"),
+	EP_OPT_STRV("lock-group", 0, "NAME", CO, lock_groups,
+	    "judge the installed packages against the pins of\n"
+	    "category, group or pixi environment NAME (repeatable;\n"
+	    "all: every one) instead of what each tool installs\n"
+	    "by default (stack.lock.*)"),
 	EP_OPT_STRV("lib-path", 0, "DIR", CO, lib_paths,
 	    "look for CUDA libraries in DIR first (repeatable)"),
 	EP_OPT_FLAG("no-cache", 0, CO, no_cache,

@@ -12,7 +12,7 @@ _envparity_commands="capture check bless waive unwaive policy diff log profiles 
 _envparity_store="--store --ref --profile"
 _envparity_report="--json --junit --markdown --prom --color"
 _envparity_collect="--python --site-packages --conda-prefix --lockfile
-	--no-discover --lib-path --no-cache --image --node --artifact --serving
+	--no-discover --lock-group --lib-path --no-cache --image --node --artifact --serving
 	--env --env-not-secret --file-sha256 --file-line"
 _envparity_registry="--platform --registry-ca --insecure-registry
 	--registry-auth-file --registry-auth-realm --registry-timeout"

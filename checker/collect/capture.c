@@ -26,6 +26,7 @@ ep_capture_opts_clear(struct ep_capture_opts *o)
 {
 	ep_strv_clear(&o->site_dirs);
 	ep_strv_clear(&o->lockfiles);
+	ep_strv_clear(&o->lock_groups);
 	ep_strv_clear(&o->lib_paths);
 	ep_strv_clear(&o->images);
 	ep_strv_clear(&o->artifacts);

@@ -34,6 +34,7 @@ struct ep_capture_opts {
 	const char *conda_prefix;	/* --conda-prefix DIR, or NULL */
 	struct ep_strv lockfiles;	/* --lockfile PATH (repeatable) */
 	int no_discover;		/* --no-discover: skip lockfiles in . */
+	struct ep_strv lock_groups;	/* --lock-group NAME (repeatable) */
 	struct ep_strv lib_paths;	/* --lib-path DIR (repeatable) */
 	int no_cache;			/* --no-cache */
 	struct ep_strv images;		/* --image REF (repeatable) */

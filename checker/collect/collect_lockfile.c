@@ -13,6 +13,8 @@
  * Rye's requirements.lock: requirements files under other names).  The
  * formats themselves are read by lockfile.c; the hashing is queued, so
  * that it runs in parallel and through the cache with every other file.
+ * Each lockfile read is also judged against what is installed
+ * (lockjudge.h), into meta.lock.<key>, for stack.lock.*.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -28,6 +30,7 @@
 
 #include "collect.h"
 #include "lockfile.h"
+#include "lockjudge.h"
 #include "errors.h"
 #include "files.h"
 #include "strv.h"
@@ -95,6 +98,61 @@ lock_key(const char *path, const char *cwd)
 	}
 	free(rdir);
 	return key;
+}
+
+/* meta.lock.<key>: the installed packages against the pins that apply
+ * (lockjudge.h), while they still say what they apply to.  Not judged
+ * where no interpreter was looked at (a Python lockfile) or no conda
+ * environment (a conda one): the check says why. */
+static void
+lock_judge(struct ep_collect *c, const char *key, enum ep_lock_format fmt,
+    const struct ep_pins *pins)
+{
+	json_t *py = json_object_get(c->m->meta, "python"), *mk, *lock, *j;
+	json_t *un = json_object_get(c->m->meta, "unavailable");
+	struct ep_markerenv env = { 0 };
+	struct ep_lockjudge lj = { 0 };
+	const char *why;
+	char *clean;
+	int conda = fmt == EP_LOCK_CONDA || fmt == EP_LOCK_CONDA_LOCK ||
+	    fmt == EP_LOCK_PIXI;
+
+	if (fmt == EP_LOCK_OTHER)
+		return;
+	if ((lock = json_object_get(c->m->meta, "lock")) == NULL) {
+		lock = json_object();
+		json_object_set_new(c->m->meta, "lock", lock);
+	}
+	mk = json_object_get(py, "markers");
+	for (size_t i = 0; i < EP_MV_N; i++)
+		env.v[i] = json_string_value(json_object_get(mk,
+		    ep_marker_vars[i]));
+	lj.groups = &c->opts->lock_groups;
+	lj.env = py != NULL ? &env : NULL;
+	lj.conda_platform = ep_lock_conda_platform(
+	    env.v[EP_MV_PLATFORM_SYSTEM], env.v[EP_MV_PLATFORM_MACHINE]);
+	if (!conda && json_object_get(py, "requires") == NULL) {
+		why = json_string_value(json_object_get(un, "python"));
+		j = json_object();
+		json_object_set_new(j, "format",
+		    json_string(ep_lock_format_name(fmt)));
+		json_object_set_new(j, "unavailable", json_string(why != NULL ?
+		    why : "no Python distributions were looked at"));
+	} else if (conda && json_object_get(c->m->meta, "conda") == NULL) {
+		why = json_string_value(json_object_get(un, "conda"));
+		j = json_object();
+		json_object_set_new(j, "format",
+		    json_string(ep_lock_format_name(fmt)));
+		json_object_set_new(j, "unavailable", json_string(why != NULL ?
+		    why : "no conda environment was looked at (no "
+		    "CONDA_PREFIX, no --conda-prefix)"));
+	} else
+		j = ep_lock_judge(c->m, fmt, pins, &lj);
+	/* Keyed as the lockfile.<key>.* facts are (bytes that are not
+	 * UTF-8 made U+FFFD). */
+	clean = ep_utf8_sanitize(key, strlen(key));
+	json_object_set_new(lock, clean, j);
+	free(clean);
 }
 
 static void
@@ -209,6 +267,7 @@ lock_one(struct ep_collect *c, const char *path, int named, const char *cwd,
 	if (pins.dropped > 0)
 		ep_manifest_warn(c->m, "%s: %zu more pins not recorded (at most "
 		    "%d a lockfile)", path, pins.dropped, EP_LOCK_PINS_MAX);
+	lock_judge(c, key, fmt, &pins);
 	lock_pins(c, key, &pins);
 done:
 	ep_pins_clear(&pins);

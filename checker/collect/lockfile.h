@@ -67,6 +67,12 @@ struct ep_pin {
 	char *where;
 	char *source;
 	char *hash;
+	/* The category or groups it belongs to, where the format says
+	 * (Pipfile.lock's category; poetry.lock's category, or its groups
+	 * joined with ",", and " optional" after them for a package only
+	 * an extra installs; pdm.lock's groups joined with ","), else
+	 * NULL. */
+	char *group;
 };
 
 /* A lockfile gives at most this many pins; the rest are counted in
@@ -82,6 +88,9 @@ struct ep_pins {
 	struct ep_pin *v;
 	size_t n, cap;
 	size_t dropped;		/* pins past EP_LOCK_PINS_MAX */
+	int partial;		/* the file installs more than its pins
+				   say (a requirements file's -r, or a
+				   line that installs a URL or a path) */
 	struct ep_strv warnings;	/* "NAME:LINE: ..." about pins read
 					   (a version that is not one), for
 					   the caller to pass on */
@@ -95,6 +104,10 @@ void ep_pins_add(struct ep_pins *p, const char *name, const char *version);
 void ep_pins_add_at(struct ep_pins *p, const char *name,
     const char *version, const char *where, const char *source,
     const char *hash);
+
+/* The group of the pin added last, if the pins held n0 before it was
+ * added (a dropped pin gets none); group copied, NULL does nothing. */
+void ep_pins_set_group(struct ep_pins *p, size_t n0, const char *group);
 
 /* Add a warning to p->warnings. */
 void ep_pins_warn(struct ep_pins *p, const char *fmt, ...)

@@ -32,6 +32,16 @@ ep_pins_add_at(struct ep_pins *p, const char *name, const char *version,
 	v->where = where != NULL ? xstrdup(where) : NULL;
 	v->source = source != NULL ? xstrdup(source) : NULL;
 	v->hash = hash != NULL ? xstrdup(hash) : NULL;
+	v->group = NULL;
+}
+
+void
+ep_pins_set_group(struct ep_pins *p, size_t n0, const char *group)
+{
+	if (p->n > n0 && group != NULL) {
+		free(p->v[p->n - 1].group);
+		p->v[p->n - 1].group = xstrdup(group);
+	}
 }
 
 void
@@ -49,6 +59,7 @@ pin_free(struct ep_pin *v)
 	free(v->where);
 	free(v->source);
 	free(v->hash);
+	free(v->group);
 }
 
 void
@@ -64,12 +75,16 @@ ep_pins_warn(struct ep_pins *p, const char *fmt, ...)
 void
 ep_pins_take(struct ep_pins *out, struct ep_pins *from)
 {
-	for (size_t i = 0; i < from->n; i++)
+	for (size_t i = 0, n0; i < from->n; i++) {
+		n0 = out->n;
 		ep_pins_add_at(out, from->v[i].name, from->v[i].version,
 		    from->v[i].where, from->v[i].source, from->v[i].hash);
+		ep_pins_set_group(out, n0, from->v[i].group);
+	}
 	for (size_t i = 0; i < from->warnings.n; i++)
 		ep_strv_push(&out->warnings, from->warnings.v[i]);
 	out->dropped += from->dropped;
+	out->partial |= from->partial;
 	ep_pins_clear(from);
 }
 
@@ -81,6 +96,7 @@ ep_pins_clear(struct ep_pins *p)
 	free(p->v);
 	p->v = NULL;
 	p->n = p->cap = p->dropped = 0;
+	p->partial = 0;
 	ep_strv_clear(&p->warnings);
 }
 
@@ -123,6 +139,7 @@ ep_pins_merge(struct ep_pins *p)
 		free(p->v[i].where);
 		free(p->v[i].source);
 		free(p->v[i].hash);
+		free(p->v[i].group);
 		p->v[o] = (struct ep_pin){ .name = p->v[i].name,
 		    .version = joined };
 		o++;

@@ -3,7 +3,8 @@
  * every category: "default" (Pipfile's [packages]), "develop"
  * ([dev-packages]) and each other one pipenv writes as a section of its
  * own ([gpu], [prereq]: every top-level key but "_meta"); each pin keeps
- * its category, its index's name and its first hash.
+ * its category (as its group), its markers, its index's name and its
+ * first hash.
  */
 #include "lockfile.h"
 #include "errors.h"
@@ -35,6 +36,7 @@ pipfile_section(struct ep_pins *pins, json_t *sect, const char *which,
 	const char *pkg, *v;
 	json_t *entry, *ver;
 	char *norm, *text;
+	size_t n0;
 
 	if (!json_is_object(sect))
 		return ep_err_set(err, EP_E_INPUT, "%s: \"%s\" is not an "
@@ -58,11 +60,14 @@ pipfile_section(struct ep_pins *pins, json_t *sect, const char *which,
 			v += 2;
 		text = ep_trim(xstrdup(v));
 		norm = ep_lock_pep503(pkg, strlen(pkg));
-		/* What it applies to is its category; where it comes from,
-		 * the name of its index (a [[source]] of the Pipfile). */
+		/* What it applies to is its markers, in its category; where
+		 * it comes from, the name of its index (a [[source]] of the
+		 * Pipfile). */
+		n0 = pins->n;
 		ep_pins_add_at(pins, norm, text[0] != '\0' ? text : "*",
-		    which, pipfile_str(entry, "index"),
+		    pipfile_str(entry, "markers"), pipfile_str(entry, "index"),
 		    pipfile_str(json_object_get(entry, "hashes"), NULL));
+		ep_pins_set_group(pins, n0, which);
 		free(norm);
 		free(text);
 	}

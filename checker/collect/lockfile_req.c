@@ -122,8 +122,8 @@ long_opt(const char *s, size_t n, int *ambiguous)
  * options pip leaves unread, and so do we.  Only option names are
  * quoted in a message: values can be URLs with passwords. */
 static int
-req_options(const char *s, unsigned no, const char *name,
-    struct ep_err *err)
+req_options(struct ep_pins *pins, const char *s, unsigned no,
+    const char *name, struct ep_err *err)
 {
 	const struct req_opt *o;
 	const char *e, *v, *ve;
@@ -185,6 +185,9 @@ req_options(const char *s, unsigned no, const char *name,
 				    o->name);
 			ve = token_end(v);
 		}
+		/* -r: pins of another file, not read here. */
+		if (strcmp(o->name, "requirement") == 0)
+			pins->partial = 1;
 		if (strcmp(o->name, "hash") == 0 &&
 		    !hash_valid(v, (size_t)(ve - v)))
 			return ep_err_set(err, EP_E_INPUT, "%s:%u: --hash "
@@ -322,16 +325,39 @@ markers_follow(const char *p)
 	return 0;
 }
 
+/* The marker after the ';' at p (up to the per-requirement options,
+ * " --hash=..."), trimmed, as a new string; NULL when p holds none. */
+static char *
+req_marker(const char *p)
+{
+	const char *e;
+
+	if (*p != ';')
+		return NULL;
+	p = skip_blank(p + 1);
+	for (e = p; *e != '\0'; e++)
+		if (e[0] == '-' && e[1] == '-' && e > p &&
+		    isspace((unsigned char)e[-1]))
+			break;
+	while (e > p && isspace((unsigned char)e[-1]))
+		e--;
+	return e > p ? xstrndup(p, (size_t)(e - p)) : NULL;
+}
+
 static int
 req_requirement(struct ep_pins *pins, const char *s, unsigned no,
     const char *name, struct ep_err *err)
 {
 	const char *p = s, *url;
 	char *norm = NULL, *spec = NULL, *exact, *scrubbed, *ver = NULL;
+	char *marker;
 	int rc = -1;
 
-	if (req_is_location(s))
+	if (req_is_location(s)) {
+		/* It installs something no pin names. */
+		pins->partial = 1;
 		return 0;
+	}
 	while (isalnum((unsigned char)*p) || *p == '.' || *p == '_' ||
 	    *p == '-')
 		p++;
@@ -363,7 +389,9 @@ req_requirement(struct ep_pins *pins, const char *s, unsigned no,
 		scrubbed = ep_lock_url_scrub(url, (size_t)(p - url));
 		ver = xasprintf("@ %s", scrubbed);
 		free(scrubbed);
-		ep_pins_add(pins, norm, ver);
+		marker = req_marker(skip_blank(p));
+		ep_pins_add_at(pins, norm, ver, marker, NULL, NULL);
+		free(marker);
 		rc = 0;
 		goto done;
 	}
@@ -386,8 +414,10 @@ req_requirement(struct ep_pins *pins, const char *s, unsigned no,
 		    name, no, norm);
 		exact = NULL;
 	}
-	ep_pins_add(pins, norm, exact != NULL ? exact :
-	    spec[0] != '\0' ? spec : "*");
+	marker = req_marker(p);
+	ep_pins_add_at(pins, norm, exact != NULL ? exact :
+	    spec[0] != '\0' ? spec : "*", marker, NULL, NULL);
+	free(marker);
 	rc = 0;
 done:
 	free(norm);
@@ -418,7 +448,7 @@ req_logical(struct ep_pins *pins, char *s, unsigned no, const char *name,
 	for (q = s; *q != '\0'; q = token_end(q))
 		if (*(q = skip_blank(q)) == '-')
 			break;
-	if (req_options(q, no, name, err) < 0)
+	if (req_options(pins, q, no, name, err) < 0)
 		return -1;
 	if (q == s)
 		return 0;

@@ -4,7 +4,9 @@
  * [[packages]] tables); the syntax under them: lockfile_tomlsyn.c.
  *
  * It keeps of each package its name and version, pylock.toml's and
- * pdm.lock's marker (what the pin applies to) and pylock.toml's index
+ * pdm.lock's marker (what the pin applies to; poetry 2's "markers"),
+ * poetry's category or groups and whether it is optional, pdm.lock's
+ * groups, pdm.lock's and pylock.toml's first hash, and pylock.toml's index
  * (where it comes from, scrubbed as ep_lock_url_scrub says), and whether
  * it comes from a source tree, which may leave it without a version (uv's
  * workspace members: source = { editable = "." }, as an inline table or
@@ -22,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xalloc.h"
+
 /* What tells the formats apart. */
 struct tp_flavour {
 	const char *table;	/* "package", or pylock.toml's "packages" */
@@ -30,6 +34,7 @@ struct tp_flavour {
 	int warn_skip;		/* a package without a version is said */
 	int marker;		/* "marker" says what the pin applies to */
 	int index;		/* "index" says where it comes from */
+	int groups;		/* "groups" = [...] says its groups */
 };
 
 static const char *const uv_local[] = { "editable", "virtual", "directory",
@@ -39,11 +44,13 @@ static const char *const pylock_local[] = { "vcs", "directory", "archive",
 static const char *const pdm_local[] = { "path", "url", "git", NULL };
 
 static const struct tp_flavour fl_poetry = { "package", uv_local, 1, 0, 0,
+    0, 1 };
+static const struct tp_flavour fl_uv = { "package", uv_local, 1, 0, 0, 0,
     0 };
-static const struct tp_flavour fl_uv = { "package", uv_local, 1, 0, 0, 0 };
 static const struct tp_flavour fl_pylock = { "packages", pylock_local, 0, 1,
-    1, 1 };
-static const struct tp_flavour fl_pdm = { "package", pdm_local, 0, 1, 1, 0 };
+    1, 1, 0 };
+static const struct tp_flavour fl_pdm = { "package", pdm_local, 0, 1, 1, 0,
+    1 };
 
 static int
 is_local_key(const struct tp_flavour *fl, const char *key)
@@ -60,6 +67,9 @@ struct tp_pkg {
 	unsigned line;		/* of its [[package]] header */
 	char *name, *version;
 	char *marker, *index;	/* pylock.toml's and pdm.lock's */
+	char *group;		/* poetry's category, or groups joined */
+	char *hash;		/* pdm.lock's, pylock.toml's first hash */
+	int optional;		/* poetry: only an extra installs it */
 	int local;		/* it comes from a source tree */
 	int sub;		/* in one of its subtables: no key is its own */
 };
@@ -71,6 +81,8 @@ pkg_reset(struct tp_pkg *k)
 	free(k->version);
 	free(k->marker);
 	free(k->index);
+	free(k->group);
+	free(k->hash);
 	memset(k, 0, sizeof *k);
 }
 
@@ -81,7 +93,8 @@ static int
 pkg_finish(struct ep_toml *t, struct ep_pins *pins, struct tp_pkg *k,
     const struct tp_flavour *fl)
 {
-	char *norm, *src;
+	char *norm, *src, *group;
+	size_t n0 = pins->n;
 
 	if (!k->active)
 		return 0;
@@ -108,7 +121,11 @@ pkg_finish(struct ep_toml *t, struct ep_pins *pins, struct tp_pkg *k,
 	norm = ep_lock_pep503(k->name, strlen(k->name));
 	src = k->index != NULL ? ep_lock_url_scrub(k->index,
 	    strlen(k->index)) : NULL;
-	ep_pins_add_at(pins, norm, k->version, k->marker, src, NULL);
+	ep_pins_add_at(pins, norm, k->version, k->marker, src, k->hash);
+	group = k->optional ? xasprintf("%s optional", k->group != NULL ?
+	    k->group : "") : k->group != NULL ? xstrdup(k->group) : NULL;
+	ep_pins_set_group(pins, n0, group);
+	free(group);
 	free(src);
 	free(norm);
 skip:
@@ -158,6 +175,147 @@ tp_header(struct ep_toml *t, struct ep_pins *pins, struct tp_pkg *k,
 done:
 	ep_strv_clear(&segs);
 	return rc;
+}
+
+/* The groups a package belongs to: poetry's category = "main" (poetry
+ * 1.x), optional = true, and groups = ["main", "dev"] (poetry 2, pdm),
+ * read from the value's text [v, e), which is already known to be TOML:
+ * each string of the array that is a name (a group is one), joined with
+ * ",".  A second groups key is the duplicate pkg_keyval does not see: the
+ * last one wins, as for keys nobody reads. */
+static void
+pkg_group(struct tp_pkg *k, const char *key, char **str, const char *v,
+    const char *e, const struct tp_flavour *fl)
+{
+	const char *q;
+	char *g = NULL, *joined;
+
+	if (fl == &fl_poetry && strcmp(key, "optional") == 0)
+		k->optional = (size_t)(e - v) >= 4 && memcmp(v, "true", 4) == 0;
+	else if (fl == &fl_poetry && strcmp(key, "category") == 0 &&
+	    *str != NULL && ep_lock_valid_name(*str, strlen(*str))) {
+		free(k->group);
+		k->group = xstrdup(*str);
+	} else if (fl == &fl_poetry && strcmp(key, "markers") == 0 &&
+	    *str != NULL && k->marker == NULL) {
+		/* poetry 2's marker, when one for every group */
+		k->marker = *str;
+		*str = NULL;
+	} else if (fl->groups && strcmp(key, "groups") == 0 && v < e &&
+	    *v == '[') {
+		for (; v < e; v = q + 1) {
+			if ((v = memchr(v, '"', (size_t)(e - v))) == NULL ||
+			    (q = memchr(v + 1, '"', (size_t)(e - v - 1))) == NULL)
+				break;
+			v++;
+			if (ep_lock_valid_name(v, (size_t)(q - v))) {
+				joined = g == NULL ? xstrndup(v, (size_t)(q -
+				    v)) : xasprintf("%s,%.*s", g, (int)(q - v),
+				    v);
+				free(g);
+				g = joined;
+			}
+		}
+		free(k->group);
+		k->group = g;
+	}
+}
+
+static int
+is_hex(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' &&
+		    s[i] <= 'f') || (s[i] >= 'A' && s[i] <= 'F')))
+			return 0;
+	return n > 0;
+}
+
+static int
+is_ident(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+	    c == '-';
+}
+
+/* 1 if [s, e) is a hash's name: "sha256", "md5". */
+static int
+is_alg(const char *s, const char *e)
+{
+	for (; s < e; s++)
+		if (!is_ident((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+/* The first hash in the value text [v, e), which is already known to be
+ * TOML: pdm.lock's files = [{file = ..., hash = "ALG:HEX"}], pylock.toml's
+ * hashes = { ALG = "HEX" } (in sdist, wheels, archive, or a subtable's
+ * own hashes key), as a new "ALG:HEX", or NULL.  Each IDENT = "VALUE" of
+ * the text is looked at; the first that is a hash wins (a file name or a
+ * URL is not hex).  Linear in the text. */
+static char *
+raw_hash(const char *v, const char *e)
+{
+	const char *p, *id, *q, *sv, *colon;
+	size_t idn;
+
+	for (p = v; p < e; p++) {
+		if (*p != '=' || p == v)
+			continue;
+		for (q = p; q > v && (q[-1] == ' ' || q[-1] == '\t'); q--)
+			;
+		/* At most 16 back: a hash's name is short, and a long run
+		 * of '='s must not be scanned again for each. */
+		for (id = q; id > v && q - id <= 16 &&
+		    is_ident((unsigned char)id[-1]); id--)
+			;
+		idn = (size_t)(q - id);
+		if (id > v && is_ident((unsigned char)id[-1]))
+			continue;
+		for (q = p + 1; q < e && (*q == ' ' || *q == '\t'); q++)
+			;
+		if (idn == 0 || idn > 16 || q >= e || *q != '"')
+			continue;
+		sv = ++q;
+		while (q < e && *q != '"' && *q != '\\' && *q != '\n')
+			q++;
+		if (q >= e || *q != '"')
+			continue;
+		if (idn == 4 && memcmp(id, "hash", 4) == 0 &&
+		    (colon = memchr(sv, ':', (size_t)(q - sv))) != NULL &&
+		    colon > sv && colon - sv <= 16 && is_alg(sv, colon) &&
+		    is_hex(colon + 1, (size_t)(q - colon - 1)))
+			return xstrndup(sv, (size_t)(q - sv));
+		if (!(idn == 4 && memcmp(id, "hash", 4) == 0) &&
+		    is_hex(sv, (size_t)(q - sv)) && (q - sv) >= 32)
+			return xasprintf("%.*s:%.*s", (int)idn, id,
+			    (int)(q - sv), sv);
+		p = q;
+	}
+	return NULL;
+}
+
+/* A key of a package (or of its subtables: pylock.toml's
+ * [packages.sdist], [[packages.wheels]]) that holds its files' hashes:
+ * the first one is kept. */
+static void
+pkg_hash(struct tp_pkg *k, const char *key, const char *v, const char *e,
+    const struct tp_flavour *fl)
+{
+	static const char *const pdm_keys[] = { "files", NULL };
+	static const char *const pylock_keys[] = { "sdist", "wheels",
+	    "archive", "hashes", NULL };
+	const char *const *keys = fl == &fl_pdm ? pdm_keys :
+	    fl == &fl_pylock ? pylock_keys : NULL;
+
+	if (keys == NULL || k->hash != NULL)
+		return;
+	for (size_t i = 0; keys[i] != NULL; i++)
+		if (strcmp(key, keys[i]) == 0) {
+			k->hash = raw_hash(v, e);
+			return;
+		}
 }
 
 /* A key and its value, read into the package k: name and version (strings
@@ -293,6 +451,7 @@ tp_keyval(struct ep_toml *t, struct ep_pins *pins, struct tp_pkg *k,
 {
 	struct ep_strv segs = { 0 };
 	unsigned line = t->line;
+	const char *v0;
 	char *str = NULL;
 	int local = 0, rc = -1;
 
@@ -304,12 +463,17 @@ tp_keyval(struct ep_toml *t, struct ep_pins *pins, struct tp_pkg *k,
 	}
 	t->p++;
 	ep_toml_blank(t);
+	v0 = t->p;
 	if (t->root && segs.n == 1 && strcmp(segs.v[0], fl->table) == 0)
 		rc = tp_pkg_array(t, pins, fl);
 	else
 		rc = ep_toml_value(t, &str, fl->local, &local, 0);
 	if (rc < 0 || (rc = ep_toml_eol(t)) < 0)
 		goto done;
+	if (k->active && !k->sub && segs.n == 1)
+		pkg_group(k, segs.v[0], &str, v0, t->p, fl);
+	if (k->active && segs.n == 1)
+		pkg_hash(k, segs.v[0], v0, t->p, fl);
 	if (k->active && !k->sub)
 		rc = pkg_keyval(t, k, &segs, line, &str, local, fl);
 done:

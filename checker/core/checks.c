@@ -359,6 +359,7 @@ ep_checks_run(struct ep_results *out, const struct ep_manifest *current,
 	ep_checks_framework(&k);
 	ep_checks_requires(&k);
 	ep_checks_duplicates(&k);
+	ep_checks_lock(&k);
 	ep_checks_gpu(&k);
 	ep_checks_node(&k);
 	ep_results_waive(out, from, policy, now);

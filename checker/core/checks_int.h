@@ -3,6 +3,7 @@
  * checks.c (the CUDA stack, determinism), checks_fw.c (what the
  * frameworks were built for), checks_req.c (what pip check finds, and
  * distributions installed twice),
+ * checks_lock.c (the environment against its own lockfiles),
  * checks_gpu.c (each GPU's health), checks_node.c (the node's facts
  * against each other),
  * checks_util.c (what they share).
@@ -44,6 +45,10 @@ void ep_checks_requires(struct checks *k);
 /* stack.duplicate.*: a distribution twice in one site-packages (meta.
  * python.duplicates), checks_req.c. */
 void ep_checks_duplicates(struct checks *k);
+
+/* stack.lock.*: the installed packages against each lockfile's pins
+ * (meta.lock): checks_lock.c. */
+void ep_checks_lock(struct checks *k);
 
 /* stack.gpu.*: each GPU's health at capture (meta.gpu): checks_gpu.c. */
 void ep_checks_gpu(struct checks *k);

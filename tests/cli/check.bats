@@ -6,11 +6,17 @@
 load setup
 
 # An environment made of parts the test controls: a site-packages of a
-# few distributions, a pinned requirements file, and a --lib-path folder
-# of links to the real CUDA libraries.
+# few distributions, a pinned requirements file (what it pins installed,
+# so that stack.lock.* passes), and a --lib-path folder of links to the
+# real CUDA libraries.
 make_env() { # dir
 	mkdir -p "$1/sp" "$1/lib"
 	"$FIXTURES/gen-site-packages.sh" "$1/sp" 6 >/dev/null
+	for nv in numpy:1.26.4 torch:2.3.1; do
+		mkdir "$1/sp/${nv%:*}-${nv#*:}.dist-info"
+		printf 'Metadata-Version: 2.1\nName: %s\nVersion: %s\n' \
+		    "${nv%:*}" "${nv#*:}" > "$1/sp/${nv%:*}-${nv#*:}.dist-info/METADATA"
+	done
 	printf 'numpy==1.26.4 \\\n    --hash=sha256:aaaa\ntorch==2.3.1 ; sys_platform == "linux"\n' \
 	    > "$1/requirements.txt"
 	for f in /usr/local/cuda/lib64/lib*.so.*; do
@@ -100,9 +106,12 @@ WAIVE_CUDNN='{"schema": "envparity/policy@1", "rules": [], "waivers": [
 	grep -qx "python.pkg.$norm" failed
 	grep -qx "lockfile.requirements.txt.pin.numpy" failed
 	grep -qx "lib.nccl.sha256" failed
+	# The pin moved, the package did not: the environment no longer
+	# matches its own lockfile either.
+	grep -qx "stack.lock.requirements.txt.numpy" failed
 	# Nothing else: every failure is one of those three things.
 	! grep -v -e "^python\.pkg\.$norm\$" -e '^lockfile\.requirements\.txt\.' \
-	    -e '^lib\.nccl\.' failed || false
+	    -e '^lib\.nccl\.' -e '^stack\.lock\.requirements\.txt\.numpy$' failed || false
 	[ "$(jq -r '.results[] | select(.key == "python.pkg.'"$norm"'") | .actual' report.json)" = 99.0.0 ]
 	[ "$(jq -r '.results[] | select(.key == "lockfile.requirements.txt.pin.numpy") | .message' report.json)" = \
 	    "lockfile.requirements.txt.pin.numpy: expected 1.26.4, got 2.0.0" ]

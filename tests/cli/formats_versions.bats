@@ -15,7 +15,10 @@ bats_require_minimum_version 1.5.0
 bless_with_rules() { # package range [package range ...]
 	local rules='{"key": "lockfile.*.sha256", "rule": "ignore"}, {"key": "stack.*", "rule": "ignore"}'
 	mkdir -p sp
-	"$EP" bless -q --no-discover --site-packages sp --lockfile requirements.txt >/dev/null
+	# (sp is empty: stack.lock.* fails on every pin, which the policy
+	# below ignores; the golden is what is under test.)
+	"$EP" bless -q --accept-failing --no-discover --site-packages sp \
+	    --lockfile requirements.txt >/dev/null
 	while [ $# -gt 0 ]; do
 		rules="$rules, {\"key\": \"lockfile.requirements.txt.pin.$1\", \"rule\": \"version\", \"range\": \"$2\"}"
 		shift 2

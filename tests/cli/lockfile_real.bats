@@ -57,7 +57,10 @@ drift_names() { # file sed name old new
 	[ "$status" -eq 0 ]
 	run "$EP" diff a.json b.json --json r.json
 	[ "$status" -eq 1 ]
-	jq -r '.results[] | select(.status == "fail") | .key' r.json > failed
+	# (stack.lock.* judges the file against this machine's interpreter,
+	# which has none of its packages: not what is looked at here.)
+	jq -r '.results[] | select(.status == "fail") | .key |
+	    select(startswith("stack.lock.") | not)' r.json > failed
 	printf 'lockfile.%s.pin.%s\nlockfile.%s.sha256\n' "$1" "$3" "$1" > want
 	diff want failed
 	[ "$(jq -r --arg k "lockfile.$1.pin.$3" '.results[] | select(.key == $k) | .message' r.json)" = \

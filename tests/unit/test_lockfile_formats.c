@@ -390,7 +390,14 @@ test_where_toml_pipfile(void **state)
 	static const char pipfile[] =
 	    "{\"_meta\": {}, \"default\": {}, \"gpu\": {\"torch\": "
 	    "{\"hashes\": [\"sha256:aa\", \"sha256:bb\"], \"index\": "
-	    "\"pytorch\", \"version\": \"==2.3.1\"}}}";
+	    "\"pytorch\", \"version\": \"==2.3.1\", \"markers\": "
+	    "\"sys_platform == 'linux'\"}}}";
+	/* poetry 2: groups and markers; poetry 1: category, optional. */
+	static const char poetry[] =
+	    "[[package]]\nname = \"a\"\nversion = \"1\"\n"
+	    "groups = [\"main\", \"dev\"]\nmarkers = \"os_name == 'nt'\"\n\n"
+	    "[[package]]\nname = \"b\"\nversion = \"1\"\n"
+	    "category = \"dev\"\noptional = true\n";
 	struct ep_pins p = { 0 };
 	struct ep_err err = { 0 };
 
@@ -413,9 +420,64 @@ test_where_toml_pipfile(void **state)
 	assert_int_equal(ep_lock_parse(&p, EP_LOCK_PIPFILE, pipfile,
 	    sizeof pipfile - 1, "lock", &err), 0);
 	assert_int_equal(p.n, 1);
-	assert_string_equal(p.v[0].where, "gpu");
+	assert_string_equal(p.v[0].group, "gpu");
+	assert_string_equal(p.v[0].where, "sys_platform == 'linux'");
 	assert_string_equal(p.v[0].source, "pytorch");
 	assert_string_equal(p.v[0].hash, "sha256:aa");
+	ep_pins_clear(&p);
+	assert_int_equal(ep_lock_parse(&p, EP_LOCK_POETRY, poetry,
+	    sizeof poetry - 1, "lock", &err), 0);
+	assert_int_equal(p.n, 2);
+	assert_string_equal(p.v[0].group, "main,dev");
+	assert_string_equal(p.v[0].where, "os_name == 'nt'");
+	assert_string_equal(p.v[1].group, "dev optional");
+	assert_null(p.v[1].where);
+	ep_pins_clear(&p);
+}
+
+/* pylock.toml's and pdm.lock's first hash, wherever the file writes
+ * it (inline wheels and sdist, [[packages.wheels]] and [packages.sdist]
+ * subtables, pdm's files), and pdm.lock's groups. */
+static void
+test_hashes_groups(void **state)
+{
+	static const char pylock[] =
+	    "lock-version = \"1.0\"\n[[packages]]\nname = \"a\"\nversion = \"1\"\n"
+	    "sdist = { url = \"https://h/deadbeefdeadbeefdeadbeefdeadbeef.tar.gz\", "
+	    "size = 10, hashes = { sha256 = \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\" } }\n"
+	    "wheels = [{ url = \"https://h/a.whl\", hashes = { sha256 = \"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\" } }]\n"
+	    "[[packages]]\nname = \"b\"\nversion = \"1\"\n"
+	    "[[packages.wheels]]\nurl = \"https://h/b.whl\"\n"
+	    "hashes = { sha512 = \"cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc\" }\n"
+	    "[[packages]]\nname = \"c\"\nversion = \"1\"\n"
+	    "[packages.sdist]\nname = \"c-1.tar.gz\"\nhashes = {sha256=\"dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd\"}\n"
+	    "[[packages]]\nname = \"d\"\nversion = \"1\"\n"
+	    "wheels = [{ url = \"https://h/d.whl\", hashes = { sha256 = \"0\" } }]\n";
+	static const char pdm[] =
+	    "[metadata]\nlock_version = \"4.4\"\n[[package]]\nname = \"a\"\n"
+	    "version = \"1\"\ngroups = [\"default\", \"dev\"]\nfiles = [\n"
+	    "    {file = \"a-1.whl\", hash = \"sha256:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\"},\n"
+	    "    {file = \"a-1.tar.gz\", hash = \"sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"},\n]\n"
+	    "[[package]]\nname = \"b\"\nversion = \"1\"\nfiles = []\n";
+	struct ep_pins p = { 0 };
+	struct ep_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(ep_lock_parse(&p, EP_LOCK_PYLOCK, pylock,
+	    sizeof pylock - 1, "lock", &err), 0);
+	assert_int_equal(p.n, 4);
+	assert_string_equal(p.v[0].hash, "sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+	assert_string_equal(p.v[1].hash, "sha512:cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc");
+	assert_string_equal(p.v[2].hash, "sha256:dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd");
+	assert_null(p.v[3].hash);
+	ep_pins_clear(&p);
+	assert_int_equal(ep_lock_parse(&p, EP_LOCK_PDM, pdm, sizeof pdm - 1,
+	    "lock", &err), 0);
+	assert_int_equal(p.n, 2);
+	assert_string_equal(p.v[0].hash, "sha256:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
+	assert_string_equal(p.v[0].group, "default,dev");
+	assert_null(p.v[1].hash);
+	assert_null(p.v[1].group);
 	ep_pins_clear(&p);
 }
 
@@ -426,6 +488,7 @@ main(void)
 		cmocka_unit_test(test_toml_syntax),
 		cmocka_unit_test(test_yaml_where),
 		cmocka_unit_test(test_where_toml_pipfile),
+		cmocka_unit_test(test_hashes_groups),
 		cmocka_unit_test(test_toml_garbage),
 		cmocka_unit_test(test_toml_packages),
 		cmocka_unit_test(test_req_options),
