@@ -12,9 +12,11 @@
 #   make install PREFIX=/usr/local DESTDIR=
 #   make dist            envparity-VERSION.tar.gz of HEAD (git archive)
 #   make deb             the Debian package, into build/deb/
+#   make relocatable     a tarball for any glibc >= 2.31, into build/reloc/
 #   make version         print the release (checker/util/version.h)
 #   make release VERSION=X.Y.Z   bump the version (and what follows it),
-#                        check CHANGELOG.md's entry, commit, tag vX.Y.Z
+#                        check CHANGELOG.md's entry, commit, tag vX.Y.Z,
+#                        then make relocatable (as root) for the assets
 #   make release-prepare VERSION=X.Y.Z   the bump alone, not committed
 #
 # Dependencies come through pkg-config.  The NVIDIA libraries are never
@@ -148,7 +150,7 @@ version:
 # A release (tools/release.sh; docs/install.md says how it is published):
 # VERSION on the command line is the one wanted.
 release:
-	tools/release.sh $(VERSION)
+	tools/release.sh --assets $(VERSION)
 
 release-prepare:
 	tools/release.sh --prepare $(VERSION)
@@ -168,6 +170,17 @@ dist:
 deb: dist
 	tools/deb.sh build/$(DIST).tar.gz build/deb
 
+# --- relocatable build -------------------------------------------------
+# envparity and envparity-probe built in a Debian 11 root (debootstrap,
+# made once per machine) with the libraries they link beside them, for
+# any Linux with glibc 2.31 or newer (GitHub's Ubuntu runners):
+# build/reloc/envparity-VERSION-linux-ARCH.tar.gz and its .sha256.  Root
+# only; tools/reloc.sh says how, docs/install.md how it is published.
+.PHONY: relocatable
+relocatable:
+	tools/reloc.sh build/reloc
+# --- end of the relocatable build ----------------------------------------
+
 deps:
 	tools/deps.sh build test
 
@@ -175,7 +188,7 @@ clean:
 	rm -rf build build-san build-cov
 
 help:
-	@sed -n '2,21s/^# \{0,1\}//p' Makefile
+	@sed -n '2,/^[^#]/s/^# \{0,1\}//p' Makefile
 
 # libFuzzer harnesses (tests/fuzz/): `make fuzz FUZZ_SECONDS=N` runs each
 # target N seconds on its corpus; `make unit` also builds them with a

@@ -526,7 +526,8 @@ gcl() { # args...: gitlab-ci-local in the project, as pipeline source $SRC
 	run node "$REPO_ROOT/tools/ci-snippets.js" ci.md
 	echo "$output"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"ci.md:62: yaml snippet: a workflow without on:"* ]]
+	first=$(grep -n -m 1 '^```yaml' ci.md | cut -d: -f1)
+	[[ "$output" == *"ci.md:$first: yaml snippet: a workflow without on:"* ]]
 	[[ "$output" == *"with: retention is not an input of ci/github/action.yml"* ]]
 	[[ "$output" == *"extends .envparity:nighty, not a job of"* ]]
 	[[ "$output" == *"yaml snippet: not a GitHub workflow, a GitLab pipeline or Kubernetes objects"* ]]
