@@ -15,8 +15,7 @@
 #   make relocatable     a tarball for any glibc >= 2.31, into build/reloc/
 #   make version         print the release (checker/util/version.h)
 #   make release VERSION=X.Y.Z   bump the version (and what follows it),
-#                        check CHANGELOG.md's entry, commit, tag vX.Y.Z,
-#                        then make relocatable (as root) for the assets
+#                        check CHANGELOG.md's entry, commit, tag vX.Y.Z
 #   make release-prepare VERSION=X.Y.Z   the bump alone, not committed
 #
 # Dependencies come through pkg-config.  The NVIDIA libraries are never
@@ -150,7 +149,7 @@ version:
 # A release (tools/release.sh; docs/install.md says how it is published):
 # VERSION on the command line is the one wanted.
 release:
-	tools/release.sh --assets $(VERSION)
+	tools/release.sh $(VERSION)
 
 release-prepare:
 	tools/release.sh --prepare $(VERSION)

@@ -17,10 +17,6 @@
 #                     then the annotated tag vX.Y.Z, whose message is the
 #                     changelog's entry.  Nothing is pushed: publishing
 #                     is `git push origin vX.Y.Z` (docs/install.md).
-#   --assets X.Y.Z    the same (`make release`), then the relocatable
-#                     build of the tagged tree and its .sha256 in
-#                     build/reloc/ (tools/reloc.sh, as root), for the
-#                     maintainer to attach to the release
 #
 # Refused (exit 2, nothing changed): a version that is not X.Y.Z, one
 # older than the tree's, a tag that exists, no changelog entry or no
@@ -29,12 +25,12 @@ set -euo pipefail
 
 die() { echo "release: $*" >&2; exit 2; }
 
-prepare=0 assets=0
-case ${1:-} in
---prepare) prepare=1; shift ;;
---assets) assets=1; shift ;;
-esac
-[ $# -eq 1 ] || die "usage: tools/release.sh [--prepare | --assets] X.Y.Z"
+prepare=0
+if [ "${1:-}" = --prepare ]; then
+	prepare=1
+	shift
+fi
+[ $# -eq 1 ] || die "usage: tools/release.sh [--prepare] X.Y.Z"
 new=$1
 top=$(git rev-parse --show-toplevel 2>/dev/null) ||
     die "not in a git work tree"
@@ -111,11 +107,3 @@ if [ "$old" != "$new" ]; then
 fi
 entry | git tag -a -F - --cleanup=verbatim "v$new"
 echo "release: tagged v$new at $(git rev-parse --short HEAD); publish it with: git push origin v$new"
-[ "$assets" = 1 ] || exit 0
-if [ "$(id -u)" != 0 ]; then
-	echo "release: the relocatable build needs root: sudo make relocatable, then attach build/reloc/* to the release" >&2
-	exit 0
-fi
-tools/reloc.sh build/reloc >/dev/null ||
-    { echo "release: v$new is tagged, but the relocatable build failed: fix it and run make relocatable" >&2; exit 1; }
-echo "release: attach to the release: build/reloc/envparity-$new-linux-$(uname -m).tar.gz and its .sha256"

@@ -104,12 +104,16 @@ build() {
 		: >"$root/.done"
 	fi
 
-	# The tree's tracked files as they are, times kept: the objects in
-	# /reloc-build are rebuilt only where a source changed.
-	rm -rf "$root/src"
-	mkdir -p "$root/src"
+	# The tree's tracked files as they are.  Only a file whose content
+	# differs from the last build's (whatever tree that was: a scratch
+	# clone's times say nothing) is replaced, and so newer than the
+	# objects in /reloc-build made from the old one: only those rebuild.
+	tmp=$(mktemp -d "$cache/src.XXXXXX")
 	(cd "$top" && git ls-files -z | xargs -0 -r sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' _ |
-	    tar --null -T - -cf -) | tar -C "$root/src" -xf -
+	    tar --null -T - -cf -) | tar -C "$tmp" -xf -
+	mkdir -p "$root/src"
+	rsync -rlc --delete "$tmp/" "$root/src/"
+	rm -rf "$tmp"
 	chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C \
 	    make -s -C /src -j"$(nproc)" B=/reloc-build LD_FUSE= all >&2
 
@@ -128,24 +132,32 @@ build() {
 		    libresolv.so.* | libutil.so.* | libanl.so.* | libnsl.so.*) continue ;;
 		esac
 		cp -L "$root$lib" "$stage/$name/lib/${lib##*/}"
-		# Each library's licence, from the package that ships it.
-		f=$(chroot "$root" dpkg -S "$lib" 2>/dev/null | head -n 1 | cut -d: -f1) ||
-			f=$(chroot "$root" dpkg -S "$(readlink -f "$root$lib" | sed "s|^$root||")" | head -n 1 | cut -d: -f1)
-		[ -z "$f" ] || [ ! -f "$root/usr/share/doc/$f/copyright" ] ||
+		chmod 0644 "$stage/$name/lib/${lib##*/}"
+		# The name and what it points to: dpkg knows one of them.
+		printf '%s\n%s\n' "$lib" "$(readlink -f "$root$lib" | sed "s|^$root||")"
+	done <"$stage/libs" >"$stage/carried"
+	[ -s "$stage/carried" ] || die "ldd found no library to carry"
+	# Each library's licence, from the package that ships it.
+	# (dpkg -S fails for the names it does not know: the others count.)
+	{ chroot "$root" dpkg -S $(sort -u "$stage/carried") 2>/dev/null || true; } |
+	    cut -d: -f1 | sort -u |
+	    while read -r f; do
+		[ ! -f "$root/usr/share/doc/$f/copyright" ] ||
 			cp "$root/usr/share/doc/$f/copyright" "$stage/$name/share/doc/libraries/$f.copyright"
-	done <"$stage/libs"
-	[ -n "$(ls "$stage/$name/lib")" ] || die "ldd found no library to carry"
+	    done
 	# The binaries look in ../lib first, the libraries beside themselves;
 	# the system's paths come after (DT_RUNPATH, not DT_RPATH: it is not
 	# inherited by what they dlopen, and LD_LIBRARY_PATH still wins).
-	patch() { # file rpath: patchelf, the root's, on a copy inside it
-		cp "$1" "$root/reloc-build/.patch" &&
-		    chroot "$root" patchelf --set-rpath "$2" /reloc-build/.patch &&
-		    cp "$root/reloc-build/.patch" "$1"
-	}
-	for f in "$stage/$name"/bin/*; do patch "$f" '$ORIGIN/../lib'; done
-	for f in "$stage/$name"/lib/*; do chmod 0644 "$f"; patch "$f" '$ORIGIN'; done
-	rm -f "$root/reloc-build/.patch"
+	# patchelf is the root's: all of them patched there, in one go.
+	rm -rf "$root/reloc-build/.patch"
+	cp -r "$stage/$name" "$root/reloc-build/.patch"
+	chroot "$root" /bin/sh -c 'cd /reloc-build/.patch &&
+	    for f in bin/*; do patchelf --set-rpath "\$ORIGIN/../lib" "$f" || exit 1; done &&
+	    for f in lib/*; do patchelf --set-rpath "\$ORIGIN" "$f" || exit 1; done' ||
+		die "patchelf failed"
+	cp "$root/reloc-build/.patch"/bin/* "$stage/$name/bin/"
+	cp "$root/reloc-build/.patch"/lib/* "$stage/$name/lib/"
+	rm -rf "$root/reloc-build/.patch"
 
 	# No symbol version newer than the root's glibc.
 	glibc=$(chroot "$root" /usr/bin/ldd --version | sed -n '1s/.* \([0-9][0-9.]*\)$/\1/p')

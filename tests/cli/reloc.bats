@@ -263,31 +263,3 @@ teardown() {
 	[ -e made ]
 	[ ! -e runner/envparity-reloc ]
 }
-
-@test "make release: after the tag, the relocatable build of the tagged tree (tools/reloc.sh into build/reloc)" {
-	need_root
-	# A scratch clone whose tools/reloc.sh is a stand-in that says where
-	# it ran and what it was asked: the build itself is tested above.
-	git clone -q "$REPO_ROOT" s
-	git -C s tag -d "v$VERSION" >/dev/null 2>&1 || true
-	git -C s config user.name "Rel Ease"
-	git -C s config user.email rel@example.org
-	printf '#!/bin/sh\necho "$(git describe --tags) $*" >"%s/reloc.ran"\n' "$T" >s/tools/reloc.sh
-	git -C s add tools/reloc.sh && git -C s commit -q -m "stand-in reloc.sh"
-	# Without --assets (release-prepare's and the tests'), no build.
-	run sh -c 'cd s && tools/release.sh --prepare '"$VERSION"
-	[ "$status" -eq 0 ]
-	[ ! -e reloc.ran ]
-	run make -s -C s release VERSION="$VERSION"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[ "$(cat reloc.ran)" = "v$VERSION build/reloc" ]
-	[[ "$output" == *"attach to the release: build/reloc/$NAME.tar.gz and its .sha256"* ]]
-	# A build that fails says the tag is made and what to run.
-	git -C s tag -d "v$VERSION" >/dev/null
-	printf '#!/bin/sh\nexit 1\n' >s/tools/reloc.sh
-	git -C s commit -q -am "failing reloc.sh"
-	run make -s -C s release VERSION="$VERSION"
-	[ "$status" -ne 0 ]
-	[[ "$output" == *"v$VERSION is tagged, but the relocatable build failed"* ]]
-}
