@@ -14,6 +14,7 @@
 #   make install PREFIX=/usr/local DESTDIR=
 #   make dist            envparity-VERSION.tar.gz of HEAD (git archive)
 #   make deb             the Debian package, into build/deb/
+#   make relocatable     a tarball for any glibc >= 2.31, into build/reloc/
 #   make version         print the release (checker/util/version.h)
 #   make release VERSION=X.Y.Z   bump the version (and what follows it),
 #                        check CHANGELOG.md's entry, commit, tag vX.Y.Z
@@ -208,6 +209,17 @@ dist:
 deb: dist
 	tools/deb.sh build/$(DIST).tar.gz build/deb
 
+# --- relocatable build -------------------------------------------------
+# envparity and envparity-probe built in a Debian 11 root (debootstrap,
+# made once per machine) with the libraries they link beside them, for
+# any Linux with glibc 2.31 or newer (GitHub's Ubuntu runners):
+# build/reloc/envparity-VERSION-linux-ARCH.tar.gz and its .sha256.  Root
+# only; tools/reloc.sh says how, docs/install.md how it is published.
+.PHONY: relocatable
+relocatable:
+	tools/reloc.sh build/reloc
+# --- end of the relocatable build ----------------------------------------
+
 deps:
 	tools/deps.sh build test
 
@@ -215,7 +227,7 @@ clean:
 	rm -rf build build-san build-cov build-arm64 build-san-arm64
 
 help:
-	@sed -n '2,23s/^# \{0,1\}//p' Makefile
+	@sed -n '2,/^[^#]/s/^# \{0,1\}//p' Makefile
 
 # libFuzzer harnesses (tests/fuzz/): `make fuzz FUZZ_SECONDS=N` runs each
 # target N seconds on its corpus; `make unit` also builds them with a

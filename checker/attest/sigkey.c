@@ -15,8 +15,16 @@
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/objects.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
+
+/* OpenSSL 1.1.1 (the relocatable build's, tools/reloc.sh) names these
+ * otherwise, and a key type by its object's short name. */
+#if OPENSSL_VERSION_NUMBER < 0x30000000L
+#define EVP_PKEY_get_base_id(k)		EVP_PKEY_base_id(k)
+#define EVP_PKEY_get0_type_name(k)	OBJ_nid2sn(EVP_PKEY_base_id(k))
+#endif
 
 #include "hash.h"
 #include "outfile.h"

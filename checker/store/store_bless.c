@@ -163,10 +163,15 @@ update_ref(struct ep_store *s, git_repository *w, const git_oid *commit,
 			git_error_clear();
 		return 0;
 	}
-	/* An expected value of zero means "must not exist yet". */
+	/* No base: the branch must not exist yet (not force), which every
+	 * libgit2 says so; a zero expected value says it only from 1.2 on,
+	 * and the relocatable build's is 1.1 (tools/reloc.sh). */
 	msg = xasprintf("envparity: commit %s", path);
-	e = git_reference_create_matching(&ref, w, s->refname, commit, 1,
-	    base ? base : &zero, msg);
+	if (base == NULL)
+		e = git_reference_create(&ref, w, s->refname, commit, 0, msg);
+	else
+		e = git_reference_create_matching(&ref, w, s->refname, commit,
+		    1, base, msg);
 	free(msg);
 	git_reference_free(ref);
 	if (e == 0)

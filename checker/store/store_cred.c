@@ -262,8 +262,12 @@ ep_store_cred_cb(git_credential **out, const char *url, const char *user,
 			    "%s", !ours ? why : "a key goes only over ssh");
 	}
 	if (held[0] != '\0') {
-		git_error_set(GIT_ERROR_NET, "authentication required; %s",
-		    held);
+		/* git_error_set_str: libgit2 1.1 (the relocatable build's,
+		 * tools/reloc.sh) has no formatting git_error_set. */
+		char msg[sizeof held + 32];
+
+		snprintf(msg, sizeof msg, "authentication required; %s", held);
+		git_error_set_str(GIT_ERROR_NET, msg);
 		return GIT_EAUTH;
 	}
 	git_error_set_str(GIT_ERROR_NET, "authentication failed (for "

@@ -80,10 +80,23 @@ is_commit_id(const char *ref)
 	return 1;
 }
 
+/* Whether FULL (refs/...) is a valid reference name.  libgit2 1.1 (the
+ * relocatable build's, tools/reloc.sh) has only the older call. */
+static int
+ref_name_valid(const char *full)
+{
+#if LIBGIT2_VER_MAJOR > 1 || LIBGIT2_VER_MINOR >= 2
+	int valid = 0;
+
+	return git_reference_name_is_valid(&valid, full) == 0 && valid;
+#else
+	return git_reference_is_valid_name(full);
+#endif
+}
+
 int
 ep_store_set_ref(struct ep_store *s, const char *ref, struct ep_err *err)
 {
-	int valid = 0;
 	char *full, *lower;
 
 	if (is_commit_id(ref)) {
@@ -108,8 +121,7 @@ ep_store_set_ref(struct ep_store *s, const char *ref, struct ep_err *err)
 		if (ep_startswith(ref, "tags/"))
 			ref += strlen("tags/");
 		full = xasprintf("refs/tags/%s", ref);
-		if (ref[0] == '\0' || git_reference_name_is_valid(&valid,
-		    full) < 0 || !valid) {
+		if (ref[0] == '\0' || !ref_name_valid(full)) {
 			free(full);
 			return ep_err_set(err, EP_E_INPUT, "--ref '%s': not a "
 			    "valid tag name", ref);
@@ -152,7 +164,6 @@ ep_store_prefer_tag(struct ep_store *s, git_repository *repo)
 int
 ep_store_set_branch(struct ep_store *s, const char *ref, struct ep_err *err)
 {
-	int valid = 0;
 	char *full;
 
 	if (ep_startswith(ref, "refs/heads/"))
@@ -161,8 +172,7 @@ ep_store_set_branch(struct ep_store *s, const char *ref, struct ep_err *err)
 		return ep_err_set(err, EP_E_INPUT, "--ref %s: give a branch, "
 		    "a tag (refs/tags/NAME) or a full commit id", ref);
 	full = xasprintf("refs/heads/%s", ref);
-	if (ref[0] == '\0' || git_reference_name_is_valid(&valid, full) < 0 ||
-	    !valid) {
+	if (ref[0] == '\0' || !ref_name_valid(full)) {
 		free(full);
 		return ep_err_set(err, EP_E_INPUT, "--ref '%s': not a valid "
 		    "branch name", ref);

@@ -10,8 +10,9 @@
 #include "child.h"
 
 /* The directories the dynamic loader may take a library from besides the
- * system's: LD_LIBRARY_PATH's absolute entries and those /etc/ld.so.conf
- * lists (its includes followed), appended to out. */
+ * system's: those of the libraries this process was started with (a
+ * relocatable build's own lib/), LD_LIBRARY_PATH's absolute entries and
+ * those /etc/ld.so.conf lists (its includes followed), appended to out. */
 void ep_child_loader_dirs(struct ep_strv *out);
 
 /* A Landlock ruleset for kernel ABI abi (1 or more) that lets a helper of

@@ -19,6 +19,7 @@
 #include "child_int.h"
 #include "outfile.h"
 #include "errors.h"
+#include "files.h"
 #include "str.h"
 #include "strv.h"
 #include "xalloc.h"
@@ -26,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <link.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,10 +206,35 @@ read_ldconf(struct ep_strv *out, const char *path, int depth)
 	fclose(f);
 }
 
+/* dl_iterate_phdr's callback: the folder of each library mapped. */
+static int
+own_dir(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct ep_strv *out = data;
+	char *d;
+
+	(void)size;
+	if (info->dlpi_name == NULL || info->dlpi_name[0] != '/' ||
+	    (d = ep_path_dir(info->dlpi_name)) == NULL)
+		return 0;
+	if (*d == '/' && !ep_strv_contains(out, d))
+		ep_strv_push_owned(out, d);
+	else
+		free(d);
+	return 0;
+}
+
 void
 ep_child_loader_dirs(struct ep_strv *out)
 {
 	const char *ld = getenv("LD_LIBRARY_PATH");
+
+	/* Where this process's own libraries were taken from: the helpers
+	 * it execs (itself, envparity-probe beside it) load them too, and a
+	 * relocatable build's lib/ (tools/reloc.sh) is on no system list.
+	 * Only what the loader mapped at start is there: envparity itself
+	 * dlopens nothing of the environment it judges. */
+	dl_iterate_phdr(own_dir, out);
 
 	while (ld != NULL && *ld != '\0') {
 		size_t n = strcspn(ld, ":");

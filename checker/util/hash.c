@@ -66,11 +66,14 @@ static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
 static EVP_MD *sha256_md;
 
 /* Fetch the implementation once: EVP_sha256() would make every
- * EVP_DigestInit_ex() look it up again in OpenSSL 3. */
+ * EVP_DigestInit_ex() look it up again in OpenSSL 3.  OpenSSL 1.1.1 (the
+ * relocatable build's, tools/reloc.sh) has no fetch: EVP_sha256() it is. */
 static void
 sha256_fetch(void)
 {
+#if OPENSSL_VERSION_NUMBER >= 0x30000000L
 	sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+#endif
 }
 
 static const EVP_MD *

