@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clean.h"
 #include "report.h"
 #include "errors.h"
 #include "str.h"
@@ -30,12 +31,14 @@ struct metric {
 	struct ep_strv series;	/* "{labels} value" */
 };
 
-/* A label value as the exposition format wants it. */
+/* A label value as the exposition format wants it, and safe to print in
+ * a CI log (--prom -): a key may hold what a lockfile's name held (ESC,
+ * CR, a bidirectional override), which ep_text_clean shows, never
+ * passes. */
 static char *
 label_value(const char *s)
 {
-	char *u = ep_utf8_sanitize(s != NULL ? s : "", strlen(s != NULL ?
-	    s : "")), *o, *p;
+	char *u = ep_text_clean(s != NULL ? s : "", 0), *o, *p;
 
 	o = p = xmalloc(strlen(u) * 2 + 1);
 	for (const char *q = u; *q != '\0'; q++) {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clean.h"
 #include "collect.h"
 #include "errors.h"
 #include "xalloc.h"
@@ -76,7 +77,7 @@ extra_env(struct ep_collect *c)
 {
 	for (char **e = environ; e != NULL && *e != NULL; e++) {
 		const char *eq = strchr(*e, '=');
-		char *name, *key;
+		char *name, *key, *val;
 
 		if (eq == NULL || eq == *e)
 			continue;
@@ -84,11 +85,23 @@ extra_env(struct ep_collect *c)
 		switch (allowlisted(name) ? EP_EXTRA_NO :
 		    ep_extra_env_pick(&c->extra, name)) {
 		case EP_EXTRA_YES:
+			/* user:password@ in a URL never reaches a manifest. */
 			key = xasprintf("env.%s", name);
-			ep_manifest_set(c->m, key, eq + 1);
+			val = ep_scrub_userinfo(eq + 1);
+			ep_manifest_set(c->m, key, val);
+			free(val);
 			free(key);
 			break;
 		case EP_EXTRA_SECRET:
+			if (ep_extra_never(name)) {
+				ep_manifest_warn(c->m, "environment variable "
+				    "%s not recorded: %s, never recorded", name,
+				    strncmp(name, "ENVPARITY_", 10) == 0 ?
+				    "one of envparity's own settings" :
+				    "a credential CI systems and clouds hand "
+				    "every job");
+				break;
+			}
 			ep_manifest_warn(c->m, "environment variable %s not "
 			    "recorded: its name looks like a credential's (%s);"
 			    " if it is none, name it as not secret "

@@ -43,7 +43,7 @@ file_fact(struct ep_collect *c, const char *path, int line,
     struct ep_err *err)
 {
 	struct stat st;
-	char *text = NULL, *key, *value;
+	char *text = NULL, *key, *value, *real;
 	char hex[EP_SHA256_HEX];
 	size_t n;
 
@@ -51,6 +51,21 @@ file_fact(struct ep_collect *c, const char *path, int line,
 		ep_manifest_warn(c->m, "file %s: no such file, so no "
 		    "file.%s.%s fact", path, path, line ? "line" : "sha256");
 		return 1;
+	}
+	/* A first line is refused for a credential's file by its name
+	 * (extrafacts.c); the judged machine may link an innocent name to
+	 * one, so what the path leads to is judged by its name too. */
+	if (line && (real = realpath(path, NULL)) != NULL) {
+		struct ep_err e = { 0 };
+
+		if (strcmp(real, path) != 0 &&
+		    ep_extra_line_path_check(real, &e) < 0) {
+			ep_err_set(err, EP_E_INPUT, "file %s leads to %s", path,
+			    e.msg);
+			free(real);
+			return -1;
+		}
+		free(real);
 	}
 	if (ep_read_regular(&text, &n, path, EP_FILE_FACT_MAX, err) < 0)
 		return -1;

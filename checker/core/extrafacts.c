@@ -24,8 +24,29 @@
 #include "extrafacts.h"
 
 static const char *const secret_words[] = { "TOKEN", "SECRET", "PASSWORD",
-    "PASSWD", "PASSPHRASE", "KEY", "CREDENTIAL", "AUTH", "COOKIE",
-    "SESSION", "PRIVATE", "DSN", "PROXY", "URL", "URI", NULL };
+    "PASSWD", "PASSPHRASE", "PASS", "PWD", "KEY", "CREDENTIAL", "AUTH",
+    "COOKIE", "SESSION", "PRIVATE", "JWT", "WEBHOOK", "DSN", "PROXY", "URL",
+    "URI", NULL };
+
+/* Words that make a name a credential's whatever else it says: NCCL's own
+ * variables are spared the rest (NCCL_IB_PKEY is a partition key), and
+ * only the command line may call such a name not secret (a store's
+ * policy may not: ep_extra_strong_word). */
+static const char *const strong_words[] = { "SECRET", "PASSWORD", "PASSWD",
+    "PASSPHRASE", "CREDENTIAL", "PRIVATE", "JWT", "API_KEY", "APIKEY",
+    "ACCESS_KEY", NULL };
+
+/* Never recorded, whoever calls them not secret: envparity's own
+ * settings (its store's token, its signing key's file descriptor) and the
+ * credentials CI systems and clouds hand every job. */
+static const char *const never_names[] = { "GITHUB_TOKEN", "GH_TOKEN",
+    "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+    "ACTIONS_ID_TOKEN_REQUEST_URL", "CI_JOB_TOKEN", "CI_JOB_JWT",
+    "CI_JOB_JWT_V2", "CI_REGISTRY_PASSWORD", "CI_DEPLOY_PASSWORD",
+    "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+    "AWS_WEB_IDENTITY_TOKEN_FILE", "AZURE_CLIENT_SECRET", "HF_TOKEN",
+    "HUGGING_FACE_HUB_TOKEN", "WANDB_API_KEY", "NGC_API_KEY",
+    "VAULT_TOKEN", "SSH_AUTH_SOCK", NULL };
 
 /* 1 if upper-case word occurs in s, in any case. */
 static int
@@ -45,16 +66,44 @@ has_word(const char *s, const char *word)
 	return 0;
 }
 
+static const char *
+word_in(const char *name, const char *const *words)
+{
+	for (size_t i = 0; words[i] != NULL; i++)
+		if (has_word(name, words[i]))
+			return words[i];
+	return NULL;
+}
+
+int
+ep_extra_never(const char *name)
+{
+	if (strncmp(name, "ENVPARITY_", 10) == 0)
+		return 1;
+	for (size_t i = 0; never_names[i] != NULL; i++)
+		if (strcmp(name, never_names[i]) == 0)
+			return 1;
+	return 0;
+}
+
+const char *
+ep_extra_strong_word(const char *name)
+{
+	return word_in(name, strong_words);
+}
+
 const char *
 ep_extra_secret_word(const char *name)
 {
+	if (ep_extra_never(name))
+		return strncmp(name, "ENVPARITY_", 10) == 0 ? "ENVPARITY_" :
+		    name;
+	if (strcmp(name, "PWD") == 0 || strcmp(name, "OLDPWD") == 0)
+		return NULL;
 	if (strncmp(name, "NCCL_", 5) == 0 ||
 	    strcmp(name, "TOKENIZERS_PARALLELISM") == 0)
-		return NULL;
-	for (size_t i = 0; secret_words[i] != NULL; i++)
-		if (has_word(name, secret_words[i]))
-			return secret_words[i];
-	return NULL;
+		return word_in(name, strong_words);
+	return word_in(name, secret_words);
 }
 
 /* 1 if s[0..n) is [A-Za-z_][A-Za-z0-9_]*. */
@@ -102,6 +151,12 @@ ep_extra_env_check(const char *pattern, const struct ep_strv *not_secret,
 		return ep_err_set(err, EP_E_INPUT, "'%s': looks like a "
 		    "credential's name (%s): a prefix that does is refused; "
 		    "name the variables one by one", pattern, word);
+	if (ep_extra_never(pattern))
+		return ep_err_set(err, EP_E_INPUT, "'%s': %s, never recorded, "
+		    "even when called not secret", pattern,
+		    strncmp(pattern, "ENVPARITY_", 10) == 0 ? "one of "
+		    "envparity's own settings" : "a credential CI systems and "
+		    "clouds hand every job");
 	if (not_secret == NULL || !ep_strv_contains(not_secret, pattern))
 		return ep_err_set(err, EP_E_INPUT, "'%s': looks like a "
 		    "credential's name (%s), and a credential never reaches a "
@@ -138,7 +193,8 @@ ep_extra_path_check(const char *path, struct ep_err *err)
 /* Files that hold credentials by what they are called: a suffix of the
  * path's last part (or its start, for SSH keys), a word in it, or a
  * folder on the way. */
-static const char *const secret_files[] = { ".netrc", ".pgpass",
+static const char *const secret_files[] = { ".netrc", ".pgpass", ".env",
+    ".key",
     ".git-credentials", ".npmrc", ".pypirc", ".htpasswd", "id_rsa",
     "id_dsa", "id_ecdsa", "id_ed25519", ".pem", ".p12", ".pfx", "shadow",
     "gshadow", NULL };
@@ -183,8 +239,9 @@ ep_extra_line_path_check(const char *path, struct ep_err *err)
 int
 ep_extra_env_pick(const struct ep_extra *x, const char *name)
 {
-	int secret = ep_extra_secret_word(name) != NULL &&
-	    !ep_strv_contains(&x->not_secret, name);
+	int secret = ep_extra_never(name) ||
+	    (ep_extra_secret_word(name) != NULL &&
+	    !ep_strv_contains(&x->not_secret, name));
 	int hit = 0;
 
 	for (size_t i = 0; i < x->env.n && !hit; i++) {

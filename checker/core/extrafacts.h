@@ -32,6 +32,16 @@ void ep_extra_merge(struct ep_extra *into, const struct ep_extra *from);
  * Static. */
 const char *ep_extra_secret_word(const char *name);
 
+/* 1 if name is never recorded, whoever calls it not secret: ENVPARITY_*
+ * and the credentials CI systems and clouds hand every job (GITHUB_TOKEN,
+ * CI_JOB_JWT, AWS_SECRET_ACCESS_KEY, HF_TOKEN, ...). */
+int ep_extra_never(const char *name);
+
+/* The word that makes name a credential's for certain (SECRET, PASSWORD,
+ * PRIVATE, API_KEY, ...), which a store's policy may not excuse; NULL if
+ * none. */
+const char *ep_extra_strong_word(const char *name);
+
 /* Whether pattern may stand: NAME or PREFIX* ([A-Za-z_][A-Za-z0-9_]*, a
  * '*' only at the end, a prefix of 3 characters or more); never one that
  * looks like a credential's name (ep_extra_secret_word), unless it is an

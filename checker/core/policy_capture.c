@@ -105,6 +105,21 @@ ep_policy_parse_capture(struct ep_policy *p, json_t *o, const char *name,
 	    strings(&x.not_secret, o, "env_not_secret", name, err) < 0 ||
 	    files(&x, o, name, err) < 0 || ep_extra_check(&x, where, err) < 0)
 		goto done;
+	/* A store's policy may excuse a name that only looks like a
+	 * credential's (HF_TOKEN_PATH); one that is one for certain only the
+	 * job's own command line may. */
+	for (size_t i = 0; i < x.not_secret.n; i++) {
+		const char *w = ep_extra_strong_word(x.not_secret.v[i]);
+
+		if (w != NULL) {
+			ep_err_set(err, EP_E_INPUT, "%s.env_not_secret: '%s' "
+			    "holds %s: a policy may not call such a name not "
+			    "secret; only the job's command line may "
+			    "(--env-not-secret %s)", where, x.not_secret.v[i], w,
+			    x.not_secret.v[i]);
+			goto done;
+		}
+	}
 	ep_extra_merge(&p->capture, &x);
 	rc = 0;
 done:

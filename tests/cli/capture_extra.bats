@@ -33,7 +33,7 @@ put() { # store path text
 	[ "$status" -eq 0 ]
 	# The variable a prefix takes but whose name looks like a
 	# credential's: said by name, its value nowhere.
-	[[ "$stderr" == *"environment variable HF_TOKEN not recorded: its name looks like a credential's (TOKEN)"* ]]
+	[[ "$stderr" == *"environment variable HF_TOKEN not recorded: a credential CI systems and clouds hand every job, never recorded"* ]]
 	git --git-dir=s.git show main:p/manifest.json > g.json
 	[ "$(jq -r '.facts."env.NCCL_IB_HCA"' g.json)" = mlx5_0 ]
 	[ "$(jq -r '.facts."env.NCCL_IB_PKEY"' g.json)" = 0x8001 ]
@@ -60,10 +60,10 @@ put() { # store path text
 
 	# Named on the command line, a credential's name is refused: one
 	# line, exit 2, nothing captured; unless named as not secret.
-	run --separate-stderr "$EP" capture --no-discover --env HF_TOKEN -o c.json
+	run --separate-stderr "$EP" capture --no-discover --env HF_API_TOKEN -o c.json
 	[ "$status" -eq 2 ]
 	[ "${#stderr_lines[@]}" -eq 1 ]
-	[ "$stderr" = "envparity capture: the command line: 'HF_TOKEN': looks like a credential's name (TOKEN), and a credential never reaches a manifest; if it is none, name it as not secret too (--env-not-secret HF_TOKEN, or the policy's capture.env_not_secret)" ]
+	[ "$stderr" = "envparity capture: the command line: 'HF_API_TOKEN': looks like a credential's name (TOKEN), and a credential never reaches a manifest; if it is none, name it as not secret too (--env-not-secret HF_API_TOKEN, or the policy's capture.env_not_secret)" ]
 	[ ! -e c.json ]
 	run "$EP" capture --no-discover --env 'AWS_SECRET_*' -o c.json
 	[ "$status" -eq 2 ]
@@ -75,6 +75,21 @@ put() { # store path text
 	[ "$status" -eq 2 ]
 	[[ "$stderr" == *"'$T/.ssh/id_ed25519': looks like a file that holds a credential (/.ssh/), and its first line would reach the manifest; record its SHA-256 instead"* ]]
 	[ ! -e c.json ]
+	# ... also through a link of an innocent name.
+	ln -s "$T/.ssh/id_ed25519" nccl-link.conf
+	run --separate-stderr "$EP" capture --no-discover --file-line "$T/nccl-link.conf" -o c.json
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"file $T/nccl-link.conf leads to '$T/.ssh/id_ed25519': looks like a file that holds a credential"* ]]
+	[ ! -e c.json ]
+	# envparity's own settings and CI's credentials: never, even when
+	# called not secret; a URL's password in a value never recorded.
+	run --separate-stderr "$EP" capture --no-discover --env ENVPARITY_STORE --env-not-secret ENVPARITY_STORE -o c.json
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"'ENVPARITY_STORE': one of envparity's own settings, never recorded, even when called not secret"* ]]
+	PIP_EXTRA_INDEX=https://ci:hunter2@pkgs.example/simple "$EP" capture -q --no-discover --env 'PIP_*' -o c.json
+	v=$(jq -r '.facts["env.PIP_EXTRA_INDEX"]' c.json)
+	[[ $v == https://*pkgs.example/simple && $v != *hunter2* ]]
+	rm c.json
 	# A FIFO is refused at once, never waited on; a missing file said.
 	mkfifo fifo
 	run "$EP" capture --no-discover --file-sha256 "$T/fifo" -o c.json
@@ -94,11 +109,17 @@ put() { # store path text
 
 	# A policy that names a credential's variable is refused where it is
 	# read: check, bless and policy say so, exit 2, naming the file.
-	put s.git policy.json '{"schema": "envparity/policy@1", "capture": {"env": ["HF_TOKEN"]}}'
+	put s.git policy.json '{"schema": "envparity/policy@1", "capture": {"env": ["HF_API_TOKEN"]}}'
 	for cmd in "check --no-discover" "policy" "bless --dry-run --no-discover"; do
 		run "$EP" $cmd --store s.git --profile p
 		echo "$cmd: $output"
 		[ "$status" -eq 2 ]
-		[[ "$output" == *"s.git#main:policy.json: capture: 'HF_TOKEN': looks like a credential's name (TOKEN)"* ]]
+		[[ "$output" == *"s.git#main:policy.json: capture: 'HF_API_TOKEN': looks like a credential's name (TOKEN)"* ]]
 	done
+	# ... and one that calls a certain credential not secret: only the
+	# job's own command line may.
+	put s.git policy.json '{"schema": "envparity/policy@1", "capture": {"env": ["DB_PASSWORD"], "env_not_secret": ["DB_PASSWORD"]}}'
+	run "$EP" check --no-discover --store s.git --profile p
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"s.git#main:policy.json: capture.env_not_secret: 'DB_PASSWORD' holds PASSWORD: a policy may not call such a name not secret; only the job's command line may (--env-not-secret DB_PASSWORD)"* ]]
 }

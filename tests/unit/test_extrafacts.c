@@ -42,8 +42,50 @@ test_secret_words(void **state)
 		if (ep_extra_secret_word(plain[i]) != NULL)
 			fail_msg("%s looks like a credential (%s)", plain[i],
 			    ep_extra_secret_word(plain[i]));
-	assert_string_equal(ep_extra_secret_word("HF_TOKEN"), "TOKEN");
+	assert_string_equal(ep_extra_secret_word("HF_TOKEN_PATH"), "TOKEN");
 	assert_string_equal(ep_extra_secret_word("wandb_api_key"), "KEY");
+}
+
+/* What nobody may call not secret, what only the command line may, and
+ * the words added after a review: PASS, PWD (not PWD itself), JWT,
+ * WEBHOOK; NCCL's variables spared the weak words only. */
+static void
+test_secret_strength(void **state)
+{
+	static const char *const never[] = { "ENVPARITY_STORE",
+	    "ENVPARITY_GIT_TOKEN", "GITHUB_TOKEN", "CI_JOB_JWT",
+	    "AWS_SECRET_ACCESS_KEY", "HF_TOKEN", NULL };
+	static const char *const more[] = { "MYSQL_PWD", "SSHPASS",
+	    "REDIS_PASS", "CI_JOB_JWT_V3", "SLACK_WEBHOOK", "NCCL_X_SECRET",
+	    NULL };
+	struct ep_extra x = { 0 };
+	struct ep_err err = { 0 };
+
+	(void)state;
+	for (size_t i = 0; never[i] != NULL; i++) {
+		assert_true(ep_extra_never(never[i]));
+		assert_non_null(ep_extra_secret_word(never[i]));
+		memset(&err, 0, sizeof err);
+		ep_strv_push(&x.not_secret, never[i]);
+		if (ep_extra_env_check(never[i], &x.not_secret, &err) != -1)
+			fail_msg("%s taken when called not secret", never[i]);
+		assert_non_null(strstr(err.msg, "never recorded"));
+		ep_strv_push(&x.env, "ENVPARITY_*");
+		ep_strv_push(&x.env, never[i]);
+		assert_int_equal(ep_extra_env_pick(&x, never[i]),
+		    EP_EXTRA_SECRET);
+	}
+	ep_extra_clear(&x);
+	for (size_t i = 0; more[i] != NULL; i++)
+		if (ep_extra_secret_word(more[i]) == NULL)
+			fail_msg("%s does not look like a credential", more[i]);
+	assert_null(ep_extra_secret_word("PWD"));
+	assert_null(ep_extra_secret_word("OLDPWD"));
+	assert_false(ep_extra_never("HF_TOKEN_PATH"));
+	assert_null(ep_extra_strong_word("HF_TOKEN_PATH"));
+	assert_string_equal(ep_extra_strong_word("DB_PASSWORD"), "PASSWORD");
+	assert_string_equal(ep_extra_strong_word("OPENAI_API_KEY"),
+	    "API_KEY");
 }
 
 static void
@@ -57,10 +99,10 @@ test_patterns(void **state)
 		{ "HF_*", NULL },
 		{ "HF_HOME", NULL },
 		{ "_X", NULL },
-		{ "HF_TOKEN", "'HF_TOKEN': looks like a credential's name "
+		{ "HF_API_TOKEN", "'HF_API_TOKEN': looks like a credential's name "
 		    "(TOKEN), and a credential never reaches a manifest; if it "
 		    "is none, name it as not secret too (--env-not-secret "
-		    "HF_TOKEN, or the policy's capture.env_not_secret)" },
+		    "HF_API_TOKEN, or the policy's capture.env_not_secret)" },
 		{ "AWS_SECRET_*", "'AWS_SECRET_*': looks like a credential's "
 		    "name (SECRET): a prefix that does is refused; name the "
 		    "variables one by one" },
@@ -147,7 +189,8 @@ test_line_paths(void **state)
 	    "/run/secrets/db", "/var/run/secrets/kubernetes.io/serviceaccount/x",
 	    "/home/u/.docker/config.json", "/home/u/.kube/config",
 	    "/etc/hf_token", "/etc/app/Client-Secret.txt", "/etc/shadow",
-	    "/home/u/.aws/credentials", "/opt/wandb/api_key", NULL };
+	    "/home/u/.aws/credentials", "/opt/wandb/api_key", "/srv/app/.env",
+	    "/etc/ssl/private/server.key", NULL };
 	static const char *const good[] = { "/etc/nccl.conf", "/etc/os-release",
 	    "/etc/default/keyboard", "/etc/pam.d/common-auth",
 	    "/opt/launcher/site.yaml", NULL };
@@ -186,8 +229,8 @@ test_policy_capture(void **state)
 		const char *text;
 		const char *msg;
 	} bad[] = {
-		{ HEAD "\"capture\": {\"env\": [\"HF_TOKEN\"]}}",
-		    "p.json: capture: 'HF_TOKEN': looks like a credential's "
+		{ HEAD "\"capture\": {\"env\": [\"HF_API_TOKEN\"]}}",
+		    "p.json: capture: 'HF_API_TOKEN': looks like a credential's "
 		    "name (TOKEN)" },
 		{ HEAD "\"capture\": {\"env\": [\"AWS_*\", \"AWS_SECRET*\"]}}",
 		    "p.json: capture: 'AWS_SECRET*': looks like a credential's "
@@ -209,6 +252,15 @@ test_policy_capture(void **state)
 		    "p.json: capture: 'a': not an absolute path" },
 		{ HEAD "\"capture\": {\"files\": [\"/a\"]}}",
 		    "p.json: capture.files[0]: not {\"path\": PATH" },
+		{ HEAD "\"capture\": {\"env\": [\"DB_PASSWORD\"], "
+		    "\"env_not_secret\": [\"DB_PASSWORD\"]}}",
+		    "p.json: capture.env_not_secret: 'DB_PASSWORD' holds "
+		    "PASSWORD: a policy may not call such a name not secret; "
+		    "only the job's command line may" },
+		{ HEAD "\"capture\": {\"env\": [\"GITHUB_TOKEN\"], "
+		    "\"env_not_secret\": [\"GITHUB_TOKEN\"]}}",
+		    "p.json: capture: 'GITHUB_TOKEN': a credential CI systems "
+		    "and clouds hand every job, never recorded" },
 	};
 	struct ep_policy *p = NULL;
 	const struct ep_extra *x;
@@ -250,6 +302,7 @@ main(void)
 		cmocka_unit_test(test_secret_words),
 		cmocka_unit_test(test_patterns),
 		cmocka_unit_test(test_pick),
+		cmocka_unit_test(test_secret_strength),
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_line_paths),
 		cmocka_unit_test(test_policy_capture),

@@ -210,11 +210,42 @@ test_writers_render_given(void **state)
 	ep_results_clear(&rs);
 }
 
+/* A failing key's label holds what a lockfile's name held: ESC, CR, a
+ * bidirectional override reach the CI log through --prom - shown, never
+ * as themselves. */
+static void
+test_prom_label_clean(void **state)
+{
+	struct ep_results rs = { 0 };
+	struct ep_report_ctx ctx = { 0 };
+	struct ep_result r = { 0 };
+	char *s;
+
+	(void)state;
+	r.key = "stack.lock.req\x1b[2J\rx\xe2\x80\xae.txt.numpy\\\"";
+	r.status = EP_FAIL;
+	r.rule = "check:lock";
+	r.message = "pinned";
+	ep_results_add(&rs, &r);
+	ctx.command = "check";
+	ctx.golden_profile = "default";
+	ctx.generated = 1795000000;
+	ctx.exit_status = ep_results_exit(&rs);
+	assert_int_equal(ep_report_prom(&s, &ctx, &rs, NULL), 0);
+	assert_null(strchr(s, '\x1b'));
+	assert_null(strchr(s, '\r'));
+	assert_null(strstr(s, "\xe2\x80\xae"));
+	assert_non_null(strstr(s, "key=\"stack.lock.req\xe2\x90\x9b[2J\xe2\x90\x8dx<U+202E>.txt.numpy\\\\\\\"\""));
+	free(s);
+	ep_results_clear(&rs);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_prom_label_clean),
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_write_unwritable),
 		cmocka_unit_test(test_writer_table),
