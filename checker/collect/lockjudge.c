@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "lockjudge.h"
+#include "lockreach.h"
 #include "str.h"
 #include "vercmp.h"
 #include "xalloc.h"
@@ -314,6 +315,10 @@ struct judge {
 	size_t n;
 	int kinds[2];		/* a Python, a conda pin applies */
 	int loose;		/* a requirements pin is no exact version */
+	int nomark;		/* pdm.lock: no pin has a marker */
+	const struct ep_pins *pins;
+	size_t *node;		/* poetry.lock without markers: pin -> name */
+	unsigned char *reach;	/* name -> 2 installed here, 1 perhaps, 0 not */
 };
 
 /* Whether pin p (c: a conda one) applies here: 1, 0, or -1 when its
@@ -338,6 +343,20 @@ pin_applies(struct judge *jd, const struct ep_pin *p, int c)
 	return mv == EP_MARKER_FALSE ? 0 : mv == EP_MARKER_TRUE ? 1 : -1;
 }
 
+/* poetry.lock without markers (poetry 1.x): each name's reach from the
+ * roots of the selected groups, through edges true here. */
+static void
+poetry_reach(struct judge *jd)
+{
+	unsigned char *root = xcalloc(jd->pins->n + 1, 1);
+
+	for (size_t i = 0; i < jd->pins->n; i++)
+		root[i] = (unsigned char)group_applies(&jd->pins->v[i], jd->f,
+		    jd->sel, jd->all, NULL);
+	jd->reach = ep_lock_reach(&jd->node, jd->pins, root, jd->j->env);
+	free(root);
+}
+
 /* 1 if the ','-separated groups g hold "default". */
 static int
 has_default(const char *g)
@@ -360,6 +379,8 @@ judge_pin(struct judge *jd, const struct ep_pin *p)
 	const char *have;
 	json_t *ref;
 
+	if (jd->reach != NULL && mv > 0)
+		mv = jd->reach[jd->node[p - jd->pins->v]] > 0;
 	if (mv == 0)
 		return;
 	jd->kinds[c] = 1;
@@ -370,7 +391,8 @@ judge_pin(struct judge *jd, const struct ep_pin *p)
 	}
 	s = &jd->st[json_integer_value(ref)];
 	if (jd->f != EP_LOCK_UV && (jd->f != EP_LOCK_PDM || jd->sel->n > 0 ||
-	    p->group == NULL || has_default(p->group)))
+	    p->group == NULL || has_default(p->group)) && !jd->nomark &&
+	    (jd->reach == NULL || jd->reach[jd->node[p - jd->pins->v]] > 1))
 		s->sure = 1;
 	if (mv < 0 || !exact(p->version)) {
 		s->unjudged = 1;
@@ -433,7 +455,7 @@ ep_lock_judge(const struct ep_manifest *m, enum ep_lock_format f,
 	struct judge jd = { .m = m, .f = f, .j = j,
 	    .sel = j->groups != NULL ? j->groups : &none };
 	json_t *out = json_object(), *fs = json_object();
-	size_t nunjudged;
+	size_t nunjudged, i;
 	char *joined, *sel_words;
 	int ext;
 
@@ -441,7 +463,16 @@ ep_lock_judge(const struct ep_manifest *m, enum ep_lock_format f,
 	jd.names[0] = json_object();
 	jd.names[1] = json_object();
 	jd.st = xcalloc(pins->n + 1, sizeof *jd.st);
-	for (size_t i = 0; i < pins->n; i++)
+	jd.pins = pins;
+	for (i = 0; i < pins->n && pins->v[i].where == NULL; i++)
+		;
+	/* No pin says where it applies: pdm.lock before pdm 2.11 (or its
+	 * static_urls strategy) cannot say which is a platform's only;
+	 * poetry 1.x's edges can. */
+	jd.nomark = i == pins->n && f == EP_LOCK_PDM;
+	if (i == pins->n && f == EP_LOCK_POETRY)
+		poetry_reach(&jd);
+	for (i = 0; i < pins->n; i++)
 		judge_pin(&jd, &pins->v[i]);
 	nunjudged = judge_findings(&jd, fs);
 	/* Everything listed: then what else is installed is extra. */
@@ -467,9 +498,11 @@ ep_lock_judge(const struct ep_manifest *m, enum ep_lock_format f,
 	json_object_set_new(out, "findings", fs);
 	free(joined);
 	free(sel_words);
-	for (size_t i = 0; i < jd.n; i++)
+	for (i = 0; i < jd.n; i++)
 		ep_strv_clear(&jd.st[i].pins);
 	free(jd.st);
+	free(jd.node);
+	free(jd.reach);
 	json_decref(jd.names[0]);
 	json_decref(jd.names[1]);
 	return out;

@@ -63,10 +63,16 @@ const char *ep_lock_conda_platform(const char *system, const char *machine);
  *                            whose), pdm.lock's only in groups other
  *                            than default (it does not say which group
  *                            is an optional one), unless named with
- *                            --lock-group}}}
+ *                            --lock-group; pdm.lock's when no pin has a
+ *                            marker (it cannot say which is a
+ *                            platform's); poetry.lock's (1.x, no pin
+ *                            with a marker) reached from its roots only
+ *                            through an edge whose marker is not
+ *                            decided here or that an extra asks for}}}
  *
  * A pin applies when its group and its marker (evaluated as pip does,
- * "extra" being "") select it; among several pins of a name that apply,
+ * "extra" being "") select it (poetry.lock 1.x, whose pins have no marker:
+ * when its dependents' edges reach it here, lockreach.h); among several pins of a name that apply,
  * one installed at its version is enough.  "extra" is a distribution
  * installed and not among the pins that apply: looked for only when the
  * lockfile lists everything (a requirements file whose every pin is ==,

@@ -54,8 +54,9 @@ lock_finding(struct checks *k, const char *lf, const char *fmt,
 	    json_is_true(json_object_get(f, "maybe_optional")))
 		ep_checks_add(k, key, EP_WARN, rule, pin, NULL, xasprintf("%s: "
 		    "%s is pinned to %s by %s (%s) and is not installed (the "
-		    "lockfile does not say whether it is an extra's or a "
-		    "group's that is not installed by default)", key, name,
+		    "lockfile does not say whether it is an extra's, a "
+		    "group's that is not installed by default or another "
+		    "platform's)", key, name,
 		    pin, lf, fmt));
 	else if (kind != NULL && strcmp(kind, "missing") == 0 && pin != NULL)
 		ep_checks_add(k, key, EP_FAIL, rule, pin, NULL, xasprintf("%s: "
