@@ -257,12 +257,22 @@ jstr(const char *s)
 	return j;
 }
 
-static void
+/* The finding of name into fs (borrowed from it).  A PyPI package's
+ * whose name a conda package's finding holds already (conda-lock.yml,
+ * pixi.lock) is keyed "pypi:NAME" (':' is in no conda or PEP 503 name):
+ * neither overwrites the other. */
+static json_t *
 finding(json_t *fs, const char *name, const char *kind, const char *pin,
     const char *have)
 {
 	json_t *f = json_object();
-	char *key = ep_utf8_sanitize(name, strlen(name));
+	char *key = ep_utf8_sanitize(name, strlen(name)), *py;
+
+	if (json_object_get(fs, key) != NULL) {
+		py = xasprintf("pypi:%s", key);
+		free(key);
+		key = py;
+	}
 
 	json_object_set_new(f, "kind", json_string(kind));
 	if (pin != NULL)
@@ -271,6 +281,7 @@ finding(json_t *fs, const char *name, const char *kind, const char *pin,
 		json_object_set_new(f, "installed", jstr(have));
 	json_object_set_new(fs, key, f);
 	free(key);
+	return f;
 }
 
 /* Installed distributions (python.pkg or conda.pkg) not among the names
@@ -409,41 +420,40 @@ judge_pin(struct judge *jd, const struct ep_pin *p)
 		s->ok = 1;
 }
 
-/* The names not installed as pinned, into fs; returns how many could
- * not be judged. */
+/* The names of ecosystem c (1 conda, 0 Python) not installed as pinned,
+ * into fs; returns how many could not be judged. */
 static size_t
-judge_findings(struct judge *jd, json_t *fs)
+judge_findings(struct judge *jd, json_t *fs, int c)
 {
 	size_t nunjudged = 0;
 	const char *key, *have;
 	char *joined;
-	json_t *ref;
+	json_t *ref, *f;
 
-	for (int c = 0; c < 2; c++)
-		json_object_foreach(jd->names[c], key, ref) {
-			struct name_state *s = &jd->st[json_integer_value(ref)];
+	json_object_foreach(jd->names[c], key, ref) {
+		struct name_state *s = &jd->st[json_integer_value(ref)];
 
-			have = installed(jd->m, key, c);
-			if (s->unjudged && !s->ok) {
-				nunjudged++;
-				if (s->pins.n == 0 || have != NULL)
-					continue;
-			}
-			if (s->ok)
+		have = installed(jd->m, key, c);
+		if (s->unjudged && !s->ok) {
+			nunjudged++;
+			if (s->pins.n == 0 || have != NULL)
 				continue;
-			ep_strv_sort(&s->pins);
-			joined = join(&s->pins, ",");
-			finding(fs, key, have == NULL ? "missing" : "version",
-			    joined, have);
-			/* uv.lock pins every extra's and group's packages
-			 * and does not say whose, pdm.lock does not say which
-			 * group is an optional one: one missing may be one
-			 * uv sync or pdm sync leaves out. */
-			if (have == NULL && !s->sure)
-				json_object_set_new(json_object_get(fs, key),
-				    "maybe_optional", json_true());
-			free(joined);
 		}
+		if (s->ok)
+			continue;
+		ep_strv_sort(&s->pins);
+		joined = join(&s->pins, ",");
+		f = finding(fs, key, have == NULL ? "missing" :
+		    "version", joined, have);
+		/* uv.lock pins every extra's and group's packages
+		 * and does not say whose, pdm.lock does not say which
+		 * group is an optional one: one missing may be one
+		 * uv sync or pdm sync leaves out. */
+		if (have == NULL && !s->sure)
+			json_object_set_new(f, "maybe_optional",
+			    json_true());
+		free(joined);
+	}
 	return nunjudged;
 }
 
@@ -474,13 +484,17 @@ ep_lock_judge(const struct ep_manifest *m, enum ep_lock_format f,
 		poetry_reach(&jd);
 	for (i = 0; i < pins->n; i++)
 		judge_pin(&jd, &pins->v[i]);
-	nunjudged = judge_findings(&jd, fs);
+	/* conda's findings first: a PyPI one of the same name is then
+	 * keyed apart (finding()). */
+	nunjudged = judge_findings(&jd, fs, 1);
 	/* Everything listed: then what else is installed is extra. */
 	ext = !jd.loose && pins->dropped == 0 && !pins->partial &&
 	    f != EP_LOCK_UV;
 	if (ext && (jd.kinds[1] || f == EP_LOCK_CONDA))
 		extras(fs, m, jd.names[1], 1);
-	else if (ext && f != EP_LOCK_CONDA_LOCK && f != EP_LOCK_PIXI)
+	nunjudged += judge_findings(&jd, fs, 0);
+	if (ext && !jd.kinds[1] && f != EP_LOCK_CONDA &&
+	    f != EP_LOCK_CONDA_LOCK && f != EP_LOCK_PIXI)
 		extras(fs, m, jd.names[0], 0);
 	json_object_set_new(out, "format", json_string(ep_lock_format_name(f)));
 	joined = join(jd.sel, ", ");

@@ -53,7 +53,9 @@ const char *ep_lock_conda_platform(const char *system, const char *machine);
  *    cannot be judged (a loose specifier, a marker that cannot be
  *    decided), "extras": true when installed distributions not pinned
  *    were looked for,
- *    "findings": {"<name>": {"kind": "missing" | "version" | "extra",
+ *    "findings": {"<name>" (a PyPI package's "pypi:<name>" where a conda
+ *                 package of the name has a finding too):
+ *                {"kind": "missing" | "version" | "extra",
  *                            "pin": the version(s) pinned that apply,
  *                            "installed": the version installed,
  *                            "maybe_optional": true for a pin not

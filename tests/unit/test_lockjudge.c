@@ -466,6 +466,13 @@ test_conda(void **state)
 	    "- {name: alpha, version: '1.0', manager: pip, platform: "
 	    "linux-64, category: main, url: 'https://p/alpha-1.0-py3-none-"
 	    "any.whl', hash: {sha256: bb}}\n";
+	static const char twice[] = "version: 1\nmetadata: {}\npackage:\n"
+	    "- {name: numpy, version: 1.26.4, manager: conda, platform: "
+	    "linux-64, category: main, url: 'https://c/linux-64/"
+	    "numpy-1.26.4-h1.conda', hash: {md5: aa}}\n"
+	    "- {name: numpy, version: 1.26.3, manager: pip, platform: "
+	    "linux-64, category: main, url: 'https://p/numpy-1.26.3-cp311-"
+	    "cp311-linux_x86_64.whl', hash: {sha256: bb}}\n";
 	static const char pixi[] = "version: 6\nenvironments:\n  default:\n"
 	    "    channels: [{url: 'https://c/'}]\n    packages:\n"
 	    "      linux-64:\n      - conda: https://c/linux-64/"
@@ -498,6 +505,16 @@ test_conda(void **state)
 	j = judge(m, EP_LOCK_CONDA_LOCK, condalock, main_only);
 	assert_string_equal(found(j, "pytest"), "");
 	json_decref(j);
+	/* numpy from conda and from PyPI, both with a finding: neither
+	 * overwrites the other, the PyPI one keyed pypi:numpy. */
+	ep_manifest_set(m, "python.pkg.numpy", "1.26.0");
+	j = judge(m, EP_LOCK_CONDA_LOCK, twice, NULL);
+	assert_string_equal(found(j, "numpy"), "missing 1.26.4 -");
+	assert_string_equal(found(j, "pypi:numpy"), "version 1.26.3 1.26.0");
+	/* and python, zlib: conda extras */
+	assert_int_equal(nfound(j), 4);
+	json_decref(j);
+	json_object_del(m->facts, "python.pkg.numpy");
 	j = judge(m, EP_LOCK_PIXI, pixi, NULL);
 	assert_string_equal(found(j, "cudnn"), "");
 	assert_string_equal(found(j, "zlib"), "extra - 1.3");
