@@ -457,6 +457,36 @@ judge_findings(struct judge *jd, json_t *fs, int c)
 	return nunjudged;
 }
 
+/* A requirements file's extras past EP_LOCK_EXTRAS_MAX: out of fs, into
+ * one {"count": N, "names": [the first EP_LOCK_EXTRAS_NAMED]} (a file
+ * of == pins written by hand lists what was asked for, not each
+ * dependency: hundreds of warnings would bury the one that matters). */
+static json_t *
+extras_summary(json_t *fs)
+{
+	struct ep_strv names = { 0 };
+	json_t *f, *sum = NULL, *named;
+	const char *name;
+
+	json_object_foreach(fs, name, f)
+		if (strcmp(json_string_value(json_object_get(f, "kind")),
+		    "extra") == 0)
+			ep_strv_push(&names, name);
+	if (names.n > EP_LOCK_EXTRAS_MAX) {
+		ep_strv_sort(&names);
+		named = json_array();
+		for (size_t i = 0; i < names.n; i++) {
+			if (i < EP_LOCK_EXTRAS_NAMED)
+				json_array_append_new(named, jstr(names.v[i]));
+			json_object_del(fs, names.v[i]);
+		}
+		sum = json_pack("{s:I,s:o}", "count", (json_int_t)names.n,
+		    "names", named);
+	}
+	ep_strv_clear(&names);
+	return sum;
+}
+
 json_t *
 ep_lock_judge(const struct ep_manifest *m, enum ep_lock_format f,
     const struct ep_pins *pins, const struct ep_lockjudge *j)
@@ -464,7 +494,7 @@ ep_lock_judge(const struct ep_manifest *m, enum ep_lock_format f,
 	static const struct ep_strv none = { 0 };
 	struct judge jd = { .m = m, .f = f, .j = j,
 	    .sel = j->groups != NULL ? j->groups : &none };
-	json_t *out = json_object(), *fs = json_object();
+	json_t *out = json_object(), *fs = json_object(), *sum = NULL;
 	size_t nunjudged, i;
 	char *joined, *sel_words;
 	int ext;
@@ -496,6 +526,8 @@ ep_lock_judge(const struct ep_manifest *m, enum ep_lock_format f,
 	if (ext && !jd.kinds[1] && f != EP_LOCK_CONDA &&
 	    f != EP_LOCK_CONDA_LOCK && f != EP_LOCK_PIXI)
 		extras(fs, m, jd.names[0], 0);
+	if (ext && f == EP_LOCK_REQUIREMENTS)
+		sum = extras_summary(fs);
 	json_object_set_new(out, "format", json_string(ep_lock_format_name(f)));
 	joined = join(jd.sel, ", ");
 	sel_words = jd.sel->n == 0 ? xstrdup(ep_lock_default_groups(f)) :
@@ -510,6 +542,8 @@ ep_lock_judge(const struct ep_manifest *m, enum ep_lock_format f,
 	    nunjudged));
 	json_object_set_new(out, "extras", json_boolean(ext));
 	json_object_set_new(out, "findings", fs);
+	if (sum != NULL)
+		json_object_set_new(out, "extras_summary", sum);
 	free(joined);
 	free(sel_words);
 	for (i = 0; i < jd.n; i++)

@@ -19,6 +19,12 @@
 #include "pep508.h"
 #include "strv.h"
 
+/* A requirements file whose extras are more than this many gets one
+ * summary (its first EP_LOCK_EXTRAS_NAMED names) instead of one finding
+ * each. */
+#define EP_LOCK_EXTRAS_MAX	20
+#define EP_LOCK_EXTRAS_NAMED	5
+
 struct ep_lockjudge {
 	/* --lock-group NAME (borrowed): the categories, groups or pixi
 	 * environments whose pins apply; "all" is every one.  Empty: what
@@ -52,7 +58,9 @@ const char *ep_lock_conda_platform(const char *system, const char *machine);
  *    "pins": the pins judged, "unjudged": the pins that apply or may but
  *    cannot be judged (a loose specifier, a marker that cannot be
  *    decided), "extras": true when installed distributions not pinned
- *    were looked for,
+ *    were looked for, "extras_summary": {"count": N, "names": the first
+ *    EP_LOCK_EXTRAS_NAMED, sorted} for a requirements file with more
+ *    than EP_LOCK_EXTRAS_MAX extras (then none of them is a finding),
  *    "findings": {"<name>" (a PyPI package's "pypi:<name>" where a conda
  *                 package of the name has a finding too):
  *                {"kind": "missing" | "version" | "extra",

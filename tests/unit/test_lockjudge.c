@@ -616,6 +616,58 @@ test_results(void **state)
 	ep_manifest_free(m);
 }
 
+/* A requirements file of == pins written by hand: past 20 packages
+ * installed that it does not pin, one summary warning on the lockfile's
+ * key (its count and first 5 names), not one each; 20 are still one
+ * each. */
+static void
+test_extras_summary(void **state)
+{
+	struct ep_manifest *m = ep_manifest_new();
+	struct ep_results rs = { 0 };
+	json_t *j, *sum, *lock = json_object();
+	char key[64];
+
+	(void)state;
+	ep_manifest_set(m, "python.pkg.alpha", "2.0");
+	for (int i = 0; i < 20; i++) {
+		snprintf(key, sizeof key, "python.pkg.dep-%02d", i);
+		ep_manifest_set(m, key, "1.0");
+	}
+	j = judge(m, EP_LOCK_REQUIREMENTS, "alpha==2.0\n", NULL);
+	assert_int_equal(nfound(j), 20);
+	assert_null(json_object_get(j, "extras_summary"));
+	json_decref(j);
+	for (int i = 20; i < 25; i++) {
+		snprintf(key, sizeof key, "python.pkg.dep-%02d", i);
+		ep_manifest_set(m, key, "1.0");
+	}
+	j = judge(m, EP_LOCK_REQUIREMENTS, "alpha==1.0\n", NULL);
+	sum = json_object_get(j, "extras_summary");
+	assert_int_equal(json_integer_value(json_object_get(sum, "count")), 25);
+	assert_int_equal(json_array_size(json_object_get(sum, "names")), 5);
+	assert_string_equal(json_string_value(json_array_get(
+	    json_object_get(sum, "names"), 4)), "dep-04");
+	/* The version finding stays. */
+	assert_string_equal(found(j, "alpha"), "version 1.0 2.0");
+	assert_int_equal(nfound(j), 1);
+	json_object_set_new(lock, "requirements.txt", j);
+	json_object_set_new(m->meta, "lock", lock);
+	run(&rs, m, NULL);
+	assert_int_equal(status(&rs, "stack.lock.requirements.txt"), EP_WARN);
+	assert_string_equal(get(&rs, "stack.lock.requirements.txt")->message,
+	    "stack.lock.requirements.txt: 25 packages are installed that "
+	    "requirements.txt (requirements) pins nowhere where it applies "
+	    "here (dep-00, dep-01, dep-02, dep-03, dep-04, ...): a file of "
+	    "== pins that lists what was asked for, not each dependency "
+	    "(pip freeze does)?");
+	assert_null(find(&rs, "stack.lock.requirements.txt.dep-00"));
+	assert_int_equal(status(&rs, "stack.lock.requirements.txt.alpha"),
+	    EP_FAIL);
+	ep_results_clear(&rs);
+	ep_manifest_free(m);
+}
+
 int
 main(void)
 {
@@ -627,6 +679,7 @@ main(void)
 		cmocka_unit_test(test_pdm),
 		cmocka_unit_test(test_conda),
 		cmocka_unit_test(test_results),
+		cmocka_unit_test(test_extras_summary),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
