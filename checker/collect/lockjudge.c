@@ -6,10 +6,12 @@
  * What applies is what the tool that wrote the lockfile installs: its
  * default selection of categories, groups or environments (or the
  * user's, --lock-group), then each pin's marker against the inspected
- * interpreter and, for conda's formats, this platform.  A pin whose
- * marker cannot be decided, or that is no exact version (">=1.0" in a
- * requirements file), is counted as unjudged, never guessed; it still
- * keeps its package from being an extra.
+ * interpreter and, for conda's formats, this platform; for a poetry.lock
+ * whose packages carry no marker (poetry 1.x), its dependency edges
+ * (lockreach.c).  A pin whose marker cannot be decided, or that is no
+ * exact version (">=1.0" in a requirements file), is counted as
+ * unjudged, never guessed; it still keeps its package from being an
+ * extra.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -2,12 +2,15 @@
  * test_lockjudge.c: the environment against its own lockfile
  * (collect/lockjudge.c, core/checks_lock.c): lockfiles as the readers
  * read them (poetry.lock with its categories and an optional package,
+ * poetry 1.x's markers on dependency edges and poetry 2's per group,
  * Pipfile.lock with markers and categories, a requirements file with
  * markers and a loose pin, pdm.lock with groups, conda-lock.yml and
  * pixi.lock with platforms, categories and environments, a conda
  * explicit file), judged against python.pkg and conda.pkg facts written
- * here, under each tool's default selection and --lock-group; then the
- * results stack.lock.* gives, turned by the policy.
+ * here, under each tool's default selection and --lock-group (a conda
+ * and a PyPI package of one name kept apart); then the results
+ * stack.lock.* gives, turned by the policy, a requirements file's many
+ * extras as one.
  */
 #include <stdarg.h>
 #include <stddef.h>
