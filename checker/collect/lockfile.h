@@ -73,6 +73,13 @@ struct ep_pin {
 	 * an extra installs; pdm.lock's groups joined with ","), else
 	 * NULL. */
 	char *group;
+	/* poetry.lock's [package.dependencies] (what installs the packages
+	 * it needs, for a lockfile whose packages carry no marker of their
+	 * own): one line per dependency, "NAME\tO\tMARKER" (NAME PEP 503
+	 * normalized, O "1" when only an extra asks for it, else "0",
+	 * MARKER empty when the dependency holds everywhere), lines joined
+	 * with "\n"; NULL elsewhere. */
+	char *deps;
 };
 
 /* A lockfile gives at most this many pins; the rest are counted in
@@ -109,6 +116,10 @@ void ep_pins_add_at(struct ep_pins *p, const char *name,
  * added (a dropped pin gets none); group copied, NULL does nothing. */
 void ep_pins_set_group(struct ep_pins *p, size_t n0, const char *group);
 
+/* The dependencies (struct ep_pin's deps) of the pin added last, as
+ * ep_pins_set_group() does. */
+void ep_pins_set_deps(struct ep_pins *p, size_t n0, const char *deps);
+
 /* Add a warning to p->warnings. */
 void ep_pins_warn(struct ep_pins *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -123,8 +134,8 @@ void ep_pins_clear(struct ep_pins *p);
 
 /* Sort by name and fold pins of the same name (a package pinned twice
  * under different markers) into one whose version is the sorted,
- * de-duplicated versions joined with ","; where, source and hash are
- * dropped (a fact holds the versions alone). */
+ * de-duplicated versions joined with ","; where, source, hash, group
+ * and deps are dropped (a fact holds the versions alone). */
 void ep_pins_merge(struct ep_pins *p);
 
 /* The format a file is read as, from its base name alone. */

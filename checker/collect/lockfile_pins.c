@@ -33,6 +33,7 @@ ep_pins_add_at(struct ep_pins *p, const char *name, const char *version,
 	v->source = source != NULL ? xstrdup(source) : NULL;
 	v->hash = hash != NULL ? xstrdup(hash) : NULL;
 	v->group = NULL;
+	v->deps = NULL;
 }
 
 void
@@ -41,6 +42,15 @@ ep_pins_set_group(struct ep_pins *p, size_t n0, const char *group)
 	if (p->n > n0 && group != NULL) {
 		free(p->v[p->n - 1].group);
 		p->v[p->n - 1].group = xstrdup(group);
+	}
+}
+
+void
+ep_pins_set_deps(struct ep_pins *p, size_t n0, const char *deps)
+{
+	if (p->n > n0 && deps != NULL) {
+		free(p->v[p->n - 1].deps);
+		p->v[p->n - 1].deps = xstrdup(deps);
 	}
 }
 
@@ -60,6 +70,7 @@ pin_free(struct ep_pin *v)
 	free(v->source);
 	free(v->hash);
 	free(v->group);
+	free(v->deps);
 }
 
 void
@@ -80,6 +91,7 @@ ep_pins_take(struct ep_pins *out, struct ep_pins *from)
 		ep_pins_add_at(out, from->v[i].name, from->v[i].version,
 		    from->v[i].where, from->v[i].source, from->v[i].hash);
 		ep_pins_set_group(out, n0, from->v[i].group);
+		ep_pins_set_deps(out, n0, from->v[i].deps);
 	}
 	for (size_t i = 0; i < from->warnings.n; i++)
 		ep_strv_push(&out->warnings, from->warnings.v[i]);
@@ -140,6 +152,7 @@ ep_pins_merge(struct ep_pins *p)
 		free(p->v[i].source);
 		free(p->v[i].hash);
 		free(p->v[i].group);
+		free(p->v[i].deps);
 		p->v[o] = (struct ep_pin){ .name = p->v[i].name,
 		    .version = joined };
 		o++;

@@ -4,7 +4,9 @@
  * [[packages]] tables); the syntax under them: lockfile_tomlsyn.c.
  *
  * It keeps of each package its name and version, pylock.toml's and
- * pdm.lock's marker (what the pin applies to; poetry 2's "markers"),
+ * pdm.lock's marker (what the pin applies to; poetry 2's "markers", one
+ * string or a table of one per group), poetry 1.x's dependency edges
+ * ([package.dependencies], with their markers: lockreach.c reads them),
  * poetry's category or groups and whether it is optional, pdm.lock's
  * groups, pdm.lock's and pylock.toml's first hash, and pylock.toml's index
  * (where it comes from, scrubbed as ep_lock_url_scrub says), and whether
@@ -72,6 +74,9 @@ struct tp_pkg {
 	int optional;		/* poetry: only an extra installs it */
 	int local;		/* it comes from a source tree */
 	int sub;		/* in one of its subtables: no key is its own */
+	int in_deps;		/* poetry: in [package.dependencies] */
+	char *deps;		/* poetry: its dependencies, as struct ep_pin's
+				   deps says */
 };
 
 static void
@@ -83,6 +88,7 @@ pkg_reset(struct tp_pkg *k)
 	free(k->index);
 	free(k->group);
 	free(k->hash);
+	free(k->deps);
 	memset(k, 0, sizeof *k);
 }
 
@@ -125,6 +131,7 @@ pkg_finish(struct ep_toml *t, struct ep_pins *pins, struct tp_pkg *k,
 	group = k->optional ? xasprintf("%s optional", k->group != NULL ?
 	    k->group : "") : k->group != NULL ? xstrdup(k->group) : NULL;
 	ep_pins_set_group(pins, n0, group);
+	ep_pins_set_deps(pins, n0, k->deps);
 	free(group);
 	free(src);
 	free(norm);
@@ -159,6 +166,8 @@ tp_header(struct ep_toml *t, struct ep_pins *pins, struct tp_pkg *k,
 		goto done;
 	if (k->active && segs.n >= 2 && strcmp(segs.v[0], fl->table) == 0) {
 		k->sub = 1;
+		k->in_deps = fl == &fl_poetry && segs.n == 2 &&
+		    strcmp(segs.v[1], "dependencies") == 0;
 		if (!fl->in_source && is_local_key(fl, segs.v[1]))
 			k->local = 1;
 		rc = 0;
@@ -201,6 +210,12 @@ pkg_group(struct tp_pkg *k, const char *key, char **str, const char *v,
 		/* poetry 2's marker, when one for every group */
 		k->marker = *str;
 		*str = NULL;
+	} else if (fl == &fl_poetry && strcmp(key, "markers") == 0 &&
+	    *str == NULL && k->marker == NULL) {
+		/* poetry 2's markers = { GROUP = "M", ... }: installed where
+		 * one of them holds (the default selection is every
+		 * group) */
+		k->marker = ep_toml_markers_or(v, e);
 	} else if (fl->groups && strcmp(key, "groups") == 0 && v < e &&
 	    *v == '[') {
 		for (; v < e; v = q + 1) {
@@ -445,6 +460,28 @@ tp_pkg_array(struct ep_toml *t, struct ep_pins *pins,
 	}
 }
 
+/* One line of [package.dependencies], NAME = VALUE (text [v, e)), onto
+ * k->deps as struct ep_pin's deps says; a value that is none of poetry's
+ * forms is one that holds everywhere. */
+static void
+pkg_dep(struct tp_pkg *k, const char *name, const char *v, const char *e)
+{
+	char *marker = NULL, *norm, *line;
+	int optional = 0;
+
+	if (!ep_lock_valid_name(name, strlen(name)))
+		return;
+	(void)ep_toml_edge(&marker, &optional, v, e);
+	norm = ep_lock_pep503(name, strlen(name));
+	line = xasprintf("%s%s%s\t%c\t%s", k->deps != NULL ? k->deps : "",
+	    k->deps != NULL ? "\n" : "", norm, optional ? '1' : '0',
+	    marker != NULL ? marker : "");
+	free(k->deps);
+	k->deps = line;
+	free(norm);
+	free(marker);
+}
+
 static int
 tp_keyval(struct ep_toml *t, struct ep_pins *pins, struct tp_pkg *k,
     const struct tp_flavour *fl)
@@ -472,6 +509,8 @@ tp_keyval(struct ep_toml *t, struct ep_pins *pins, struct tp_pkg *k,
 		goto done;
 	if (k->active && !k->sub && segs.n == 1)
 		pkg_group(k, segs.v[0], &str, v0, t->p, fl);
+	if (k->active && k->in_deps && segs.n == 1)
+		pkg_dep(k, segs.v[0], v0, t->p);
 	if (k->active && segs.n == 1)
 		pkg_hash(k, segs.v[0], v0, t->p, fl);
 	if (k->active && !k->sub)

@@ -56,6 +56,22 @@ int ep_toml_value(struct ep_toml *t, char **str, const char *const *keys,
 int ep_toml_pair(struct ep_toml *t, struct ep_strv *segs, char **str,
     const char *const *keys, int *flag);
 
+/* poetry 2's per-group markers = { main = "A", dev = "B" }, the value
+ * text [v, e) (already read as TOML): "(A) or (B)", a new string; NULL
+ * when it is no such table or a group has no marker (the package applies
+ * everywhere for that group). */
+char *ep_toml_markers_or(const char *v, const char *e);
+
+/* A poetry.lock dependency's value text [v, e) (already read as TOML):
+ * "*", { version = ..., markers = "M", optional = true }, or an array of
+ * such tables (one per constraint).  *marker: a new string, M (several
+ * joined as "(M1) or (M2)"), or NULL when it holds everywhere (a string,
+ * or a constraint without a marker); *optional: 1 when every constraint
+ * is optional (only an extra asks for it).  -1 when it is none of these
+ * (then *marker is NULL). */
+int ep_toml_edge(char **marker, int *optional, const char *v,
+    const char *e);
+
 /* The whole of [t->p, t->end) is UTF-8, as TOML requires. */
 int ep_toml_utf8(struct ep_toml *t);
 

@@ -6,15 +6,18 @@
  * What applies is what the tool that wrote the lockfile installs: its
  * default selection of categories, groups or environments (or the
  * user's, --lock-group), then each pin's marker against the inspected
- * interpreter and, for conda's formats, this platform.  A pin whose
- * marker cannot be decided, or that is no exact version (">=1.0" in a
- * requirements file), is counted as unjudged, never guessed; it still
- * keeps its package from being an extra.
+ * interpreter and, for conda's formats, this platform; for a poetry.lock
+ * whose packages carry no marker (poetry 1.x), its dependency edges
+ * (lockreach.c).  A pin whose marker cannot be decided, or that is no
+ * exact version (">=1.0" in a requirements file), is counted as
+ * unjudged, never guessed; it still keeps its package from being an
+ * extra.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "lockjudge.h"
+#include "lockreach.h"
 #include "str.h"
 #include "vercmp.h"
 #include "xalloc.h"
@@ -256,12 +259,22 @@ jstr(const char *s)
 	return j;
 }
 
-static void
+/* The finding of name into fs (borrowed from it).  A PyPI package's
+ * whose name a conda package's finding holds already (conda-lock.yml,
+ * pixi.lock) is keyed "pypi:NAME" (':' is in no conda or PEP 503 name):
+ * neither overwrites the other. */
+static json_t *
 finding(json_t *fs, const char *name, const char *kind, const char *pin,
     const char *have)
 {
 	json_t *f = json_object();
-	char *key = ep_utf8_sanitize(name, strlen(name));
+	char *key = ep_utf8_sanitize(name, strlen(name)), *py;
+
+	if (json_object_get(fs, key) != NULL) {
+		py = xasprintf("pypi:%s", key);
+		free(key);
+		key = py;
+	}
 
 	json_object_set_new(f, "kind", json_string(kind));
 	if (pin != NULL)
@@ -270,6 +283,7 @@ finding(json_t *fs, const char *name, const char *kind, const char *pin,
 		json_object_set_new(f, "installed", jstr(have));
 	json_object_set_new(fs, key, f);
 	free(key);
+	return f;
 }
 
 /* Installed distributions (python.pkg or conda.pkg) not among the names
@@ -314,6 +328,10 @@ struct judge {
 	size_t n;
 	int kinds[2];		/* a Python, a conda pin applies */
 	int loose;		/* a requirements pin is no exact version */
+	int nomark;		/* pdm.lock: no pin has a marker */
+	const struct ep_pins *pins;
+	size_t *node;		/* poetry.lock without markers: pin -> name */
+	unsigned char *reach;	/* name -> 2 installed here, 1 perhaps, 0 not */
 };
 
 /* Whether pin p (c: a conda one) applies here: 1, 0, or -1 when its
@@ -338,6 +356,20 @@ pin_applies(struct judge *jd, const struct ep_pin *p, int c)
 	return mv == EP_MARKER_FALSE ? 0 : mv == EP_MARKER_TRUE ? 1 : -1;
 }
 
+/* poetry.lock without markers (poetry 1.x): each name's reach from the
+ * roots of the selected groups, through edges true here. */
+static void
+poetry_reach(struct judge *jd)
+{
+	unsigned char *root = xcalloc(jd->pins->n + 1, 1);
+
+	for (size_t i = 0; i < jd->pins->n; i++)
+		root[i] = (unsigned char)group_applies(&jd->pins->v[i], jd->f,
+		    jd->sel, jd->all, NULL);
+	jd->reach = ep_lock_reach(&jd->node, jd->pins, root, jd->j->env);
+	free(root);
+}
+
 /* 1 if the ','-separated groups g hold "default". */
 static int
 has_default(const char *g)
@@ -360,6 +392,8 @@ judge_pin(struct judge *jd, const struct ep_pin *p)
 	const char *have;
 	json_t *ref;
 
+	if (jd->reach != NULL && mv > 0)
+		mv = jd->reach[jd->node[p - jd->pins->v]] > 0;
 	if (mv == 0)
 		return;
 	jd->kinds[c] = 1;
@@ -370,7 +404,8 @@ judge_pin(struct judge *jd, const struct ep_pin *p)
 	}
 	s = &jd->st[json_integer_value(ref)];
 	if (jd->f != EP_LOCK_UV && (jd->f != EP_LOCK_PDM || jd->sel->n > 0 ||
-	    p->group == NULL || has_default(p->group)))
+	    p->group == NULL || has_default(p->group)) && !jd->nomark &&
+	    (jd->reach == NULL || jd->reach[jd->node[p - jd->pins->v]] > 1))
 		s->sure = 1;
 	if (mv < 0 || !exact(p->version)) {
 		s->unjudged = 1;
@@ -387,42 +422,71 @@ judge_pin(struct judge *jd, const struct ep_pin *p)
 		s->ok = 1;
 }
 
-/* The names not installed as pinned, into fs; returns how many could
- * not be judged. */
+/* The names of ecosystem c (1 conda, 0 Python) not installed as pinned,
+ * into fs; returns how many could not be judged. */
 static size_t
-judge_findings(struct judge *jd, json_t *fs)
+judge_findings(struct judge *jd, json_t *fs, int c)
 {
 	size_t nunjudged = 0;
 	const char *key, *have;
 	char *joined;
-	json_t *ref;
+	json_t *ref, *f;
 
-	for (int c = 0; c < 2; c++)
-		json_object_foreach(jd->names[c], key, ref) {
-			struct name_state *s = &jd->st[json_integer_value(ref)];
+	json_object_foreach(jd->names[c], key, ref) {
+		struct name_state *s = &jd->st[json_integer_value(ref)];
 
-			have = installed(jd->m, key, c);
-			if (s->unjudged && !s->ok) {
-				nunjudged++;
-				if (s->pins.n == 0 || have != NULL)
-					continue;
-			}
-			if (s->ok)
+		have = installed(jd->m, key, c);
+		if (s->unjudged && !s->ok) {
+			nunjudged++;
+			if (s->pins.n == 0 || have != NULL)
 				continue;
-			ep_strv_sort(&s->pins);
-			joined = join(&s->pins, ",");
-			finding(fs, key, have == NULL ? "missing" : "version",
-			    joined, have);
-			/* uv.lock pins every extra's and group's packages
-			 * and does not say whose, pdm.lock does not say which
-			 * group is an optional one: one missing may be one
-			 * uv sync or pdm sync leaves out. */
-			if (have == NULL && !s->sure)
-				json_object_set_new(json_object_get(fs, key),
-				    "maybe_optional", json_true());
-			free(joined);
 		}
+		if (s->ok)
+			continue;
+		ep_strv_sort(&s->pins);
+		joined = join(&s->pins, ",");
+		f = finding(fs, key, have == NULL ? "missing" :
+		    "version", joined, have);
+		/* uv.lock pins every extra's and group's packages
+		 * and does not say whose, pdm.lock does not say which
+		 * group is an optional one: one missing may be one
+		 * uv sync or pdm sync leaves out. */
+		if (have == NULL && !s->sure)
+			json_object_set_new(f, "maybe_optional",
+			    json_true());
+		free(joined);
+	}
 	return nunjudged;
+}
+
+/* A requirements file's extras past EP_LOCK_EXTRAS_MAX: out of fs, into
+ * one {"count": N, "names": [the first EP_LOCK_EXTRAS_NAMED]} (a file
+ * of == pins written by hand lists what was asked for, not each
+ * dependency: hundreds of warnings would bury the one that matters). */
+static json_t *
+extras_summary(json_t *fs)
+{
+	struct ep_strv names = { 0 };
+	json_t *f, *sum = NULL, *named;
+	const char *name;
+
+	json_object_foreach(fs, name, f)
+		if (strcmp(json_string_value(json_object_get(f, "kind")),
+		    "extra") == 0)
+			ep_strv_push(&names, name);
+	if (names.n > EP_LOCK_EXTRAS_MAX) {
+		ep_strv_sort(&names);
+		named = json_array();
+		for (size_t i = 0; i < names.n; i++) {
+			if (i < EP_LOCK_EXTRAS_NAMED)
+				json_array_append_new(named, jstr(names.v[i]));
+			json_object_del(fs, names.v[i]);
+		}
+		sum = json_pack("{s:I,s:o}", "count", (json_int_t)names.n,
+		    "names", named);
+	}
+	ep_strv_clear(&names);
+	return sum;
 }
 
 json_t *
@@ -432,8 +496,8 @@ ep_lock_judge(const struct ep_manifest *m, enum ep_lock_format f,
 	static const struct ep_strv none = { 0 };
 	struct judge jd = { .m = m, .f = f, .j = j,
 	    .sel = j->groups != NULL ? j->groups : &none };
-	json_t *out = json_object(), *fs = json_object();
-	size_t nunjudged;
+	json_t *out = json_object(), *fs = json_object(), *sum = NULL;
+	size_t nunjudged, i;
 	char *joined, *sel_words;
 	int ext;
 
@@ -441,16 +505,31 @@ ep_lock_judge(const struct ep_manifest *m, enum ep_lock_format f,
 	jd.names[0] = json_object();
 	jd.names[1] = json_object();
 	jd.st = xcalloc(pins->n + 1, sizeof *jd.st);
-	for (size_t i = 0; i < pins->n; i++)
+	jd.pins = pins;
+	for (i = 0; i < pins->n && pins->v[i].where == NULL; i++)
+		;
+	/* No pin says where it applies: pdm.lock before pdm 2.11 (or its
+	 * static_urls strategy) cannot say which is a platform's only;
+	 * poetry 1.x's edges can. */
+	jd.nomark = i == pins->n && f == EP_LOCK_PDM;
+	if (i == pins->n && f == EP_LOCK_POETRY)
+		poetry_reach(&jd);
+	for (i = 0; i < pins->n; i++)
 		judge_pin(&jd, &pins->v[i]);
-	nunjudged = judge_findings(&jd, fs);
+	/* conda's findings first: a PyPI one of the same name is then
+	 * keyed apart (finding()). */
+	nunjudged = judge_findings(&jd, fs, 1);
 	/* Everything listed: then what else is installed is extra. */
 	ext = !jd.loose && pins->dropped == 0 && !pins->partial &&
 	    f != EP_LOCK_UV;
 	if (ext && (jd.kinds[1] || f == EP_LOCK_CONDA))
 		extras(fs, m, jd.names[1], 1);
-	else if (ext && f != EP_LOCK_CONDA_LOCK && f != EP_LOCK_PIXI)
+	nunjudged += judge_findings(&jd, fs, 0);
+	if (ext && !jd.kinds[1] && f != EP_LOCK_CONDA &&
+	    f != EP_LOCK_CONDA_LOCK && f != EP_LOCK_PIXI)
 		extras(fs, m, jd.names[0], 0);
+	if (ext && f == EP_LOCK_REQUIREMENTS)
+		sum = extras_summary(fs);
 	json_object_set_new(out, "format", json_string(ep_lock_format_name(f)));
 	joined = join(jd.sel, ", ");
 	sel_words = jd.sel->n == 0 ? xstrdup(ep_lock_default_groups(f)) :
@@ -465,11 +544,15 @@ ep_lock_judge(const struct ep_manifest *m, enum ep_lock_format f,
 	    nunjudged));
 	json_object_set_new(out, "extras", json_boolean(ext));
 	json_object_set_new(out, "findings", fs);
+	if (sum != NULL)
+		json_object_set_new(out, "extras_summary", sum);
 	free(joined);
 	free(sel_words);
-	for (size_t i = 0; i < jd.n; i++)
+	for (i = 0; i < jd.n; i++)
 		ep_strv_clear(&jd.st[i].pins);
 	free(jd.st);
+	free(jd.node);
+	free(jd.reach);
 	json_decref(jd.names[0]);
 	json_decref(jd.names[1]);
 	return out;

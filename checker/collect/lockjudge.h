@@ -19,6 +19,12 @@
 #include "pep508.h"
 #include "strv.h"
 
+/* A requirements file whose extras are more than this many gets one
+ * summary (its first EP_LOCK_EXTRAS_NAMED names) instead of one finding
+ * each. */
+#define EP_LOCK_EXTRAS_MAX	20
+#define EP_LOCK_EXTRAS_NAMED	5
+
 struct ep_lockjudge {
 	/* --lock-group NAME (borrowed): the categories, groups or pixi
 	 * environments whose pins apply; "all" is every one.  Empty: what
@@ -52,8 +58,12 @@ const char *ep_lock_conda_platform(const char *system, const char *machine);
  *    "pins": the pins judged, "unjudged": the pins that apply or may but
  *    cannot be judged (a loose specifier, a marker that cannot be
  *    decided), "extras": true when installed distributions not pinned
- *    were looked for,
- *    "findings": {"<name>": {"kind": "missing" | "version" | "extra",
+ *    were looked for, "extras_summary": {"count": N, "names": the first
+ *    EP_LOCK_EXTRAS_NAMED, sorted} for a requirements file with more
+ *    than EP_LOCK_EXTRAS_MAX extras (then none of them is a finding),
+ *    "findings": {"<name>" (a PyPI package's "pypi:<name>" where a conda
+ *                 package of the name has a finding too):
+ *                {"kind": "missing" | "version" | "extra",
  *                            "pin": the version(s) pinned that apply,
  *                            "installed": the version installed,
  *                            "maybe_optional": true for a pin not
@@ -63,10 +73,16 @@ const char *ep_lock_conda_platform(const char *system, const char *machine);
  *                            whose), pdm.lock's only in groups other
  *                            than default (it does not say which group
  *                            is an optional one), unless named with
- *                            --lock-group}}}
+ *                            --lock-group; pdm.lock's when no pin has a
+ *                            marker (it cannot say which is a
+ *                            platform's); poetry.lock's (1.x, no pin
+ *                            with a marker) reached from its roots only
+ *                            through an edge whose marker is not
+ *                            decided here or that an extra asks for}}}
  *
  * A pin applies when its group and its marker (evaluated as pip does,
- * "extra" being "") select it; among several pins of a name that apply,
+ * "extra" being "") select it (poetry.lock 1.x, whose pins have no marker:
+ * when its dependents' edges reach it here, lockreach.h); among several pins of a name that apply,
  * one installed at its version is enough.  "extra" is a distribution
  * installed and not among the pins that apply: looked for only when the
  * lockfile lists everything (a requirements file whose every pin is ==,

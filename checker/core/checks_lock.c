@@ -54,8 +54,9 @@ lock_finding(struct checks *k, const char *lf, const char *fmt,
 	    json_is_true(json_object_get(f, "maybe_optional")))
 		ep_checks_add(k, key, EP_WARN, rule, pin, NULL, xasprintf("%s: "
 		    "%s is pinned to %s by %s (%s) and is not installed (the "
-		    "lockfile does not say whether it is an extra's or a "
-		    "group's that is not installed by default)", key, name,
+		    "lockfile does not say whether it is an extra's, a "
+		    "group's that is not installed by default or another "
+		    "platform's)", key, name,
 		    pin, lf, fmt));
 	else if (kind != NULL && strcmp(kind, "missing") == 0 && pin != NULL)
 		ep_checks_add(k, key, EP_FAIL, rule, pin, NULL, xasprintf("%s: "
@@ -84,6 +85,33 @@ key_order(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* A requirements file's many extras, as one warning on the lockfile's
+ * key (a policy rule on it turns it as it turns an extra). */
+static void
+extras_summary(struct checks *k, const char *key, const char *lf,
+    const char *fmt, json_t *sum)
+{
+	json_t *names = json_object_get(sum, "names"), *v;
+	json_int_t n = json_integer_value(json_object_get(sum, "count"));
+	char *joined = xstrdup(""), *w;
+	size_t i, named = 0;
+
+	json_array_foreach(names, i, v)
+		if (json_is_string(v)) {
+			w = xasprintf("%s%s%s", joined, named++ > 0 ? ", " : "",
+			    json_string_value(v));
+			free(joined);
+			joined = w;
+		}
+	ep_checks_add(k, key, extra_status(k, key), "check:lock", NULL, NULL,
+	    xasprintf("%s: %lld packages are installed that %s (%s) pins "
+	    "nowhere where it applies here (%s%s): a file of == pins that "
+	    "lists what was asked for, not each dependency (pip freeze "
+	    "does)?", key, (long long)n, lf, fmt, joined,
+	    (json_int_t)named < n ? ", ..." : ""));
+	free(joined);
+}
+
 /* One lockfile's judgement. */
 static void
 lock_one(struct checks *k, const char *lf, json_t *j)
@@ -91,7 +119,7 @@ lock_one(struct checks *k, const char *lf, json_t *j)
 	static const char *rule = "check:lock";
 	const char *fmt = str(j, "format"), *why = str(j, "unavailable"),
 	    *sel = str(j, "selected"), *name;
-	json_t *fs = json_object_get(j, "findings"), *f;
+	json_t *fs = json_object_get(j, "findings"), *f, *sum;
 	struct ep_strv names = { 0 };
 	char *key = xasprintf("stack.lock.%s", lf);
 	json_int_t npins, nun;
@@ -118,7 +146,9 @@ lock_one(struct checks *k, const char *lf, json_t *j)
 		    json_object_get(fs, names.v[i]));
 	npins = json_integer_value(json_object_get(j, "pins"));
 	nun = json_integer_value(json_object_get(j, "unjudged"));
-	if (names.n == 0)
+	if ((sum = json_object_get(j, "extras_summary")) != NULL)
+		extras_summary(k, key, lf, fmt, sum);
+	else if (names.n == 0)
 		ep_checks_add(k, key, EP_PASS, rule, NULL, NULL, xasprintf("%s: "
 		    "%lld pin%s of %s (%s) that appl%s here, every one "
 		    "installed at its version%s%s%s (%s)", key, (long long)npins,

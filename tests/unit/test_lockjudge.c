@@ -2,12 +2,15 @@
  * test_lockjudge.c: the environment against its own lockfile
  * (collect/lockjudge.c, core/checks_lock.c): lockfiles as the readers
  * read them (poetry.lock with its categories and an optional package,
+ * poetry 1.x's markers on dependency edges and poetry 2's per group,
  * Pipfile.lock with markers and categories, a requirements file with
  * markers and a loose pin, pdm.lock with groups, conda-lock.yml and
  * pixi.lock with platforms, categories and environments, a conda
  * explicit file), judged against python.pkg and conda.pkg facts written
- * here, under each tool's default selection and --lock-group; then the
- * results stack.lock.* gives, turned by the policy.
+ * here, under each tool's default selection and --lock-group (a conda
+ * and a PyPI package of one name kept apart); then the results
+ * stack.lock.* gives, turned by the policy, a requirements file's many
+ * extras as one.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -142,6 +145,160 @@ test_poetry(void **state)
 	/* all: the optional package too. */
 	j = judge(m, EP_LOCK_POETRY, lock, all);
 	assert_string_equal(found(j, "extra-only"), "missing 3.0 -");
+	json_decref(j);
+	ep_manifest_free(m);
+}
+
+/* poetry.lock as poetry 1.x writes it (lock-version 2.0): no package has
+ * a marker of its own, the markers sit on the dependents' edges (click's
+ * and pytest's colorama, pytest's tomli and exceptiongroup, portalocker's
+ * pywin32, as in their real locks).  What an edge false here reaches, and
+ * what only it reaches, is not installed by poetry here: no finding, and
+ * one installed is extra (poetry install --sync removes it); a marker not
+ * decided here makes a missing one a warning; a cycle ends. */
+static void
+test_poetry_edges(void **state)
+{
+	static const char lock[] =
+	    "[[package]]\nname = \"click\"\nversion = \"8.1.7\"\n"
+	    "category = \"main\"\noptional = false\n\n"
+	    "[package.dependencies]\n"
+	    "colorama = {version = \"*\", markers = \"platform_system == "
+	    "\\\"Windows\\\"\"}\nCyc_A = \"*\"\n\n"
+	    "[[package]]\nname = \"colorama\"\nversion = \"0.4.6\"\n"
+	    "category = \"main\"\noptional = false\n\n"
+	    "[[package]]\nname = \"cyc-a\"\nversion = \"1.0\"\n"
+	    "category = \"main\"\noptional = false\n\n"
+	    "[package.dependencies]\ncyc-b = \"*\"\n\n"
+	    "[[package]]\nname = \"cyc-b\"\nversion = \"1.0\"\n"
+	    "category = \"main\"\noptional = false\n\n"
+	    "[package.dependencies]\ncyc-a = \"*\"\n\n"
+	    "[[package]]\nname = \"pytest\"\nversion = \"7.4.0\"\n"
+	    "category = \"dev\"\noptional = false\n\n"
+	    "[package.dependencies]\n"
+	    "colorama = {version = \"*\", markers = \"sys_platform == "
+	    "\\\"win32\\\"\"}\n"
+	    "exceptiongroup = {version = \">=1.0.0rc8\", markers = "
+	    "\"python_version < \\\"3.11\\\"\"}\niniconfig = \"*\"\n"
+	    "tomli = {version = \">=1.0.0\", markers = \"python_version < "
+	    "\\\"3.11\\\"\"}\n\n[package.extras]\ntesting = [\"hypothesis\"]\n\n"
+	    "[[package]]\nname = \"exceptiongroup\"\nversion = \"1.2.0\"\n"
+	    "category = \"dev\"\noptional = false\n\n"
+	    "[[package]]\nname = \"tomli\"\nversion = \"2.0.1\"\n"
+	    "category = \"dev\"\noptional = false\n\n"
+	    "[[package]]\nname = \"iniconfig\"\nversion = \"2.0.0\"\n"
+	    "category = \"dev\"\noptional = false\n\n"
+	    "[[package]]\nname = \"portalocker\"\nversion = \"2.8.2\"\n"
+	    "category = \"main\"\noptional = false\n\n"
+	    "[package.dependencies]\n"
+	    "kernelthing = {version = \"*\", markers = \"platform_release >= "
+	    "\\\"6\\\"\"}\nnumpy = [\n"
+	    "    {version = \"<1.25\", markers = \"python_version < \\\"3.9\\\"\"},\n"
+	    "    {version = \">=1.26\", markers = \"python_version >= \\\"3.9\\\"\"},\n"
+	    "]\npywin32 = {version = \">=226\", markers = \"platform_system == "
+	    "\\\"Windows\\\"\"}\n\n"
+	    "[[package]]\nname = \"pywin32\"\nversion = \"306\"\n"
+	    "category = \"main\"\noptional = false\n\n"
+	    "[package.dependencies]\npywin32-ctypes = \"*\"\n\n"
+	    "[[package]]\nname = \"pywin32-ctypes\"\nversion = \"0.2.2\"\n"
+	    "category = \"main\"\noptional = false\n\n"
+	    "[[package]]\nname = \"kernelthing\"\nversion = \"1.0\"\n"
+	    "category = \"main\"\noptional = false\n\n"
+	    "[[package]]\nname = \"numpy\"\nversion = \"1.26.4\"\n"
+	    "category = \"main\"\noptional = false\n\n"
+	    "[metadata]\nlock-version = \"2.0\"\npython-versions = \"^3.8\"\n";
+	static const char *const main_only[] = { "main", NULL };
+	struct ep_manifest *m = ep_manifest_new();
+	struct ep_pins pins = { 0 };
+	struct ep_err err = { 0 };
+	json_t *j, *f;
+
+	(void)state;
+	assert_int_equal(ep_lock_parse(&pins, EP_LOCK_POETRY, lock,
+	    strlen(lock), "poetry.lock", &err), 0);
+	assert_string_equal(pins.v[0].deps, "colorama\t0\tplatform_system "
+	    "== \"Windows\"\ncyc-a\t0\t");
+	assert_null(pins.v[1].deps);
+	assert_string_equal(pins.v[8].deps, "kernelthing\t0\tplatform_release"
+	    " >= \"6\"\nnumpy\t0\t(python_version < \"3.9\") or "
+	    "(python_version >= \"3.9\")\npywin32\t0\tplatform_system == "
+	    "\"Windows\"");
+	ep_pins_clear(&pins);
+	ep_manifest_set(m, "python.pkg.click", "8.1.7");
+	ep_manifest_set(m, "python.pkg.pytest", "7.4.0");
+	ep_manifest_set(m, "python.pkg.iniconfig", "2.0.0");
+	ep_manifest_set(m, "python.pkg.portalocker", "2.8.2");
+	ep_manifest_set(m, "python.pkg.numpy", "1.26.4");
+	ep_manifest_set(m, "python.pkg.cyc-a", "1.0");
+	ep_manifest_set(m, "python.pkg.tomli", "2.0.1");
+	j = judge(m, EP_LOCK_POETRY, lock, NULL);
+	assert_string_equal(found(j, "colorama"), "");
+	assert_string_equal(found(j, "pywin32"), "");
+	assert_string_equal(found(j, "pywin32-ctypes"), "");
+	assert_string_equal(found(j, "exceptiongroup"), "");
+	assert_string_equal(found(j, "tomli"), "extra - 2.0.1");
+	assert_string_equal(found(j, "cyc-b"), "missing 1.0 -");
+	assert_null(json_object_get(json_object_get(json_object_get(j,
+	    "findings"), "cyc-b"), "maybe_optional"));
+	f = json_object_get(json_object_get(j, "findings"), "kernelthing");
+	assert_string_equal(found(j, "kernelthing"), "missing 1.0 -");
+	assert_true(json_is_true(json_object_get(f, "maybe_optional")));
+	assert_int_equal(nfound(j), 3);
+	json_decref(j);
+	/* Main alone: pytest is no root, what it installs is extra. */
+	j = judge(m, EP_LOCK_POETRY, lock, main_only);
+	assert_string_equal(found(j, "pytest"), "extra - 7.4.0");
+	assert_string_equal(found(j, "iniconfig"), "extra - 2.0.0");
+	assert_int_equal(nfound(j), 5);
+	json_decref(j);
+	ep_manifest_free(m);
+}
+
+/* poetry 2's markers, one string or one per group (lock-version 2.1);
+ * pdm.lock without any marker (before pdm 2.11): a missing pin of
+ * default may be a platform's only, a warning. */
+static void
+test_markers_per_group(void **state)
+{
+	static const char lock[] =
+	    "[[package]]\nname = \"winonly\"\nversion = \"1.0\"\n"
+	    "groups = [\"main\", \"dev\"]\n"
+	    "markers = {main = \"sys_platform == \\\"win32\\\"\", dev = "
+	    "\"python_version < \\\"3.9\\\"\"}\n\n"
+	    "[[package]]\nname = \"linuxonly\"\nversion = \"1.0\"\n"
+	    "groups = [\"main\", \"dev\"]\n"
+	    "markers = {main = \"sys_platform == \\\"linux\\\"\", dev = "
+	    "\"python_version < \\\"3.9\\\"\"}\n\n"
+	    "[[package]]\nname = \"somewhere\"\nversion = \"1.0\"\n"
+	    "groups = [\"main\", \"dev\"]\n"
+	    "markers = {main = \"sys_platform == \\\"win32\\\"\"}\n\n"
+	    "[metadata]\nlock-version = \"2.1\"\n";
+	static const char pdm[] =
+	    "[metadata]\ngroups = [\"default\"]\nlock_version = \"4.4\"\n\n"
+	    "[[package]]\nname = \"eta\"\nversion = \"1\"\n"
+	    "groups = [\"default\"]\n";
+	struct ep_manifest *m = python_env();
+	struct ep_pins pins = { 0 };
+	struct ep_err err = { 0 };
+	json_t *j;
+
+	(void)state;
+	assert_int_equal(ep_lock_parse(&pins, EP_LOCK_POETRY, lock,
+	    strlen(lock), "poetry.lock", &err), 0);
+	assert_string_equal(pins.v[0].where, "(sys_platform == \"win32\") or "
+	    "(python_version < \"3.9\")");
+	ep_pins_clear(&pins);
+	j = judge(m, EP_LOCK_POETRY, lock, NULL);
+	assert_string_equal(found(j, "winonly"), "");
+	assert_string_equal(found(j, "linuxonly"), "missing 1.0 -");
+	assert_null(json_object_get(json_object_get(json_object_get(j,
+	    "findings"), "linuxonly"), "maybe_optional"));
+	assert_string_equal(found(j, "somewhere"), "");
+	json_decref(j);
+	j = judge(m, EP_LOCK_PDM, pdm, NULL);
+	assert_string_equal(found(j, "eta"), "missing 1 -");
+	assert_true(json_is_true(json_object_get(json_object_get(
+	    json_object_get(j, "findings"), "eta"), "maybe_optional")));
 	json_decref(j);
 	ep_manifest_free(m);
 }
@@ -312,6 +469,13 @@ test_conda(void **state)
 	    "- {name: alpha, version: '1.0', manager: pip, platform: "
 	    "linux-64, category: main, url: 'https://p/alpha-1.0-py3-none-"
 	    "any.whl', hash: {sha256: bb}}\n";
+	static const char twice[] = "version: 1\nmetadata: {}\npackage:\n"
+	    "- {name: numpy, version: 1.26.4, manager: conda, platform: "
+	    "linux-64, category: main, url: 'https://c/linux-64/"
+	    "numpy-1.26.4-h1.conda', hash: {md5: aa}}\n"
+	    "- {name: numpy, version: 1.26.3, manager: pip, platform: "
+	    "linux-64, category: main, url: 'https://p/numpy-1.26.3-cp311-"
+	    "cp311-linux_x86_64.whl', hash: {sha256: bb}}\n";
 	static const char pixi[] = "version: 6\nenvironments:\n  default:\n"
 	    "    channels: [{url: 'https://c/'}]\n    packages:\n"
 	    "      linux-64:\n      - conda: https://c/linux-64/"
@@ -344,6 +508,16 @@ test_conda(void **state)
 	j = judge(m, EP_LOCK_CONDA_LOCK, condalock, main_only);
 	assert_string_equal(found(j, "pytest"), "");
 	json_decref(j);
+	/* numpy from conda and from PyPI, both with a finding: neither
+	 * overwrites the other, the PyPI one keyed pypi:numpy. */
+	ep_manifest_set(m, "python.pkg.numpy", "1.26.0");
+	j = judge(m, EP_LOCK_CONDA_LOCK, twice, NULL);
+	assert_string_equal(found(j, "numpy"), "missing 1.26.4 -");
+	assert_string_equal(found(j, "pypi:numpy"), "version 1.26.3 1.26.0");
+	/* and python, zlib: conda extras */
+	assert_int_equal(nfound(j), 4);
+	json_decref(j);
+	json_object_del(m->facts, "python.pkg.numpy");
 	j = judge(m, EP_LOCK_PIXI, pixi, NULL);
 	assert_string_equal(found(j, "cudnn"), "");
 	assert_string_equal(found(j, "zlib"), "extra - 1.3");
@@ -445,15 +619,70 @@ test_results(void **state)
 	ep_manifest_free(m);
 }
 
+/* A requirements file of == pins written by hand: past 20 packages
+ * installed that it does not pin, one summary warning on the lockfile's
+ * key (its count and first 5 names), not one each; 20 are still one
+ * each. */
+static void
+test_extras_summary(void **state)
+{
+	struct ep_manifest *m = ep_manifest_new();
+	struct ep_results rs = { 0 };
+	json_t *j, *sum, *lock = json_object();
+	char key[64];
+
+	(void)state;
+	ep_manifest_set(m, "python.pkg.alpha", "2.0");
+	for (int i = 0; i < 20; i++) {
+		snprintf(key, sizeof key, "python.pkg.dep-%02d", i);
+		ep_manifest_set(m, key, "1.0");
+	}
+	j = judge(m, EP_LOCK_REQUIREMENTS, "alpha==2.0\n", NULL);
+	assert_int_equal(nfound(j), 20);
+	assert_null(json_object_get(j, "extras_summary"));
+	json_decref(j);
+	for (int i = 20; i < 25; i++) {
+		snprintf(key, sizeof key, "python.pkg.dep-%02d", i);
+		ep_manifest_set(m, key, "1.0");
+	}
+	j = judge(m, EP_LOCK_REQUIREMENTS, "alpha==1.0\n", NULL);
+	sum = json_object_get(j, "extras_summary");
+	assert_int_equal(json_integer_value(json_object_get(sum, "count")), 25);
+	assert_int_equal(json_array_size(json_object_get(sum, "names")), 5);
+	assert_string_equal(json_string_value(json_array_get(
+	    json_object_get(sum, "names"), 4)), "dep-04");
+	/* The version finding stays. */
+	assert_string_equal(found(j, "alpha"), "version 1.0 2.0");
+	assert_int_equal(nfound(j), 1);
+	json_object_set_new(lock, "requirements.txt", j);
+	json_object_set_new(m->meta, "lock", lock);
+	run(&rs, m, NULL);
+	assert_int_equal(status(&rs, "stack.lock.requirements.txt"), EP_WARN);
+	assert_string_equal(get(&rs, "stack.lock.requirements.txt")->message,
+	    "stack.lock.requirements.txt: 25 packages are installed that "
+	    "requirements.txt (requirements) pins nowhere where it applies "
+	    "here (dep-00, dep-01, dep-02, dep-03, dep-04, ...): a file of "
+	    "== pins that lists what was asked for, not each dependency "
+	    "(pip freeze does)?");
+	assert_null(find(&rs, "stack.lock.requirements.txt.dep-00"));
+	assert_int_equal(status(&rs, "stack.lock.requirements.txt.alpha"),
+	    EP_FAIL);
+	ep_results_clear(&rs);
+	ep_manifest_free(m);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_poetry),
+		cmocka_unit_test(test_poetry_edges),
+		cmocka_unit_test(test_markers_per_group),
 		cmocka_unit_test(test_pipfile_requirements),
 		cmocka_unit_test(test_pdm),
 		cmocka_unit_test(test_conda),
 		cmocka_unit_test(test_results),
+		cmocka_unit_test(test_extras_summary),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
