@@ -214,7 +214,8 @@ deb: dist
 # made once per machine) with the libraries they link beside them, for
 # any Linux with glibc 2.31 or newer (GitHub's Ubuntu runners):
 # build/reloc/envparity-VERSION-linux-ARCH.tar.gz and its .sha256.  Root
-# only; tools/reloc.sh says how, docs/install.md how it is published.
+# only; tools/reloc.sh says how, docs/install.md how it is published
+# (a release: make relocatable EP_RELOC_FRESH=1, in a root made afresh).
 .PHONY: relocatable
 relocatable:
 	tools/reloc.sh build/reloc

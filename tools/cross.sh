@@ -22,6 +22,8 @@
 # /var/tmp/envparity-cross), one folder per Debian release and
 # architecture, behind a lock: runs side by side wait for the first.  It
 # is made afresh when this script's package list changes (its stamp).
+# That folder must be the user's own and writable by no one else (another
+# user could have made it first in /var/tmp): otherwise refused, exit 1.
 # --path prints where it is (or would be) without making it.
 #
 # ARCH is a Debian architecture; arm64 is the one tested (tests/cli/
@@ -48,11 +50,23 @@ suite=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
 suite=${suite:-bookworm}
 cache=${EP_CROSS_CACHE:-/var/tmp/envparity-cross}
 root=$cache/debian-$suite-$arch
+# What the build compiles against and runs under qemu comes from here:
+# in a shared folder such as /var/tmp, another user could have made it
+# first.  It must be a folder of this user's that no one else can write.
+own() {
+	if [ -L "$cache" ] || [ ! -d "$cache" ] || [ "$(stat -c %u "$cache")" != "$(id -u)" ] ||
+	    [ -n "$(find "$cache" -maxdepth 0 -perm /022)" ]; then
+		echo "tools/cross.sh: $cache is not a folder of $(id -un)'s that only it can write (remove it, or name another with EP_CROSS_CACHE)" >&2
+		exit 1
+	fi
+}
 if [ "$path_only" = 1 ]; then
+	if [ -e "$cache" ] || [ -L "$cache" ]; then own; fi
 	echo "$root"
 	exit 0
 fi
-mkdir -p "$cache"
+[ -e "$cache" ] || [ -L "$cache" ] || (umask 077 && mkdir -p -- "$cache")
+own
 
 (
 	flock 9 || exit 1

@@ -20,7 +20,10 @@
 # The build root is made once per machine with debootstrap from this
 # machine's apt mirror and kept under $EP_RELOC_CACHE (default
 # /var/tmp/envparity-reloc, root's alone), one build at a time under a
-# lock; later builds copy the tree in and rebuild what changed.  Root only
+# lock; later builds copy the tree in and rebuild what changed.  That root
+# has run, as root, the code of every tree built in it (the test suite's
+# included): a release is built with EP_RELOC_FRESH=1, in a root made
+# afresh in a folder of its own and removed afterwards.  Root only
 # (debootstrap, chroot).  What is built is the work tree's tracked files
 # as they are (`make release` runs it on the tagged commit).
 #
@@ -72,6 +75,10 @@ name=envparity-$version-linux-$arch
 # The build packages (tools/deps.sh build's, in Debian's names) and patchelf.
 pkgs=gcc,make,pkg-config,libc6-dev,libgit2-dev,libcurl4-openssl-dev,libjansson-dev,libssl-dev,libxml2-dev,libyaml-dev,patchelf
 
+if [ "${EP_RELOC_FRESH:-}" = 1 ]; then
+	cache=$(mktemp -d /var/tmp/envparity-reloc-fresh.XXXXXX)
+	trap 'rm -rf "$cache"' EXIT
+fi
 mkdir -p -m 0700 "$cache"
 # What is made here runs as root: the cache must be root's alone.
 if [ "$(stat -c %u "$cache")" != 0 ] || [ -n "$(find "$cache" -maxdepth 0 -perm /022)" ]; then

@@ -15,6 +15,10 @@
 # CUDA libraries' loads and the probe through `envparity probe` are
 # answered here from the seeded cache or are unavailable); a GPU.  Those
 # need arm64 hardware (docs/development.md, "What is tested where").
+#
+# tools/cross.sh keeps the sysroot in a cache folder that must be the
+# user's own and writable by no one else: one another user made first
+# in /var/tmp, or a link, is refused.
 
 load setup
 
@@ -172,4 +176,30 @@ arm64() { # program args...
 	run lintian --pedantic "$T/deb/envparity_${v}_arm64.changes"
 	echo "$output"
 	! grep -q '^[EW]:' <<<"$output"
+}
+
+@test "tools/cross.sh refuses a cache folder another user owns or others can write, a link; --path makes nothing" {
+	local c=$BATS_TEST_TMPDIR/cross
+	mkdir -m 0777 "$c"
+	for a in arm64 "--path arm64"; do
+		# shellcheck disable=SC2086 # $a: the arguments
+		EP_CROSS_CACHE=$c run "$REPO_ROOT/tools/cross.sh" $a
+		[ "$status" -eq 1 ]
+		[ "$output" = "tools/cross.sh: $c is not a folder of $(id -un)'s that only it can write (remove it, or name another with EP_CROSS_CACHE)" ]
+	done
+	[ -z "$(ls -A "$c")" ]
+	chmod 0755 "$c"
+	chown nobody "$c" 2>/dev/null || skip "cannot give a folder to another user"
+	EP_CROSS_CACHE=$c run "$REPO_ROOT/tools/cross.sh" --path arm64
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"$c is not a folder of"* ]]
+	ln -s "$BATS_TEST_TMPDIR" "$c.link"
+	EP_CROSS_CACHE=$c.link run "$REPO_ROOT/tools/cross.sh" --path arm64
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"$c.link is not a folder of"* ]]
+	# Its own: --path makes nothing; the folder it makes is 0700.
+	EP_CROSS_CACHE=$c.own run "$REPO_ROOT/tools/cross.sh" --path arm64
+	[ "$status" -eq 0 ]
+	[ "$output" = "$c.own/debian-$(. /etc/os-release && echo "$VERSION_CODENAME")-arm64" ]
+	[ ! -e "$c.own" ]
 }

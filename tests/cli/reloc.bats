@@ -11,9 +11,10 @@
 # libnvidia-ml.so.1 (tests/doubles/fake_nvml.c) registered in the root's
 # ld.so.cache: the carried libraries' RUNPATH must hide neither.
 #
-# The GitHub action's install: auto unpacks that tarball when its SHA-256
-# is the one published beside it (a folder, and https on 127.0.0.1), and
-# builds from source when it is absent or does not match.
+# The GitHub action's install: auto unpacks that tarball (from a folder,
+# and over https on 127.0.0.1) only when its SHA-256 is the one input
+# release-sha256 pins, never trusting a .sha256 beside it, and builds from
+# source without a pin or when it does not match.
 #
 # The build root, the roots run in and the objects are made once per
 # machine, under locks (tools/reloc.sh, debroot.bash's cache); on a warm
@@ -202,31 +203,36 @@ teardown() {
 	ep_daemon_teardown
 }
 
-@test "action: install auto unpacks the release's relocatable build when its SHA-256 matches, else builds from source" {
+@test "action: install auto unpacks the release's relocatable build only when its SHA-256 is the one release-sha256 pins, else builds from source" {
 	need_root
 	need_node
 	out=$BATS_FILE_TMPDIR/out
 	golden s.git sp 2
-	mkdir rel
-	cp "$out/$NAME.tar.gz" "$out/$NAME.tar.gz.sha256" rel/
+	# The mirror: an absolute folder outside the workspace ($T).
+	rel=$BATS_TEST_TMPDIR/rel
+	mkdir "$rel"
+	cp "$out/$NAME.tar.gz" "$out/$NAME.tar.gz.sha256" "$rel/"
+	sum=$(cut -d' ' -f1 "$out/$NAME.tar.gz.sha256")
 	rb=$T/runner/envparity-reloc/$NAME/bin/envparity
 	check=(store=s.git "args=--no-discover --site-packages sp")
 
-	# From a folder (a mirror of the release's assets).
-	run_action r.json envparity= install=auto release-url="$T/rel" "${check[@]}"
+	# From a folder (a mirror of the release's assets), the pin in upper
+	# case as release notes may show it.
+	run_action r.json envparity= install=auto release-url="$rel" release-sha256="${sum^^}" "${check[@]}"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"install auto: the relocatable build $NAME, SHA-256 checked"* ]]
+	[[ "$output" == *"install auto: the relocatable build $NAME, SHA-256 as pinned"* ]]
 	[ "$(jq -r .outputs.envparity r.json)" = "$rb" ]
 	jq -e '.outputs.status == "parity" and .outputs["envparity-version"] == "'"$VERSION"'"' r.json
 
-	# Over https, as from a release's assets.
+	# Over https, as from a release's assets; the .sha256 is not needed.
+	rm "$rel/$NAME.tar.gz.sha256"
 	make_tls_cert
-	start_https "$T/rel"
+	start_https "$rel"
 	rm -rf runner
 	CURL_CA_BUNDLE=$TLS_CA run_action r.json envparity= install=auto \
-	    release-url="https://127.0.0.1:$HTTPS_PORT/" "${check[@]}"
+	    release-url="https://127.0.0.1:$HTTPS_PORT/" release-sha256="$sum" "${check[@]}"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"the relocatable build $NAME, SHA-256 checked"* ]]
+	[[ "$output" == *"the relocatable build $NAME, SHA-256 as pinned"* ]]
 	[ "$(jq -r .outputs.envparity r.json)" = "$rb" ]
 
 	# Whatever goes wrong, the build from source (a make that leaves a
@@ -234,32 +240,66 @@ teardown() {
 	mkdir fakemake
 	printf '#!/bin/sh\ntouch "%s/made"\nexit 1\n' "$T" >fakemake/make
 	chmod +x fakemake/make
-	fallback() { # why release-url
+	fallback() { # why release-url [release-sha256]
 		rm -rf made runner
 		CURL_CA_BUNDLE=$TLS_CA PATH=$T/fakemake:$PATH run_action r.json envparity= install=auto \
-		    release-url="$2" "${check[@]}"
+		    release-url="$2" release-sha256="${3-$sum}" "${check[@]}"
 		[ "$status" -ne 0 ]
 		[[ "$output" == *"install auto: no relocatable build ($1"*"): building from source"* ]]
 		[ -e made ]
 		[ ! -e "$rb" ]
 	}
-	# A tarball that is not the one the checksum names.
-	printf 'x' >>rel/$NAME.tar.gz
-	fallback "$NAME.tar.gz's SHA-256 is " "$T/rel"
-	fallback "$NAME.tar.gz's SHA-256 is " "https://127.0.0.1:$HTTPS_PORT"
-	cp "$out/$NAME.tar.gz" rel/
-	# A checksum file that holds none.
-	printf 'not a checksum\n' >rel/$NAME.tar.gz.sha256
-	fallback "$NAME.tar.gz.sha256 holds no SHA-256" "$T/rel"
+	# No pin: nothing is downloaded, even with a .sha256 beside it.
+	cp "$out/$NAME.tar.gz.sha256" "$rel/"
+	fallback "no input release-sha256 to check it against" "$rel" ""
+	[ ! -e runner/envparity-reloc ]
+	# A wrong pin.
+	wrong=$(printf 'other' | sha256sum | cut -d' ' -f1)
+	fallback "$NAME.tar.gz's SHA-256 is $sum, not $wrong as input release-sha256 pins" "$rel" "$wrong"
+	# A replaced tarball (a working build, repacked with a file more)
+	# whose .sha256 was replaced too: consistent with each other, not
+	# with the pin.
+	mkdir evil
+	tar -C evil -xzf "$out/$NAME.tar.gz"
+	touch "evil/$NAME/bin/planted"
+	tar -C evil -czf "$rel/$NAME.tar.gz" "$NAME"
+	(cd "$rel" && sha256sum "$NAME.tar.gz" >"$NAME.tar.gz.sha256" && sha256sum -c --quiet "$NAME.tar.gz.sha256")
+	evil=$(cut -d' ' -f1 "$rel/$NAME.tar.gz.sha256")
+	fallback "$NAME.tar.gz's SHA-256 is $evil, not $sum as input release-sha256 pins" "$rel"
+	fallback "$NAME.tar.gz's SHA-256 is $evil, not " "https://127.0.0.1:$HTTPS_PORT"
+	[ ! -e "$T/runner/envparity-reloc/$NAME/bin/planted" ]
+	cp "$out/$NAME.tar.gz" "$rel/"
 	# No such release; plain http; a local action without release-url.
 	fallback "cannot download https://127.0.0.1:$HTTPS_PORT/v9/$NAME.tar.gz" "https://127.0.0.1:$HTTPS_PORT/v9"
 	fallback "input release-url: only https:// URLs or folders" "http://127.0.0.1:$HTTPS_PORT"
 	fallback "no release to download from (input release-url)" ""
 
+	# Refused, exit 2, nothing built: a mirror folder that is relative or
+	# in the workspace (through a link too), a pin that is no SHA-256.
+	refused() { # error input...
+		local err=$1
+		shift
+		rm -rf made runner
+		PATH=$T/fakemake:$PATH run_action r.json envparity= install=auto "$@" "${check[@]}"
+		[ "$status" -ne 0 ]
+		jq -e '.steps.setup.exit_code == 2 and .steps.check.outcome == "skipped"' r.json
+		[ "$(grep -c '^::error' <<<"$output")" = 1 ]
+		[[ "$output" == *"::error title=envparity::$err"* ]]
+		[ ! -e made ]
+		[ ! -e runner/envparity-reloc ]
+	}
+	cp -r "$rel" inws
+	ln -s "$T/inws" "$BATS_TEST_TMPDIR/link"
+	refused "input release-url: inws is a relative folder" release-url=inws release-sha256="$sum"
+	refused "input release-url: $T/inws is in the working directory or the workspace" release-url="$T/inws" release-sha256="$sum"
+	refused "input release-url: $BATS_TEST_TMPDIR/link is in the working directory or the workspace" \
+	    release-url="$BATS_TEST_TMPDIR/link" release-sha256="$sum"
+	refused "input release-sha256: not a SHA-256 (64 hex digits)" release-url="$rel" release-sha256="${sum:1}"
+	refused "input release-sha256: not a SHA-256 (64 hex digits)" release-url="$rel" release-sha256="${sum:1}g"
+
 	# install: source never downloads.
-	cp "$out/$NAME.tar.gz.sha256" rel/
 	rm -rf made runner
-	PATH=$T/fakemake:$PATH run_action r.json envparity= install=source release-url="$T/rel" "${check[@]}"
+	PATH=$T/fakemake:$PATH run_action r.json envparity= install=source release-url="$rel" release-sha256="$sum" "${check[@]}"
 	[ -e made ]
 	[ ! -e runner/envparity-reloc ]
 }
