@@ -157,6 +157,13 @@ ep_extra_env_check(const char *pattern, const struct ep_strv *not_secret,
 		    strncmp(pattern, "ENVPARITY_", 10) == 0 ? "one of "
 		    "envparity's own settings" : "a credential CI systems and "
 		    "clouds hand every job");
+	if ((not_secret == NULL || !ep_strv_contains(not_secret, pattern)) &&
+	    ep_extra_strong_word(pattern) != NULL)
+		return ep_err_set(err, EP_E_INPUT, "'%s': looks like a "
+		    "credential's name (%s), and a credential never reaches a "
+		    "manifest; if it is none, name it as not secret on the "
+		    "job's command line too (--env-not-secret %s; a policy may "
+		    "not)", pattern, word, pattern);
 	if (not_secret == NULL || !ep_strv_contains(not_secret, pattern))
 		return ep_err_set(err, EP_E_INPUT, "'%s': looks like a "
 		    "credential's name (%s), and a credential never reaches a "

@@ -252,6 +252,11 @@ test_policy_capture(void **state)
 		    "p.json: capture: 'a': not an absolute path" },
 		{ HEAD "\"capture\": {\"files\": [\"/a\"]}}",
 		    "p.json: capture.files[0]: not {\"path\": PATH" },
+		{ HEAD "\"capture\": {\"env\": [\"DB_PASSWORD\"]}}",
+		    "p.json: capture: 'DB_PASSWORD': looks like a credential's "
+		    "name (PASSWORD), and a credential never reaches a manifest; "
+		    "if it is none, name it as not secret on the job's command "
+		    "line too (--env-not-secret DB_PASSWORD; a policy may not)" },
 		{ HEAD "\"capture\": {\"env\": [\"DB_PASSWORD\"], "
 		    "\"env_not_secret\": [\"DB_PASSWORD\"]}}",
 		    "p.json: capture.env_not_secret: 'DB_PASSWORD' holds "
