@@ -239,3 +239,20 @@ ep_cmd_outputs_check(int *stdout_taken, const struct ep_reportopt *ro,
 	}
 	return 0;
 }
+
+int
+ep_cmd_print_json(json_t *root, struct ep_err *err)
+{
+	char *raw = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2)), *text;
+	int rc = 0;
+
+	json_decref(root);
+	if (raw == NULL)
+		return ep_err_set(err, EP_E_IO, "cannot serialize JSON");
+	text = ep_json_clean(raw);
+	free(raw);
+	if (printf("%s\n", text) < 0 || fflush(stdout) == EOF)
+		rc = ep_err_set(err, EP_E_IO, "standard output: write failed");
+	free(text);
+	return rc;
+}

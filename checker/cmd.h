@@ -61,6 +61,13 @@ int ep_cmd_usage_error(const struct ep_cmd *self, const char *fmt, ...)
 int ep_cmd_message_check(const struct ep_cmd *self, const char *message);
 
 struct option;
+struct ep_err;
+typedef struct json_t json_t;
+
+/* A command's --json document on standard output: root (taken, freed)
+ * serialized with sorted keys, indented, cleaned (ep_json_clean), a
+ * newline after it, flushed.  0, or -1 with EP_E_IO in err. */
+int ep_cmd_print_json(json_t *root, struct ep_err *err);
 
 /* What a command's getopt_long loop does with anything it does not know
  * (c is '?' or ':'; optstrings begin with ':' after any '+', so that a

@@ -83,8 +83,6 @@ print_json(const struct ep_imgref *refs, const struct ep_imgres *res,
 {
 	json_t *root = json_object(), *images = json_object();
 	json_t *errors = json_object();
-	char *raw, *text;
-	int rc = 0;
 
 	json_object_set_new(root, "schema", json_string(EP_DIGEST_SCHEMA));
 	json_object_set_new(root, "platform", json_string(o->platform));
@@ -111,16 +109,7 @@ print_json(const struct ep_imgref *refs, const struct ep_imgres *res,
 	}
 	json_object_set_new(root, "images", images);
 	json_object_set_new(root, "errors", errors);
-	raw = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2));
-	json_decref(root);
-	if (raw == NULL)
-		return ep_err_set(err, EP_E_IO, "cannot serialize JSON");
-	text = ep_json_clean(raw);
-	free(raw);
-	if (printf("%s\n", text) < 0 || fflush(stdout) == EOF)
-		rc = ep_err_set(err, EP_E_IO, "standard output: write failed");
-	free(text);
-	return rc;
+	return ep_cmd_print_json(root, err);
 }
 
 #define DASH(s) ((s) != NULL ? (s) : "-")

@@ -315,8 +315,6 @@ print_json(const struct ep_store_commit *v, size_t n,
     struct ep_err *err)
 {
 	json_t *root = json_object(), *commits = json_array();
-	char *raw, *text;
-	int rc = 0;
 
 	json_object_set_new(root, "schema", json_string(EP_LOG_SCHEMA));
 	json_object_set_new(root, "profile", json_string(profile));
@@ -328,16 +326,7 @@ print_json(const struct ep_store_commit *v, size_t n,
 		json_array_append_new(commits, commit_json(&v[i], profile,
 		    verbose));
 	json_object_set_new(root, "commits", commits);
-	raw = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2));
-	json_decref(root);
-	if (raw == NULL)
-		return ep_err_set(err, EP_E_IO, "cannot serialize JSON");
-	text = ep_json_clean(raw);
-	free(raw);
-	if (printf("%s\n", text) < 0)
-		rc = ep_err_set(err, EP_E_IO, "standard output: write failed");
-	free(text);
-	return rc;
+	return ep_cmd_print_json(root, err);
 }
 
 static int

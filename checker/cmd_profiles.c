@@ -79,9 +79,8 @@ print_json(const struct ep_strv *names, const struct ep_strv *skipped,
     const struct ep_store_info *info, struct ep_err *err)
 {
 	json_t *root = json_object();
-	char *raw, *text, *store = ep_text_clean(info->store, 0);
+	char *store = ep_text_clean(info->store, 0);
 	char *ref = ep_text_clean(info->ref, 0);
-	int rc = 0;
 
 	json_object_set_new(root, "schema", json_string(EP_PROFILES_SCHEMA));
 	json_object_set_new(root, "store", json_string(store));
@@ -92,16 +91,7 @@ print_json(const struct ep_strv *names, const struct ep_strv *skipped,
 	json_object_set_new(root, "skipped", strv_json(skipped));
 	free(store);
 	free(ref);
-	raw = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2));
-	json_decref(root);
-	if (raw == NULL)
-		return ep_err_set(err, EP_E_IO, "cannot serialize JSON");
-	text = ep_json_clean(raw);
-	free(raw);
-	if (printf("%s\n", text) < 0)
-		rc = ep_err_set(err, EP_E_IO, "standard output: write failed");
-	free(text);
-	return rc;
+	return ep_cmd_print_json(root, err);
 }
 
 static int
